@@ -1,0 +1,35 @@
+# DataStoreKit — every target installs what it needs on a fresh Debian machine
+# that has only the Swift toolchain, then does its job.
+
+SWIFT ?= swift
+APT_PACKAGES := liblmdb-dev libsqlite3-dev pkg-config
+SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
+
+.PHONY: deps build test run bench clean
+
+## deps: install the Debian packages the build needs, only when missing.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+## test: the whole test suite.
+test: deps
+	$(SWIFT) test
+
+## run: the project's main job (release build).
+run: deps
+	$(SWIFT) run -c release datastore-example
+
+bench: deps
+	$(SWIFT) run -c release datastore-example
+
+clean:
+	$(SWIFT) package clean

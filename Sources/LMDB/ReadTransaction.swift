@@ -1,0 +1,92 @@
+internal import CLMDB
+
+/// A read-only snapshot of an environment.
+///
+/// The snapshot holds still for as long as the transaction lives, whatever writers commit
+/// meanwhile. It ends when it goes out of scope (or on ``end()``); ended transactions are reset
+/// and kept for reuse, so beginning one is cheap. Because environments use `MDB_NOTLS`, a read
+/// transaction may move between threads and tasks, but is used by one at a time (it is
+/// `~Copyable`, so it has one owner).
+///
+/// Keep read transactions short: a live snapshot keeps the pages it sees from being reused, and
+/// it holds back a map resize (see ``Environment/setMapSize(_:)``).
+public struct ReadTransaction: ~Copyable, ReadableTransaction, @unchecked Sendable {
+    // @unchecked Sendable: with MDB_NOTLS, lmdb.h allows a read-only transaction to be used from
+    // any thread, one at a time; being ~Copyable, it has exactly one owner.
+
+    let pointer: OpaquePointer
+    let environment: Environment
+
+    public var transactionHandle: TransactionHandle {
+        TransactionHandle(pointer: pointer, environment: environment)
+    }
+
+    init(environment: Environment) throws(LMDBError) {
+        self.environment = environment
+        self.pointer = try environment.beginReadTransaction()
+    }
+
+    deinit {
+        environment.endReadTransaction(pointer)
+    }
+
+    /// Ends the transaction now. (It also ends when it goes out of scope.)
+    public consuming func end() {}
+
+    /// The id of the last committed transaction this snapshot sees.
+    ///
+    /// The corresponding C function is `mdb_txn_id`.
+    public var snapshotID: Int { Int(mdb_txn_id(pointer)) }
+}
+
+extension Environment {
+    /// Runs `body` over a consistent snapshot of the environment.
+    ///
+    /// - Complexity: beginning a read transaction reuses a reset one when available
+    ///   (`mdb_txn_renew`), so this is cheap enough to call once per lookup.
+    public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        let transaction = try ReadTransaction(environment: self)
+        return try body(transaction)
+    }
+
+    /// Begins a read transaction that the caller owns until it goes out of scope.
+    public func beginRead() throws(LMDBError) -> ReadTransaction {
+        try ReadTransaction(environment: self)
+    }
+
+    /// Begins (or renews a pooled) `MDB_RDONLY` transaction, entering the gate.
+    func beginReadTransaction() throws(LMDBError) -> OpaquePointer {
+        gate.enter()
+        if let pooled = readTransactionPool.withLock({ $0.popLast() })?.pointer {
+            let code = mdb_txn_renew(pooled)
+            if code == MDB_SUCCESS { return pooled }
+            mdb_txn_abort(pooled)
+        }
+        var transaction: OpaquePointer?
+        var code = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &transaction)
+        if code == MDB_MAP_RESIZED {
+            // Another process grew the map: adopt its size (no transaction of ours may be live).
+            gate.leave()
+            try adoptMapSizeGrownElsewhere()
+            gate.enter()
+            code = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &transaction)
+        }
+        guard code == MDB_SUCCESS, let transaction else {
+            gate.leave()
+            throw LMDBError(LMDBError.Code(rawValue: code), context: "beginning read transaction in \(path)")
+        }
+        return transaction
+    }
+
+    /// Resets a read transaction and keeps it for reuse (or aborts it when the pool is full).
+    func endReadTransaction(_ transaction: OpaquePointer) {
+        mdb_txn_reset(transaction)
+        gate.leave()
+        let kept = readTransactionPool.withLock { pool in
+            guard pool.count < Environment.readTransactionPoolLimit else { return false }
+            pool.append(PooledTransaction(pointer: transaction))
+            return true
+        }
+        if !kept { mdb_txn_abort(transaction) }
+    }
+}
