@@ -15,6 +15,8 @@ let package = Package(
     name: "DataStoreKit",
     products: [
         .library(name: "LMDB", targets: ["LMDB"]),
+        .library(name: "DataStoreCore", targets: ["DataStoreCore"]),
+        .library(name: "DataStoreKit", targets: ["DataStoreKit"]),
     ],
     targets: [
         // The one door to C. Debian's liblmdb-dev provides the header and lmdb.pc.
@@ -24,10 +26,14 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"])]
         ),
         .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strict),
+        .target(name: "DataStoreCore", swiftSettings: strict),
+        .target(name: "DataStoreKit", dependencies: ["LMDB", "DataStoreCore"], swiftSettings: strict),
 
         .executableTarget(name: "datastore-example", dependencies: ["LMDB"], swiftSettings: strict),
 
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strict),
+        .testTarget(name: "DataStoreCoreTests", dependencies: ["DataStoreCore"], swiftSettings: strict),
+        .testTarget(name: "DataStoreKitTests", dependencies: ["DataStoreKit"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

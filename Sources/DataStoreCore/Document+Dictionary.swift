@@ -1,0 +1,188 @@
+// The seed-compatible edge: `[String: Any]` in and out. Nothing else in the module sees `Any`.
+import Foundation
+
+extension Document {
+    /// Converts an ``ObjectCoder`` dictionary into a document.
+    ///
+    /// Accepted values, at any depth:
+    /// - `nil` (an `Optional.none` stored in `Any`) and `NSNull` → ``Value/null``;
+    /// - `Bool` → ``Value/bool(_:)``;
+    /// - every integer type → ``Value/int(_:)`` (unsigned values above `Int64.max` are an error);
+    /// - `Double`, `Float`, `Float16` where available → ``Value/double(_:)``;
+    /// - `String`, `Substring`, `Character`, `NSString` → ``Value/string(_:)``;
+    /// - `Data`, `[UInt8]` → ``Value/bytes(_:)``;
+    /// - `Date` → ``Value/double(_:)`` holding seconds since 1970;
+    /// - `[Any]`, `NSArray` → ``Value/array(_:)``; `[String: Any]`, `NSDictionary` with string
+    ///   keys, `Document` → ``Value/object(_:)``; ``Value`` as itself.
+    /// - `NSNumber` is read by its stored type: `objCType` `"c"`/`"B"` (how Foundation on Linux
+    ///   stores a Boolean; `Int8` is stored as `"i"` there) → bool, `"f"`/`"d"` → double, unsigned
+    ///   types → int when ≤ `Int64.max`, otherwise int.
+    ///
+    /// - Parameter dictionary: The fields, as `toDictionary()` returns them.
+    /// - Throws: `CodecError.unsupportedType` naming the field path (such as
+    ///   `attachments[2].owner`) and the Swift type of a value it cannot represent;
+    ///   `CodecError.outOfRange` for an unsigned integer above `Int64.max`;
+    ///   `CodecError.tooDeep` beyond ``RecordCodec/maxDepth`` levels.
+    /// - Complexity: O(*n*) in the number of values.
+    public init(dictionary: [String: Any]) throws(CodecError) {
+        self = try Document.convert(dictionary, depth: 1)
+    }
+
+    /// Returns the fields as a dictionary for ``ObjectCoder/init(dictionary:)``: `String`, `Int`
+    /// (for ``Value/int(_:)``), `Double`, `Bool`, `Data`, `NSNull` for null, `[Any]` and
+    /// `[String: Any]`.
+    ///
+    /// - Complexity: O(*n*) in the number of values.
+    public func toDictionary() -> [String: Any] {
+        var dictionary: [String: Any] = [:]
+        dictionary.reserveCapacity(count)
+        for (name, value) in fields { dictionary[name] = value.toAny() }
+        return dictionary
+    }
+
+    fileprivate static func convert(_ dictionary: [String: Any], depth: Int) throws(CodecError) -> Document {
+        guard depth <= RecordCodec.maxDepth else {
+            throw CodecError(.tooDeep, "dictionaries nest deeper than \(RecordCodec.maxDepth) levels")
+        }
+        var fields: [String: Value] = [:]
+        fields.reserveCapacity(dictionary.count)
+        for (name, any) in dictionary {
+            do throws(CodecError) {
+                fields[name] = try Value.convert(any, depth: depth)
+            } catch {
+                throw error.inField(name)
+            }
+        }
+        return Document(fields)
+    }
+}
+
+extension Value {
+    /// Converts one `Any` as ``Document/init(dictionary:)`` does.
+    ///
+    /// - Throws: See ``Document/init(dictionary:)``.
+    /// - Complexity: O(*n*) in the number of values.
+    public init(any: Any) throws(CodecError) {
+        self = try Value.convert(any, depth: 0)
+    }
+
+    /// Returns this value as ``Document/toDictionary()`` renders it.
+    ///
+    /// - Complexity: O(*n*) in the number of values.
+    public func toAny() -> Any {
+        switch self {
+        case .null: NSNull()
+        case .bool(let value): value
+        case .int(let value): Int(value)
+        case .double(let value): value
+        case .string(let value): value
+        case .bytes(let value): Data(value)
+        case .array(let value): value.map { $0.toAny() }
+        case .object(let value): value.toDictionary()
+        }
+    }
+
+    /// `depth` counts the containers around `any`.
+    fileprivate static func convert(_ any: Any, depth: Int) throws(CodecError) -> Value {
+        // A real NSNumber first: Swift's `as?` would happily turn NSNumber(1) into `true`.
+        if type(of: any) is NSNumber.Type, let number = any as? NSNumber {
+            return try convert(number)
+        }
+        switch any {
+        case let value as Value: return value
+        case let value as Bool: return .bool(value)
+        case let value as String: return .string(value)
+        case let value as Int: return .int(Int64(value))
+        case let value as Double: return .double(value)
+        case let value as Int64: return .int(value)
+        case let value as Int32: return .int(Int64(value))
+        case let value as Int16: return .int(Int64(value))
+        case let value as Int8: return .int(Int64(value))
+        case let value as UInt8: return .int(Int64(value))
+        case let value as UInt16: return .int(Int64(value))
+        case let value as UInt32: return .int(Int64(value))
+        case let value as UInt: return try convertUnsigned(UInt64(value))
+        case let value as UInt64: return try convertUnsigned(value)
+        case let value as Float: return .double(Double(value))
+        case let value as Substring: return .string(String(value))
+        case let value as Character: return .string(String(value))
+        case let value as Data: return .bytes(Array(value))
+        // An exact type test: `as [UInt8]` would also match an empty `[Int]` or an NSArray of numbers.
+        case let value as [UInt8] where type(of: any) == [UInt8].self: return .bytes(value)
+        case let value as Date: return .double(value.timeIntervalSince1970)
+        case is NSNull: return .null
+        case let value as Document:
+            guard depth + value.nestingDepth <= RecordCodec.maxDepth else {
+                throw CodecError(.tooDeep, "value nests deeper than \(RecordCodec.maxDepth) levels")
+            }
+            return .object(value)
+        case let value as [String: Any]:
+            return .object(try Document.convert(value, depth: depth + 1))
+        case let value as [Any]:
+            return try convertArray(value, depth: depth + 1)
+        case let value as NSDictionary:
+            var dictionary: [String: Any] = [:]
+            for (key, element) in value {
+                guard let name = key as? String else {
+                    throw CodecError(.unsupportedType, "dictionary key of type \(type(of: key)); field names must be strings")
+                }
+                dictionary[name] = element
+            }
+            return .object(try Document.convert(dictionary, depth: depth + 1))
+        case let value as NSArray:
+            return try convertArray(Array(value), depth: depth + 1)
+        default:
+            break
+        }
+        // `Optional.none` inside `Any` is not matched by the patterns above.
+        if let optional = any as? any OptionalProtocol {
+            guard let wrapped = optional.wrappedAny else { return .null }
+            return try convert(wrapped, depth: depth)
+        }
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        if #available(macOS 11.0, iOS 14.0, *), let value = any as? Float16 { return .double(Double(value)) }
+        #endif
+        throw CodecError(.unsupportedType, "values of type \(type(of: any)) cannot be stored")
+    }
+
+    private static func convertArray(_ array: [Any], depth: Int) throws(CodecError) -> Value {
+        guard depth <= RecordCodec.maxDepth else {
+            throw CodecError(.tooDeep, "arrays nest deeper than \(RecordCodec.maxDepth) levels")
+        }
+        var elements: [Value] = []
+        elements.reserveCapacity(array.count)
+        for (index, element) in array.enumerated() {
+            do throws(CodecError) {
+                elements.append(try convert(element, depth: depth))
+            } catch {
+                throw error.inElement(index)
+            }
+        }
+        return .array(elements)
+    }
+
+    private static func convertUnsigned(_ value: UInt64) throws(CodecError) -> Value {
+        guard let signed = Int64(exactly: value) else {
+            throw CodecError(.outOfRange, "unsigned integer \(value) exceeds Int64.max")
+        }
+        return .int(signed)
+    }
+
+    private static func convert(_ number: NSNumber) throws(CodecError) -> Value {
+        switch String(cString: number.objCType) {
+        case "c", "B": return .bool(number.boolValue)
+        case "f", "d": return .double(number.doubleValue)
+        case "C", "S", "I", "L", "Q": return try convertUnsigned(number.uint64Value)
+        default: return .int(number.int64Value)
+        }
+    }
+}
+
+/// Lets `convert` see through an `Optional` stored in `Any`, whatever its wrapped type.
+private protocol OptionalProtocol {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: OptionalProtocol {
+    fileprivate var wrappedAny: Any? { map { $0 as Any } }
+}

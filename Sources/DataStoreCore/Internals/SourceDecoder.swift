@@ -1,0 +1,336 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials  // Date and Data only
+#else
+import Foundation
+#endif
+
+/// The `Decoder` over a ``DecodingSource``, for both ``DocumentDecoder`` and ``RecordDecoder``. It is also its own single-value container, which
+/// saves an allocation per scalar.
+final class SourceDecoder: Decoder, SingleValueDecodingContainer {
+    let source: DecodingSource
+    let position: DecodingPosition
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// Where the last field lookup in this decoder's object ended (see ``DecodingSource/lookup``).
+    var hint = 0
+
+    init(source: DecodingSource, position: DecodingPosition, codingPath: [any CodingKey]) {
+        self.source = source
+        self.position = position
+        self.codingPath = codingPath
+    }
+
+    // MARK: Unboxing, shared by every container
+
+    /// Decodes any `Decodable` at `position`: scalars directly, `Date` from seconds since 1970,
+    /// `Data` from bytes, everything else through its own `init(from:)`.
+    func unbox<T: Decodable>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]) throws -> T {
+        if let scalarType = T.self as? any DecodableScalar.Type {
+            return try unboxScalar(scalarType, at: position, path: path()) as! T
+        }
+        if T.self == Date.self {
+            let seconds = try unboxScalar(Double.self, at: position, path: path())
+            return Date(timeIntervalSince1970: seconds) as! T
+        }
+        if T.self == Data.self {
+            return Data(try unboxBytes(at: position, path: path())) as! T
+        }
+        if T.self == [UInt8].self, let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path()),
+           case .bytes(let bytes) = value {
+            return bytes as! T
+        }
+        return try T(from: SourceDecoder(source: source, position: position, codingPath: path()))
+    }
+
+    func unboxScalar<T: DecodableScalar>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]) throws -> T {
+        let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path())
+        if let value, let result = T.convert(value) { return result }
+        throw mismatch(T.self, value: value, at: position, path: path())
+    }
+
+    private func unboxBytes(at position: DecodingPosition, path: [any CodingKey]) throws -> [UInt8] {
+        let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path)
+        if case .bytes(let bytes)? = value { return bytes }
+        throw mismatch(Data.self, value: value, at: position, path: path)
+    }
+
+    /// Finds field `name` in this decoder's object. Not generic, so it is compiled once, fully
+    /// optimised, whatever `CodingKey` type the caller uses.
+    func find(_ name: String, in object: DecodingObject) throws -> DecodingPosition? {
+        do {
+            return try source.lookup(name, in: object, hint: &hint)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: error.description, underlyingError: error))
+        }
+    }
+
+    /// One lookup for absent, null or present — the default `decodeIfPresent` costs three.
+    func unboxScalarIfPresent<T: DecodableScalar>(_ type: T.Type, at position: DecodingPosition?, path: @autoclosure () -> [any CodingKey]) throws -> T? {
+        guard let position else { return nil }
+        let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path())
+        if let value, let result = T.convert(value) { return result }
+        if value?.isNull == true { return nil }
+        throw mismatch(T.self, value: value, at: position, path: path())
+    }
+
+    func isNull(at position: DecodingPosition) throws -> Bool {
+        let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: codingPath)
+        return value?.isNull ?? false
+    }
+
+    /// The right `DecodingError` for a value that is not a `T`.
+    func mismatch<T>(_ type: T.Type, value: Value?, at position: DecodingPosition, path: [any CodingKey]) -> DecodingError {
+        if let value {
+            if value.isNull {
+                return .valueNotFound(T.self, .init(codingPath: path, debugDescription: "expected \(T.self), found null"))
+            }
+            if value.isNumber && (T.self as? any FixedWidthInteger.Type) != nil {
+                return .dataCorrupted(.init(codingPath: path, debugDescription: "number \(value) does not fit \(T.self)"))
+            }
+            return .typeMismatch(T.self, .init(codingPath: path, debugDescription: "expected \(T.self), found \(value.typeName)"))
+        }
+        let name = (try? source.typeName(at: position)) ?? "an unreadable value"
+        return .typeMismatch(T.self, .init(codingPath: path, debugDescription: "expected \(T.self), found \(name)"))
+    }
+
+    /// Runs a source operation, turning a `CodecError` (damaged bytes) into a `DecodingError`.
+    func codec<R>(_ body: () throws(CodecError) -> R, path: @autoclosure () -> [any CodingKey]) throws -> R {
+        do {
+            return try body()
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: error.description, underlyingError: error))
+        }
+    }
+
+    // MARK: Decoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard let object = try codec({ () throws(CodecError) in try source.object(at: position) }, path: codingPath) else {
+            throw mismatchContainer([String: Any].self)
+        }
+        return KeyedDecodingContainer(SourceKeyedContainer<Key>(decoder: self, object: object))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard let elements = try codec({ () throws(CodecError) in try source.elements(at: position) }, path: codingPath) else {
+            throw mismatchContainer([Any].self)
+        }
+        return SourceUnkeyedContainer(decoder: self, elements: elements)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    private func mismatchContainer<T>(_ type: T.Type) -> DecodingError {
+        let name = (try? source.typeName(at: position)) ?? "an unreadable value"
+        if name == "null" {
+            return .valueNotFound(T.self, .init(codingPath: codingPath, debugDescription: "expected \(T.self), found null"))
+        }
+        return .typeMismatch(T.self, .init(codingPath: codingPath, debugDescription: "expected \(T.self), found \(name)"))
+    }
+
+    // MARK: SingleValueDecodingContainer
+
+    func decodeNil() -> Bool { (try? isNull(at: position)) ?? false }
+    func decode(_ type: Bool.Type) throws -> Bool { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: String.Type) throws -> String { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: Double.Type) throws -> Double { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: Float.Type) throws -> Float { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: Int.Type) throws -> Int { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: UInt.Type) throws -> UInt { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try unboxScalar(type, at: position, path: codingPath) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try unboxScalar(type, at: position, path: codingPath) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try unbox(type, at: position, path: codingPath) }
+}
+
+/// A coding key for an array index, as in error paths `attachments[2]`.
+struct IndexCodingKey: CodingKey {
+    let index: Int
+    var stringValue: String { "Index \(index)" }
+    var intValue: Int? { index }
+    init(_ index: Int) { self.index = index }
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { index = intValue }
+}
+
+/// A coding key for `superDecoder()`.
+struct SuperCodingKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
+}
+
+struct SourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: SourceDecoder
+    let object: DecodingObject
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    var allKeys: [Key] {
+        let names = (try? decoder.source.names(in: object)) ?? []
+        return names.compactMap { Key(stringValue: $0) }
+    }
+
+    // The members below are generic over `Key`, which the module never sees, so they stay thin:
+    // the work happens in `SourceDecoder`'s methods, which are not generic over `Key`.
+
+    @inline(__always)
+    private func find(_ key: Key) throws -> DecodingPosition? {
+        try decoder.find(key.stringValue, in: object)
+    }
+
+    private func require(_ key: Key) throws -> DecodingPosition {
+        guard let position = try find(key) else {
+            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no field '\(key.stringValue)'"))
+        }
+        return position
+    }
+
+    func contains(_ key: Key) -> Bool { ((try? find(key)) ?? nil) != nil }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        try decoder.isNull(at: try require(key))
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.unbox(type, at: try require(key), path: codingPath + [key])
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let position = try find(key), !(try decoder.isNull(at: position)) else { return nil }
+        return try decoder.unbox(type, at: position, path: codingPath + [key])
+    }
+
+    private func child(_ key: Key) throws -> SourceDecoder {
+        SourceDecoder(source: decoder.source, position: try require(key), codingPath: codingPath + [key])
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try child(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try child(key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        guard let key = Key(stringValue: "super") else {
+            throw DecodingError.keyNotFound(SuperCodingKey(), .init(codingPath: codingPath, debugDescription: "no field 'super'"))
+        }
+        return try child(key)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
+}
+
+struct SourceUnkeyedContainer: UnkeyedDecodingContainer {
+    let decoder: SourceDecoder
+    let elements: [DecodingPosition]
+    var currentIndex = 0
+
+    init(decoder: SourceDecoder, elements: [DecodingPosition]) {
+        self.decoder = decoder
+        self.elements = elements
+    }
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var count: Int? { elements.count }
+    var isAtEnd: Bool { currentIndex >= elements.count }
+
+    private var currentPath: [any CodingKey] { codingPath + [IndexCodingKey(currentIndex)] }
+
+    private mutating func next<T>(_ type: T.Type) throws -> DecodingPosition {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(T.self, .init(codingPath: currentPath, debugDescription: "the array has only \(elements.count) elements"))
+        }
+        return elements[currentIndex]
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        let position = try next(Never.self)
+        guard try decoder.isNull(at: position) else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    private mutating func scalar<T: DecodableScalar>(_ type: T.Type) throws -> T {
+        let value = try decoder.unboxScalar(type, at: try next(type), path: currentPath)
+        currentIndex += 1
+        return value
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try scalar(type) }
+    mutating func decode(_ type: String.Type) throws -> String { try scalar(type) }
+    mutating func decode(_ type: Double.Type) throws -> Double { try scalar(type) }
+    mutating func decode(_ type: Float.Type) throws -> Float { try scalar(type) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try scalar(type) }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try scalar(type) }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try scalar(type) }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try scalar(type) }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try scalar(type) }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try scalar(type) }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try scalar(type) }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try scalar(type) }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try scalar(type) }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try scalar(type) }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let value = try decoder.unbox(type, at: try next(type), path: currentPath)
+        currentIndex += 1
+        return value
+    }
+
+    private mutating func child() throws -> SourceDecoder {
+        let position = try next(Any.self)
+        let child = SourceDecoder(source: decoder.source, position: position, codingPath: currentPath)
+        currentIndex += 1
+        return child
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        try child().container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try child().unkeyedContainer()
+    }
+
+    mutating func superDecoder() throws -> any Decoder { try child() }
+}

@@ -1,0 +1,41 @@
+/// The one protocol every model implements, local or remote: the DataStoreKit pod's
+/// `ModelProtocol`, made `async throws`.
+///
+/// - `query(params:options:)` answers a parameter dictionary such as
+///   `["from_user_key": "123", "created_ts >=": 1437108600]` (see docs/queries.md);
+/// - `get(id:)` fetches one object, or throws ``DataStoreError/Code/notFound``;
+/// - `put(id:object:)` replaces the object stored under `id`, or inserts it when absent;
+/// - `add(object:)` inserts, throwing ``DataStoreError/Code/duplicateID`` when the id exists,
+///   and generating a unique, time-ordered id when the object has none;
+/// - `remove(id:)` deletes and returns the object, or throws ``DataStoreError/Code/notFound``;
+/// - `all()` returns every object.
+///
+/// The seed's callback forms (`query(params:options:callback:)` and so on) are provided for
+/// every model by an extension.
+public protocol ModelProtocol<Object>: Sendable {
+    /// The objects this model stores: an ``ObjectCoder`` class or a `Codable` type.
+    associatedtype Object
+
+    /// Objects matching every condition in `params`, shaped by `options` (`limit`, `offset`,
+    /// `sort`).
+    /// - Throws: ``DataStoreError`` `.invalidQuery` or `.invalidOption` naming the bad key.
+    func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object]
+
+    /// The object stored under `id`.
+    /// - Throws: ``DataStoreError`` `.notFound` naming the id.
+    func get(id: Value) async throws -> Object
+
+    /// Stores `object` under `id`, replacing what was there (an upsert), and returns it as stored.
+    func put(id: Value, object: Object) async throws -> Object
+
+    /// Inserts `object` and returns it as stored (with its generated id when it had none).
+    /// - Throws: ``DataStoreError`` `.duplicateID` when its id is already stored.
+    func add(object: Object) async throws -> Object
+
+    /// Deletes the object stored under `id` and returns it.
+    /// - Throws: ``DataStoreError`` `.notFound` naming the id.
+    func remove(id: Value) async throws -> Object
+
+    /// Every stored object.
+    func all() async throws -> [Object]
+}

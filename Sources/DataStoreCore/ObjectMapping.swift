@@ -1,0 +1,56 @@
+/// How a model turns its objects into documents and back: the one place an `ObjectCoder`'s
+/// `[String: Any]` or a `Codable` type meets ``Document``.
+///
+/// ```swift
+/// let messages: ObjectMapping<Message> = .objectCoder          // Message: ObjectCoder
+/// let notes: ObjectMapping<Note> = .codable(idField: "id")     // Note: Codable
+/// ```
+public struct ObjectMapping<Object>: Sendable {
+    /// The field that holds each object's identifier.
+    public let idField: String
+    /// Turns an object into the document stored for it.
+    public let encode: @Sendable (Object) throws -> Document
+    /// Builds an object from a stored document.
+    public let decode: @Sendable (Document) throws -> Object
+    /// Builds an object straight from record bytes (``RecordCodec``), skipping the document.
+    public let decodeRecord: @Sendable (UnsafeRawBufferPointer) throws -> Object
+
+    /// A mapping from three functions. `decodeRecord` defaults to decoding a ``Document`` first.
+    public init(
+        idField: String,
+        encode: @escaping @Sendable (Object) throws -> Document,
+        decode: @escaping @Sendable (Document) throws -> Object,
+        decodeRecord: (@Sendable (UnsafeRawBufferPointer) throws -> Object)? = nil
+    ) {
+        self.idField = idField
+        self.encode = encode
+        self.decode = decode
+        self.decodeRecord = decodeRecord ?? { bytes in try decode(RecordCodec.decode(bytes)) }
+    }
+}
+
+extension ObjectMapping where Object: ObjectCoder & SendableMetatype {
+    /// The seed's mapping: `toDictionary()` and `init(dictionary:)`, identified by
+    /// `identifierKey()`. The dictionary is converted to a document once, at this edge.
+    public static var objectCoder: ObjectMapping<Object> {
+        ObjectMapping(
+            idField: Object.identifierKey(),
+            encode: { object in try Document(dictionary: object.toDictionary()) },
+            decode: { document in Object(dictionary: document.toDictionary()) }
+        )
+    }
+}
+
+extension ObjectMapping where Object: Codable & SendableMetatype {
+    /// A `Codable` mapping that never goes through JSON: ``DocumentEncoder`` to store, and
+    /// ``RecordDecoder`` straight from the record bytes to read.
+    /// - Parameter idField: The coding key of the identifier property.
+    public static func codable(idField: String) -> ObjectMapping<Object> {
+        ObjectMapping(
+            idField: idField,
+            encode: { object in try DocumentEncoder().encode(object) },
+            decode: { document in try DocumentDecoder().decode(Object.self, from: document) },
+            decodeRecord: { bytes in try RecordDecoder().decode(Object.self, from: bytes) }
+        )
+    }
+}

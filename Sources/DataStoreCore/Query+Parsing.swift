@@ -1,0 +1,110 @@
+/// Parsing the seed's parameter dictionary: `["from_user_key": "12", "created_ts >=": 1437108600]`.
+extension Query {
+    /// Parses the seed's query parameters and options (see docs/queries.md).
+    ///
+    /// - Parameters:
+    ///   - params: Keys `"field"` or `"field OP"` mapped to values; all conditions are ANDed.
+    ///     `nil` or empty matches every document.
+    ///   - options: `limit`, `offset` and `sort`; `nil` or empty for none.
+    /// - Throws: ``DataStoreError`` `.invalidQuery` naming the parameter key (unknown operator,
+    ///   missing field, too many words, an `in` value that is not an array, a range operator on a
+    ///   value that has no order within its type), or `.invalidOption` naming the option. Parameters
+    ///   are checked before options, and keys in UTF-8 byte order, so the error reported for a
+    ///   given input is always the same.
+    /// - Complexity: O(*n* log *n*) in the number of parameters, plus the size of the options.
+    public init(params: [String: Value]?, options: [String: Value]?) throws(DataStoreError) {
+        var conditions: [Condition] = []
+        // Keys in UTF-8 byte order, so that of several bad keys the same one is always reported.
+        for (key, value) in (params ?? [:]).sorted(by: { UTF8Order.compare($0.key, $1.key) < 0 }) {
+            conditions.append(try Condition(key: key, value: value))
+        }
+        let parsed = try QueryOptions(options ?? [:])
+        self.init(conditions: conditions, sort: parsed.sort, limit: parsed.limit, offset: parsed.offset)
+    }
+}
+
+extension Condition {
+    /// Parses one parameter: the key `"field"` or `"field OP"` and its value.
+    ///
+    /// - Throws: ``DataStoreError`` `.invalidQuery` quoting `key`.
+    init(key: String, value: Value) throws(DataStoreError) {
+        let (field, op) = try Condition.parse(key: key)
+        switch op {
+        case .in:
+            guard case .array = value else {
+                throw DataStoreError(
+                    .invalidQuery,
+                    "query key \(Query.quoted(key)) needs an array of values, not \(value.typeName) \(value)")
+            }
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            guard Condition.isOrderable(value) else {
+                throw DataStoreError(
+                    .invalidQuery,
+                    "query key \(Query.quoted(key)) compares with \(value.typeName) \(value); a range operator needs "
+                        + "a number, string, bytes or bool")
+            }
+        case .equal, .notEqual:
+            break
+        }
+        self.init(field: field, op: op, value: value)
+    }
+
+    /// Splits a parameter key into its field and operator.
+    ///
+    /// - Throws: ``DataStoreError`` `.invalidQuery` quoting `key`.
+    static func parse(key: String) throws(DataStoreError) -> (field: String, op: Operator) {
+        let words = key.split(whereSeparator: \.isWhitespace)
+        guard let first = words.first, let firstCharacter = key.first, let lastCharacter = key.last else {
+            throw DataStoreError(.invalidQuery, "query key \(Query.quoted(key)) has no field name")
+        }
+        if firstCharacter.isWhitespace {
+            if words.count == 1, Operator(token: first) != nil {
+                throw DataStoreError(
+                    .invalidQuery,
+                    "query key \(Query.quoted(key)) has no field name before the operator \(Query.quoted(first))")
+            }
+            throw DataStoreError(.invalidQuery, "query key \(Query.quoted(key)) starts with whitespace")
+        }
+        if lastCharacter.isWhitespace {
+            throw DataStoreError(
+                .invalidQuery,
+                "query key \(Query.quoted(key)) ends with whitespace; write \"field\" or \"field OP\"")
+        }
+        if words.count > 2 {
+            throw DataStoreError(
+                .invalidQuery,
+                "query key \(Query.quoted(key)) has \(words.count) words; write \"field\" or \"field OP\" "
+                    + "(field names cannot contain whitespace)")
+        }
+        if Operator(token: first) != nil && first != "in" {
+            throw DataStoreError(
+                .invalidQuery,
+                "query key \(Query.quoted(key)) has no field name before the operator \(Query.quoted(first))")
+        }
+        guard words.count == 2 else {
+            return (String(first), .equal)
+        }
+        guard let op = Operator(token: words[1]) else {
+            throw DataStoreError(
+                .invalidQuery,
+                "query key \(Query.quoted(key)) has an unknown operator \(Query.quoted(words[1])); "
+                    + "the operators are =, ==, !=, <, <=, >, >= and in")
+        }
+        return (String(first), op)
+    }
+
+    /// Whether range operators can compare with `value`: a bool, number, string or bytes.
+    static func isOrderable(_ value: Value) -> Bool {
+        switch value {
+        case .bool, .int, .double, .string, .bytes: true
+        case .null, .array, .object: false
+        }
+    }
+}
+
+extension Query {
+    /// `text` in double quotes, escaped as ``Value`` prints strings, for error messages.
+    static func quoted(_ text: some StringProtocol) -> String {
+        Value.string(String(text)).description
+    }
+}

@@ -1,0 +1,199 @@
+import DataStoreCore
+import LMDB
+import Synchronization
+
+/// One collection as stored: its records database and its secondary indexes. Shared by every
+/// handle on the collection in the process; its index list changes only on the writer thread.
+final class CollectionStorage: Sendable {
+    let name: String
+    let idField: String
+    let records: Database
+    private let indexList: Mutex<[IndexStorage]>
+
+    init(name: String, idField: String, records: Database, indexes: [IndexStorage]) {
+        self.name = name
+        self.idField = idField
+        self.records = records
+        self.indexList = Mutex(indexes)
+    }
+
+    /// Every index, complete or being built (writes maintain both).
+    var indexes: [IndexStorage] { indexList.withLock { $0 } }
+
+    /// The complete indexes, which queries may use.
+    var readyIndexes: [IndexStorage] { indexes.filter { $0.state == .ready } }
+
+    func replaceIndexes(_ update: (inout [IndexStorage]) -> Void) {
+        indexList.withLock { update(&$0) }
+    }
+
+    /// The record key of `id` in this collection.
+    func idKey(_ id: Value) throws(DataStoreError) -> [UInt8] {
+        try StorageKeys.idKey(id, collection: name)
+    }
+
+    /// Decodes a stored record (version + document bytes) into a document.
+    func decodeDocument(_ record: UnsafeRawBufferPointer, id: String = "?") throws(DataStoreError) -> Document {
+        do {
+            return try RecordCodec.decode(RecordVersion.body(record))
+        } catch {
+            throw DataStoreError(.codec, "the record \(id) in collection \(name) cannot be decoded", underlying: error)
+        }
+    }
+}
+
+/// What a write expects to find, for conflict detection.
+enum ExpectedVersion: Sendable, Hashable {
+    /// No check.
+    case any
+    /// The record must not exist.
+    case absent
+    /// The record must exist with this version.
+    case version(Int)
+}
+
+/// How a document is written.
+enum WriteMode: Sendable {
+    /// Insert; the id must not be stored (``DataStoreError/Code/duplicateID``).
+    case insert
+    /// Replace, or insert when absent (the seed's `put`).
+    case upsert
+}
+
+extension CollectionStorage {
+    /// Writes `document` under `id`, maintaining every index, inside `transaction`.
+    ///
+    /// Validation (the id, index values, unique constraints, the expected version) happens before
+    /// anything is written; a throw leaves the caller's nested transaction to be rolled back.
+    /// - Returns: the previous document (for upserts) and the new version.
+    @discardableResult
+    func write(
+        _ document: Document,
+        id: Value,
+        mode: WriteMode,
+        expecting expected: ExpectedVersion = .any,
+        in transaction: inout WriteTransaction
+    ) throws -> (previous: Document?, version: Int) {
+        let key = try idKey(id)
+        var document = document
+        document[idField] = id
+        let recordBody: [UInt8]
+        do {
+            try RecordCodec.validate(document)
+            recordBody = RecordCodec.encode(document)
+        } catch {
+            throw DataStoreError(.invalidValue, "the object \(id) cannot be stored in \(name): \(error)", underlying: error)
+        }
+
+        let existing = try transaction.withValue(forKey: key, in: records) { record in
+            (try RecordVersion.read(record), try decodeDocument(record, id: "\(id)"))
+        }
+        if mode == .insert, existing != nil {
+            throw DataStoreError(.duplicateID, "an object with id \(id) already exists in \(name)")
+        }
+        try check(expected, found: existing?.0, id: id)
+
+        let version = transaction.transactionID
+        for index in indexes {
+            let newEntries = try index.entries(for: document, idKey: key, collection: name)
+            let oldEntries = try existing.map { try index.entries(for: $0.1, idKey: key, collection: name) } ?? []
+            let oldKeys = Set(oldEntries.map(\.key))
+            let newKeys = Set(newEntries.map(\.key))
+            for entry in newEntries where !oldKeys.contains(entry.key) {
+                if index.definition.unique && !entry.hasMissingField {
+                    try checkUnique(entry, of: document, in: index, idKey: key, transaction: transaction)
+                }
+            }
+            for entry in oldEntries where !newKeys.contains(entry.key) {
+                try transaction.delete(entry.key, in: index.database)
+            }
+            for entry in newEntries where !oldKeys.contains(entry.key) {
+                try transaction.put([], forKey: entry.key, in: index.database)
+            }
+        }
+        var record: [UInt8] = []
+        record.reserveCapacity(RecordVersion.byteCount + recordBody.count)
+        RecordVersion.append(version, to: &record)
+        record.append(contentsOf: recordBody)
+        try transaction.put(record, forKey: key, in: records)
+        return (existing?.1, version)
+    }
+
+    /// Removes the object stored under `id` with its index entries, and returns it.
+    /// - Throws: ``DataStoreError/Code/notFound`` naming the id and the collection.
+    func remove(id: Value, expecting expected: ExpectedVersion = .any, in transaction: inout WriteTransaction) throws -> Document {
+        let key = try idKey(id)
+        let existing = try transaction.withValue(forKey: key, in: records) { record in
+            (try RecordVersion.read(record), try decodeDocument(record, id: "\(id)"))
+        }
+        try check(expected, found: existing?.0, id: id)
+        guard let (_, document) = existing else {
+            throw DataStoreError(.notFound, "no object with id \(id) in \(name)")
+        }
+        for index in indexes {
+            for entry in try index.entries(for: document, idKey: key, collection: name) {
+                try transaction.delete(entry.key, in: index.database)
+            }
+        }
+        try transaction.delete(key, in: records)
+        return document
+    }
+
+    private func check(_ expected: ExpectedVersion, found: Int?, id: Value) throws(DataStoreError) {
+        switch (expected, found) {
+        case (.any, _), (.absent, nil):
+            return
+        case (.version(let wanted), let found?) where wanted == found:
+            return
+        default:
+            let now = found.map { "version \($0)" } ?? "absent"
+            throw DataStoreError(.conflict, "\(name)/\(id) changed since it was read (now \(now))")
+        }
+    }
+
+    /// Throws ``DataStoreError/Code/uniqueViolation`` when another record has the same values in
+    /// a unique index. Entries whose key was cut are compared by their real values.
+    private func checkUnique(
+        _ entry: IndexStorage.Entry,
+        of document: Document,
+        in index: IndexStorage,
+        idKey: [UInt8],
+        transaction: borrowing WriteTransaction
+    ) throws {
+        let prefix = Array(entry.key[..<entry.componentsCount])
+        let candidates: [[UInt8]] = try transaction.withCursor(on: index.database) { cursor in
+            var found: [[UInt8]] = []
+            var next = try cursor.withSeek(atOrAfter: prefix) { key, _ in Self.classify(key, prefix: prefix, own: idKey) }
+            while let step = next, step != .pastPrefix {
+                if case .other(let id) = step { found.append(id) }
+                // Only a cut key can stand for several different real values: keep looking.
+                guard entry.isTruncated else { break }
+                next = try cursor.withMove(.next) { key, _ in Self.classify(key, prefix: prefix, own: idKey) }
+            }
+            return found
+        }
+        let mine = index.values(in: document)
+        for other in candidates {
+            let theirs = try transaction.withValue(forKey: other, in: records) { record in
+                index.values(in: try decodeDocument(record))
+            }
+            guard let theirs, !entry.isTruncated || theirs == mine else { continue }
+            let shown = mine.map { $0.map(String.init(describing:)) ?? "missing" }.joined(separator: ", ")
+            throw DataStoreError(.uniqueViolation, "unique index \(index.name) on \(name) already has (\(shown)) "
+                + "for another object")
+        }
+    }
+
+    private enum Candidate: Equatable {
+        case own
+        case other([UInt8])
+        case pastPrefix
+    }
+
+    /// Classifies an index key met while scanning the entries under `prefix`.
+    private static func classify(_ key: UnsafeRawBufferPointer, prefix: [UInt8], own: [UInt8]) -> Candidate {
+        guard key.count >= prefix.count, key.starts(with: prefix),
+              let id = StorageKeys.idKey(inIndexKey: key) else { return .pastPrefix }
+        return id.elementsEqual(own) ? .own : .other(Array(id))
+    }
+}

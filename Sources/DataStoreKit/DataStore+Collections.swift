@@ -1,0 +1,198 @@
+public import DataStoreCore
+import LMDB
+
+extension DataStore {
+    /// The collection `name`, storing objects through `mapping`, with exactly the declared
+    /// secondary indexes.
+    ///
+    /// The declaration is reconciled with what the store holds: a newly declared index is built
+    /// from the existing records (in chunks of `indexBuildChunk` records, each its own commit)
+    /// before this returns, so no query sees it incomplete; an index no longer declared is dropped
+    /// with its data; an index whose definition changed is rebuilt.
+    ///
+    /// - Throws: ``DataStoreError`` `.schemaMismatch` for an invalid declaration or an id field that
+    ///   differs from the stored one; `.storage` when the store cannot be written.
+    public func collection<Object>(
+        _ name: String,
+        mapping: ObjectMapping<Object>,
+        indexes: [IndexDefinition] = [],
+        indexBuildChunk: Int = 1_000
+    ) async throws -> StoreCollection<Object> {
+        let storage = try await openCollection(name, idField: mapping.idField, indexes: indexes, buildChunk: indexBuildChunk)
+        return StoreCollection(store: self, storage: storage, mapping: mapping)
+    }
+
+    /// The collection of an ``ObjectCoder`` class, named after the class unless `name` is given
+    /// (the seed's entity name).
+    public func collection<Object: ObjectCoder & SendableMetatype>(
+        _ type: Object.Type,
+        name: String? = nil,
+        indexes: [IndexDefinition] = []
+    ) async throws -> StoreCollection<Object> {
+        try await collection(name ?? String(describing: type), mapping: .objectCoder, indexes: indexes)
+    }
+
+    /// The collection of a `Codable` type whose identifier is the property `idField`, named after
+    /// the type unless `name` is given.
+    public func collection<Object: Codable & SendableMetatype>(
+        _ type: Object.Type,
+        name: String? = nil,
+        idField: String,
+        indexes: [IndexDefinition] = []
+    ) async throws -> StoreCollection<Object> {
+        try await collection(name ?? String(describing: type), mapping: .codable(idField: idField), indexes: indexes)
+    }
+
+    /// The names of the collections stored.
+    public func collectionNames() throws -> [String] {
+        let prefix = StoreSchema.collectionKey("")
+        return try environment.read { transaction in
+            try transaction.withCursor(on: meta) { cursor in
+                var names: [String] = []
+                var entry = try cursor.seek(atOrAfter: prefix)
+                while let current = entry, current.key.starts(with: prefix) {
+                    names.append(String(decoding: current.key.dropFirst(prefix.count), as: UTF8.self))
+                    entry = try cursor.move(.next)
+                }
+                return names
+            }
+        }
+    }
+
+    func openCollection(_ name: String, idField: String, indexes declared: [IndexDefinition], buildChunk: Int) async throws -> CollectionStorage {
+        if name.isEmpty || name.contains("/") {
+            throw DataStoreError(.schemaMismatch, "collection name \"\(name)\" must be non-empty and contain no \"/\"")
+        }
+        for definition in declared { try definition.validate(collection: name) }
+        if Set(declared.map(\.name)).count != declared.count {
+            throw DataStoreError(.schemaMismatch, "collection \(name) declares two indexes with the same name")
+        }
+        return try await schemaLock.withLock {
+            let storage = try registeredStorage(name, idField: idField)
+            let current = storage.indexes
+            let keep = current.filter { index in declared.contains(index.definition) }
+            let drop = current.filter { index in !declared.contains(index.definition) }
+            let build = declared.filter { definition in !current.contains { $0.definition == definition } }
+            if drop.isEmpty && build.isEmpty && keep.allSatisfy({ $0.state == .ready }) { return storage }
+            guard !environment.configuration.flags.contains(.readOnly) else {
+                throw DataStoreError(.schemaMismatch, "collection \(name)'s declared indexes differ from the stored ones, "
+                    + "and the store is read-only")
+            }
+
+            // 1. Drop what is no longer declared (or declared differently), data and all.
+            if !drop.isEmpty {
+                _ = try await writer.submit(estimatedBytes: 0) { [meta] transaction in
+                    for index in drop { try transaction.dropDatabase(index.database) }
+                    storage.replaceIndexes { list in list.removeAll { index in drop.contains { $0.name == index.name } } }
+                    try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
+                }
+            }
+            // 2. Register the new indexes as building: from here on every write maintains them.
+            if !build.isEmpty {
+                var added: [IndexStorage] = []
+                for definition in build {
+                    let database = try environment.openDatabase(
+                        named: StoreSchema.indexDatabaseName(name, definition.name), options: .create)
+                    added.append(IndexStorage(definition: definition, database: database, state: .building))
+                }
+                let newIndexes = added
+                _ = try await writer.submit(estimatedBytes: 0) { [meta] transaction in
+                    for index in newIndexes { try transaction.empty(index.database) }
+                    storage.replaceIndexes { $0 += newIndexes }
+                    try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
+                }
+            }
+            // 3. Fill every index still building from the records, a chunk per commit, then mark it ready.
+            for index in storage.indexes where index.state == .building {
+                try await buildIndex(index, of: storage, chunk: buildChunk)
+            }
+            return storage
+        }
+    }
+
+    /// The process's storage for collection `name`, created from `_meta` on first use.
+    func registeredStorage(_ name: String, idField: String) throws -> CollectionStorage {
+        if let storage = collections.withLock({ $0[name] }) {
+            guard storage.idField == idField else {
+                throw DataStoreError(.schemaMismatch, "collection \(name) is identified by \(storage.idField), not \(idField)")
+            }
+            return storage
+        }
+        let stored = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) }
+        if let stored, stored.idField != idField {
+            throw DataStoreError(.schemaMismatch, "collection \(name) is stored with id field \(stored.idField), "
+                + "but was declared with \(idField)")
+        }
+        let readOnly = environment.configuration.flags.contains(.readOnly)
+        let records: Database
+        do {
+            records = try environment.openDatabase(named: StoreSchema.recordsDatabaseName(name), options: readOnly ? [] : .create)
+        } catch {
+            guard error.code == .notFound else { throw error }
+            throw DataStoreError(.notFound, "no collection \(name) in the read-only store at \(path)", underlying: error)
+        }
+        var indexes: [IndexStorage] = []
+        for index in stored?.indexes ?? [] {
+            let database = try environment.openDatabase(named: StoreSchema.indexDatabaseName(name, index.definition.name))
+            indexes.append(IndexStorage(definition: index.definition, database: database, state: index.state))
+        }
+        let storage = CollectionStorage(name: name, idField: idField, records: records, indexes: indexes)
+        return collections.withLock { registered in
+            if let existing = registered[name] { return existing }
+            registered[name] = storage
+            return storage
+        }
+    }
+
+    /// Adds the entries of every record to `index`, `chunk` records per commit, then marks it ready.
+    private func buildIndex(_ index: IndexStorage, of storage: CollectionStorage, chunk: Int) async throws {
+        var after: [UInt8]? = nil
+        while true {
+            let resume = after
+            let (last, _) = try await writer.submit(estimatedBytes: chunk * 64) { transaction -> [UInt8]? in
+                try storage.indexChunk(index, after: resume, limit: chunk, in: &transaction)
+            }
+            guard let last else { break }
+            after = last
+        }
+        _ = try await writer.submit(estimatedBytes: 0) { [meta] transaction in
+            storage.replaceIndexes { list in
+                for position in list.indices where list[position].name == index.name { list[position].state = .ready }
+            }
+            try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+        }
+    }
+}
+
+extension CollectionStorage {
+    /// The schema `_meta` records for this collection.
+    var schema: StoreSchema.Collection {
+        StoreSchema.Collection(idField: idField, indexes: indexes.map { StoreSchema.Index(definition: $0.definition, state: $0.state) })
+    }
+
+    /// Indexes up to `limit` records after the record key `after` (from the first when `nil`).
+    /// Returns the last record key indexed, or `nil` when no record was left.
+    func indexChunk(_ index: IndexStorage, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws -> [UInt8]? {
+        var batch: [(key: [UInt8], document: Document)] = []
+        try transaction.withCursor(on: records) { cursor in
+            var entry: Cursor.Entry?
+            if let after {
+                entry = try cursor.seek(atOrAfter: after)
+                if entry?.key == after { entry = try cursor.move(.next) }
+            } else {
+                entry = try cursor.move(.first)
+            }
+            while let current = entry, batch.count < limit {
+                let document = try current.value.withUnsafeBytes { try decodeDocument($0) }
+                batch.append((current.key, document))
+                entry = try cursor.move(.next)
+            }
+        }
+        for (key, document) in batch {
+            for entry in try index.entries(for: document, idKey: key, collection: name) {
+                try transaction.put([], forKey: entry.key, in: index.database)
+            }
+        }
+        return batch.last?.key
+    }
+}

@@ -1,0 +1,142 @@
+import DataStoreCore
+import Foundation
+public import LMDB
+import Synchronization
+
+/// An embedded document store: one LMDB environment (a directory) holding many collections, each
+/// with its secondary indexes, and one writer that commits every change in batches.
+///
+/// ```swift
+/// let store = try DataStore.open(path: "/var/lib/myapp/store")
+/// let messages = try await store.collection(Message.self, indexes: [IndexDefinition("created_ts")])
+/// try await messages.add(object: message)
+/// let recent = try await messages.query(params: ["created_ts >=": 1437108600], options: nil)
+/// ```
+///
+/// A path is open at most once per process: opening it again returns the same store.
+public final class DataStore: Sendable {
+    /// How a store is opened.
+    public struct Options: Sendable {
+        /// The initial map size; the writer grows it when full (up to `writerLimits.maxMapSize`).
+        public var mapSize: Int
+        /// When a save is acknowledged (default: durably on disk).
+        public var durability: Durability
+        /// Batch, queue and map-growth bounds of the writer.
+        public var writerLimits: Writer.Limits
+        /// The most concurrent readers across processes.
+        public var maxReaders: Int
+        /// Open read-only: every write fails with ``DataStoreError/Code/storage``.
+        public var readOnly: Bool
+
+        /// Defaults: a 1 GiB initial map, durable saves.
+        public init(
+            mapSize: Int = 1 << 30,
+            durability: Durability = .durable,
+            writerLimits: Writer.Limits = Writer.Limits(),
+            maxReaders: Int = 126,
+            readOnly: Bool = false
+        ) {
+            self.mapSize = mapSize
+            self.durability = durability
+            self.writerLimits = writerLimits
+            self.maxReaders = maxReaders
+            self.readOnly = readOnly
+        }
+    }
+
+    /// The LMDB environment under the store.
+    public let environment: Environment
+    /// The store's one writer.
+    public let writer: Writer
+    let meta: Database
+    let collections = Mutex<[String: CollectionStorage]>([:])
+    let schemaLock = AsyncLock()
+    let changeHub: ChangeHub
+    /// A directory to delete once the store closes (in-memory stores).
+    private let temporaryDirectory: String?
+
+    private static let openStores = Mutex<[String: WeakStore]>([:])
+
+    private init(environment: Environment, meta: Database, options: Options, temporaryDirectory: String?) {
+        self.environment = environment
+        self.meta = meta
+        self.temporaryDirectory = temporaryDirectory
+        let hub = ChangeHub()
+        self.changeHub = hub
+        self.writer = Writer(environment: environment, limits: options.writerLimits) { commit, results in
+            hub.publish(commit: commit, results: results)
+        }
+    }
+
+    deinit {
+        writer.close()
+        if let temporaryDirectory {
+            // The writer thread may still hold the environment; unlinking open files is safe on
+            // Linux, and the map stays valid until the environment closes.
+            try? FileManager.default.removeItem(atPath: temporaryDirectory)
+        }
+    }
+
+    /// Opens the store in the directory at `path` (creating it), or returns the store already
+    /// open at that path in this process.
+    ///
+    /// - Throws: ``DataStoreError`` `.storage` wrapping an `LMDBError` that names the path (missing,
+    ///   unwritable, not an LMDB environment), or `.unsupportedFormat` for a store written by a
+    ///   newer format version.
+    public static func open(path: String, options: Options = Options()) throws -> DataStore {
+        try open(path: path, options: options, temporaryDirectory: nil)
+    }
+
+    /// Opens a store that lives only as long as this object: it needs no directory of the
+    /// caller's and leaves nothing behind (the seed's in-memory stack).
+    public static func inMemory(options: Options = Options(durability: .none)) throws -> DataStore {
+        let directory = NSTemporaryDirectory() + "datastorekit-memory-\(UUID().uuidString)"
+        return try open(path: directory, options: options, temporaryDirectory: directory)
+    }
+
+    private static func open(path: String, options: Options, temporaryDirectory: String?) throws -> DataStore {
+        var flags: Environment.Flags = options.readOnly ? .readOnly : []
+        switch options.durability {
+        case .durable: break
+        case .relaxed: flags.insert(.noMetaSync)
+        case .none: flags.insert(.noSync)
+        }
+        let configuration = Environment.Configuration(
+            mapSize: options.mapSize, maxDatabases: 1_024, maxReaders: options.maxReaders, flags: flags)
+        return try openStores.withLock { stores in
+            let environment: Environment
+            do {
+                environment = try Environment.open(path: path, configuration: configuration)
+            } catch let error as LMDBError {
+                throw DataStoreError(.storage, "cannot open the store at \(path): \(error.context): \(error.reason)",
+                                     underlying: error)
+            }
+            if let store = stores[environment.path]?.store { return store }
+            let meta: Database
+            do {
+                meta = try environment.openDatabase(named: "_meta", options: options.readOnly ? [] : .create)
+            } catch let error as LMDBError where error.code == .notFound {
+                throw DataStoreError(.storage, "\(path) holds an LMDB environment that is not a DataStoreKit store "
+                    + "(no _meta database)", underlying: error)
+            }
+            try StoreSchema.checkFormat(environment: environment, meta: meta)
+            let store = DataStore(environment: environment, meta: meta, options: options, temporaryDirectory: temporaryDirectory)
+            stores[environment.path] = WeakStore(store: store)
+            return store
+        }
+    }
+
+    /// The directory the store lives in.
+    public var path: String { environment.path }
+
+    /// Stops the writer after it commits what is queued. Later writes fail with
+    /// ``DataStoreError/Code/closed``; reads go on while the object lives.
+    public func close() {
+        writer.close()
+    }
+}
+
+private struct WeakStore: @unchecked Sendable {
+    // @unchecked Sendable: read and written only under `DataStore.openStores`' lock.
+    weak var store: DataStore?
+}

@@ -1,0 +1,115 @@
+import DataStoreCore
+import LMDB
+
+/// The span of index keys an ``QueryPlan/IndexScan`` covers, in key bytes.
+///
+/// Bounds are encoded with the same per-component budget as the entries, so a cut (truncated)
+/// value compares as its entries do; a bound that was cut is made inclusive, because entries
+/// sharing its cut bytes may hold values on either side of it. The executor re-checks every
+/// condition, so a window may be wider than the conditions, never narrower.
+struct IndexWindow {
+    /// Keys below this are outside.
+    var start: [UInt8]
+    /// Whether keys that begin with `start` are inside.
+    var startInclusive: Bool
+    /// Keys above this are outside; `nil` for no upper end.
+    var end: [UInt8]?
+    /// Whether keys that begin with `end` are inside.
+    var endInclusive: Bool
+    var backward: Bool
+
+    init(scan: QueryPlan.IndexScan, budget: Int) {
+        var prefix: [UInt8] = []
+        for (field, value) in zip(scan.index.fields, scan.equalities) {
+            StorageKeys.appendComponent(value, descending: field.descending, budget: budget, to: &prefix)
+        }
+        backward = scan.backward
+        guard let range = scan.range, scan.equalities.count < scan.index.fields.count else {
+            start = prefix
+            startInclusive = true
+            end = prefix.isEmpty ? nil : prefix
+            endInclusive = true
+            return
+        }
+        let descending = scan.index.fields[scan.equalities.count].descending
+        func encode(_ bound: ValueRange.Bound?) -> (key: [UInt8], inclusive: Bool)? {
+            guard let bound else { return nil }
+            var key = prefix
+            let cut = StorageKeys.appendComponent(bound.value, descending: descending, budget: budget, to: &key)
+            return (key, bound.isInclusive || cut)
+        }
+        // A descending field's bytes are inverted: its upper value bound is the lower key bound.
+        let low = encode(descending ? range.upper : range.lower)
+        let high = encode(descending ? range.lower : range.upper)
+        start = low?.key ?? prefix
+        startInclusive = low?.inclusive ?? true
+        end = high?.key ?? (prefix.isEmpty ? nil : prefix)
+        endInclusive = high?.inclusive ?? true
+    }
+
+    private func isBeforeStart(_ key: UnsafeRawBufferPointer) -> Bool {
+        if key.starts(with: start) { return !startInclusive }
+        return key.lexicographicallyPrecedes(start)
+    }
+
+    private func isAfterEnd(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard let end else { return false }
+        if key.starts(with: end) { return !endInclusive }
+        return !key.lexicographicallyPrecedes(end)
+    }
+
+    /// Calls `body` with the record key of each entry inside the window, in scan order, until it
+    /// returns `false`.
+    func visit(
+        _ database: Database,
+        in transaction: borrowing some ReadableTransaction & ~Copyable,
+        _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try transaction.withCursor(on: database) { cursor in
+            // Each step answers: nil when the cursor ran off the database; false to stop.
+            let step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool = { key, _ in
+                if backward ? isBeforeStart(key) : isAfterEnd(key) { return false }
+                if backward ? isAfterEnd(key) : isBeforeStart(key) { return true }  // skip excluded bound
+                guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
+                return try body(idKey)
+            }
+            var more: Bool?
+            if backward {
+                more = try positionAtEnd(cursor, step)
+                while more == true { more = try cursor.withMove(.previous, step) }
+            } else {
+                more = start.isEmpty ? try cursor.withMove(.first, step) : try cursor.withSeek(atOrAfter: start, step)
+                while more == true { more = try cursor.withMove(.next, step) }
+            }
+        }
+    }
+
+    /// Moves to the last key not after the window's end and runs `step` on it.
+    private func positionAtEnd(_ cursor: borrowing Cursor, _ step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws -> Bool? {
+        guard let end else { return try cursor.withMove(.last, step) }
+        // The first key past the window's end: past every key that starts with `end` when inclusive.
+        let beyond = endInclusive ? Self.successor(of: end) : end
+        let landed: Bool?
+        if let beyond, !beyond.isEmpty {
+            landed = try cursor.withSeek(atOrAfter: beyond) { _, _ in true }
+        } else {
+            landed = nil
+        }
+        if landed == nil { return try cursor.withMove(.last, step) }
+        return try cursor.withMove(.previous, step)
+    }
+
+    /// The smallest byte string greater than every string that starts with `prefix`, or `nil`
+    /// when there is none (all 0xFF).
+    static func successor(of prefix: [UInt8]) -> [UInt8]? {
+        var bytes = prefix
+        while let last = bytes.last {
+            if last < 0xFF {
+                bytes[bytes.count - 1] = last + 1
+                return bytes
+            }
+            bytes.removeLast()
+        }
+        return nil
+    }
+}

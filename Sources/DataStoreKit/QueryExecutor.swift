@@ -1,0 +1,134 @@
+import DataStoreCore
+import LMDB
+
+/// Runs a ``QueryPlan`` over one read snapshot: gathers candidates, re-checks every condition on
+/// the stored bytes, sorts (unless the scan order is the sort), then applies offset and limit.
+struct QueryExecutor {
+    let storage: CollectionStorage
+    let plan: QueryPlan
+
+    /// One result, with what sorting needs.
+    private struct Row<Item> {
+        var id: Value
+        var sortValues: [Value?]
+        var group: [UInt8]
+        var item: Item
+    }
+
+    /// The matching records, each turned into an `Item` by `materialize` (given the document bytes).
+    /// - Complexity: O(candidates × conditions), plus O(r log r) for an in-memory sort of r results.
+    func run<Item>(
+        in transaction: borrowing some ReadableTransaction & ~Copyable,
+        materialize: (UnsafeRawBufferPointer) throws -> Item
+    ) throws -> [Item] {
+        let query = plan.query
+        let wanted = query.limit.map { query.offset + $0 }
+        let stopEarly = plan.limitPushedDown ? wanted : nil
+        let sortBudget: Int? = {
+            if case .indexScan(let scan) = plan.access, plan.sortFromScan { return StorageKeys.componentBudget(fieldCount: scan.index.fields.count) }
+            return nil
+        }()
+        var rows: [Row<Item>] = []
+        var seen = Set<[UInt8]>()
+        var lastGroup: [UInt8]?
+
+        // Returns false to stop the scan.
+        func consider(_ idKey: UnsafeRawBufferPointer?, _ record: UnsafeRawBufferPointer) throws -> Bool {
+            let body = RecordVersion.body(record)
+            guard try matches(body) else { return true }
+            var sortValues: [Value?] = []
+            if !query.sort.isEmpty {
+                sortValues = try query.sort.map { try field($0.field, in: body) }
+            }
+            var group: [UInt8] = []
+            if let sortBudget {
+                // Entries sharing a cut component are in id order, not value order, whatever
+                // follows it: a run of equal keys ends at the first cut component.
+                for (key, value) in zip(query.sort, sortValues) {
+                    if StorageKeys.appendComponent(value, descending: !key.ascending, budget: sortBudget, to: &group) { break }
+                }
+            }
+            if let stopEarly, rows.count >= stopEarly {
+                // Past the limit: finish only the run of equal sort keys that straddles it.
+                guard sortBudget != nil, group == lastGroup else { return false }
+            }
+            let id = try field(storage.idField, in: body) ?? .null
+            rows.append(Row(id: id, sortValues: sortValues, group: group, item: try materialize(body)))
+            lastGroup = group
+            return true
+        }
+
+        switch plan.access {
+        case .empty:
+            return []
+        case .primaryKey(let ids):
+            for id in ids {
+                guard let key = try? storage.idKey(id) else { continue }
+                let keepGoing = try transaction.withValue(forKey: key, in: storage.records) { try consider(nil, $0) }
+                if keepGoing == false { break }
+            }
+        case .fullScan:
+            try transaction.withCursor(on: storage.records) { cursor in
+                var more = try cursor.withMove(.first) { _, value in try consider(nil, value) }
+                while more == true { more = try cursor.withMove(.next) { _, value in try consider(nil, value) } }
+            }
+        case .indexScan(let scan):
+            guard let index = storage.indexes.first(where: { $0.definition == scan.index }) else {
+                throw DataStoreError(.schemaMismatch, "index \(scan.index.name) of \(storage.name) is gone")
+            }
+            let window = IndexWindow(scan: scan, budget: index.componentBudget)
+            try window.visit(index.database, in: transaction) { idKey in
+                if index.definition.multiValue && !seen.insert(Array(idKey)).inserted { return true }
+                let outcome = try transaction.withValue(forKey: idKey, in: storage.records) { try consider(idKey, $0) }
+                return outcome ?? true  // an entry without a record cannot happen inside one snapshot
+            }
+        }
+        return finish(rows)
+    }
+
+    private func matches(_ body: UnsafeRawBufferPointer) throws -> Bool {
+        for condition in plan.query.conditions {
+            guard condition.matches(fieldValue: try field(condition.field, in: body)) else { return false }
+        }
+        return true
+    }
+
+    private func field(_ name: String, in body: UnsafeRawBufferPointer) throws -> Value? {
+        do {
+            return try RecordCodec.field(name, in: body)
+        } catch {
+            throw DataStoreError(.codec, "a record in \(storage.name) cannot be read (field \(name))", underlying: error)
+        }
+    }
+
+    /// Sorts (in memory, or within runs of equal index keys), then applies offset and limit.
+    private func finish<Item>(_ rows: [Row<Item>]) -> [Item] {
+        let query = plan.query
+        var rows = rows
+        let inOrder: (Row<Item>, Row<Item>) -> Bool = { a, b in
+            for (position, key) in query.sort.enumerated() {
+                let order = Query.compareSortValues(a.sortValues[position], b.sortValues[position])
+                if order != 0 { return key.ascending ? order < 0 : order > 0 }
+            }
+            return Value.compare(a.id, b.id) < 0
+        }
+        if !query.sort.isEmpty {
+            if plan.sortFromScan {
+                // The scan ordered runs of equal (possibly cut) keys by id in scan direction:
+                // order each run by the real values, then by id.
+                var start = 0
+                while start < rows.count {
+                    var end = start + 1
+                    while end < rows.count && rows[end].group == rows[start].group { end += 1 }
+                    if end - start > 1 { rows[start..<end].sort(by: inOrder) }
+                    start = end
+                }
+            } else {
+                rows.sort(by: inOrder)
+            }
+        }
+        let from = min(query.offset, rows.count)
+        let to = query.limit.map { min(rows.count, from + $0) } ?? rows.count
+        return rows[from..<to].map(\.item)
+    }
+}

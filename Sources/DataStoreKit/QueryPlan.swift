@@ -1,0 +1,71 @@
+public import DataStoreCore
+
+/// How the store answers one query. ``StoreCollection/explain(params:options:)`` shows it in words.
+public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
+    /// Where the candidate documents come from.
+    public enum Access: Sendable, Hashable {
+        /// Direct lookups of these ids in the records.
+        case primaryKey([Value])
+        /// A scan of one index between bounds.
+        case indexScan(IndexScan)
+        /// A scan of every record.
+        case fullScan
+        /// Nothing can match (contradictory conditions).
+        case empty
+    }
+
+    /// An index scan: an equality prefix, at most one range, a direction.
+    public struct IndexScan: Sendable, Hashable {
+        /// The index scanned.
+        public var index: IndexDefinition
+        /// Values of the leading fields fixed by `==`.
+        public var equalities: [Value]
+        /// The range on the next field, if any.
+        public var range: ValueRange?
+        /// Whether the scan runs from the end of the bounds back to the start.
+        public var backward: Bool
+    }
+
+    /// The candidate source.
+    public var access: Access
+    /// The query; every condition is re-checked on every candidate.
+    public var query: Query
+    /// Whether the sort comes from the scan order (no in-memory sort).
+    public var sortFromScan: Bool
+    /// Whether the scan stops after `offset + limit` results.
+    public var limitPushedDown: Bool
+    /// The collection's name.
+    public var collection: String
+
+    public var description: String {
+        var parts: [String] = []
+        switch access {
+        case .primaryKey(let ids):
+            parts.append("primary key lookup of \(ids.count) id\(ids.count == 1 ? "" : "s") in \(collection)")
+        case .indexScan(let scan):
+            var bounds: [String] = zip(scan.index.fields, scan.equalities).map { "\($0.name) == \($1)" }
+            if let range = scan.range { bounds.append("\(scan.index.fields[scan.equalities.count].name) in \(range)") }
+            let shown = bounds.isEmpty ? "all entries" : bounds.joined(separator: ", ")
+            parts.append("index scan of \(scan.index.name) on \(collection) (\(shown)), \(scan.backward ? "backward" : "forward")")
+        case .fullScan:
+            parts.append("full scan of \(collection)")
+        case .empty:
+            parts.append("no scan: the conditions contradict each other")
+        }
+        parts.append(query.conditions.isEmpty ? "no filter"
+            : "filter: " + query.conditions.map(\.description).joined(separator: " and "))
+        if query.sort.isEmpty {
+            parts.append("order: unspecified (scan order)")
+        } else {
+            let keys = query.sort.map(\.description).joined(separator: ", ")
+            parts.append(sortFromScan ? "sort: \(keys) from index order" : "sort: \(keys) in memory")
+        }
+        if let limit = query.limit {
+            parts.append("limit \(limit)" + (query.offset > 0 ? " offset \(query.offset)" : "")
+                + (limitPushedDown ? " pushed into the scan" : " after sorting"))
+        } else if query.offset > 0 {
+            parts.append("offset \(query.offset)")
+        }
+        return parts.joined(separator: "; ")
+    }
+}

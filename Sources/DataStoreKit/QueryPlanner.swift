@@ -1,0 +1,109 @@
+import DataStoreCore
+
+/// Chooses how to answer a query: a primary-key lookup, the index that serves the most (equality
+/// prefix, then one range, then the sort), or a full scan.
+enum QueryPlanner {
+    static func plan(_ query: Query, idField: String, indexes: [IndexStorage], collection: String) -> QueryPlan {
+        var plan = QueryPlan(access: .fullScan, query: query, sortFromScan: false, limitPushedDown: false, collection: collection)
+        // Contradictions only count on fields a single-value index covers: writes refuse arrays
+        // there, and an array field can meet "a < 3 and a > 5" with two elements.
+        let scalarFields = Set(indexes.filter { !$0.definition.multiValue }.flatMap { $0.definition.fields.map(\.name) })
+        let contradicted = query.conditionFields.contains { field in
+            scalarFields.contains(field) && query.range(on: field)?.isEmpty == true
+        }
+        if contradicted || query.limit == 0 {
+            plan.access = .empty
+            return plan
+        }
+        // 1. Ids fixed by `==` or `in` on the id field.
+        if let ids = fixedIDs(query, idField: idField) {
+            plan.access = ids.isEmpty ? .empty : .primaryKey(ids)
+            return plan
+        }
+        // 2. The index that serves the most.
+        var best: (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)?
+        for index in indexes where index.state == .ready {
+            guard let candidate = evaluate(index.definition, for: query) else { continue }
+            if candidate.score > (best?.score ?? 0) { best = candidate }
+        }
+        if let best {
+            plan.access = .indexScan(best.scan)
+            plan.sortFromScan = best.sorted
+        }
+        plan.limitPushedDown = query.limit != nil && (query.sort.isEmpty || plan.sortFromScan)
+        return plan
+    }
+
+    /// The ids an `==` or `in` condition on the id field allows, intersected; `nil` when there is none.
+    private static func fixedIDs(_ query: Query, idField: String) -> [Value]? {
+        var ids: [Value]?
+        for condition in query.conditions where condition.field == idField {
+            let allowed: [Value]
+            switch (condition.op, condition.value) {
+            case (.equal, .array): continue
+            case (.equal, let value): allowed = [value]
+            case (.in, .array(let values)): allowed = values
+            default: continue
+            }
+            ids = ids.map { current in current.filter { allowed.contains($0) } } ?? allowed
+        }
+        guard let ids else { return nil }
+        var seen = Set<Value>()
+        return ids.filter { seen.insert($0).inserted }
+    }
+
+    /// How well `index` serves `query`: 4 points per equality field, 2 for a range, 1 for the
+    /// sort (plus 1 when the sort lets the limit stop the scan); `nil` when it serves nothing.
+    private static func evaluate(_ index: IndexDefinition, for query: Query) -> (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)? {
+        var equalities: [Value] = []
+        var range: ValueRange?
+        for field in index.fields {
+            if index.multiValue {
+                // Different conditions may be met by different elements: use one condition's range.
+                let ranges = query.conditions(on: field.name).compactMap(\.range)
+                if let equal = ranges.first(where: { $0.equals != nil }) {
+                    equalities.append(equal.equals!)
+                } else {
+                    range = ranges.first
+                }
+                break
+            }
+            guard let fieldRange = query.range(on: field.name) else { break }
+            if let value = fieldRange.equals {
+                equalities.append(value)
+                continue
+            }
+            range = fieldRange
+            break
+        }
+        var scan = QueryPlan.IndexScan(index: index, equalities: equalities, range: range, backward: false)
+        var sorted = false
+        if !index.multiValue, let backward = servesSort(index, query: query, prefix: equalities.count, hasRange: range != nil) {
+            sorted = true
+            scan.backward = backward
+        }
+        var score = equalities.count * 4 + (range == nil ? 0 : 2)
+        if sorted && !query.sort.isEmpty { score += query.limit == nil ? 1 : 2 }
+        return score == 0 ? nil : (score, scan, sorted)
+    }
+
+    /// Whether scanning `index` after an equality prefix of `prefix` fields yields the query's
+    /// sort order: `false` forward, `true` backward, `nil` when it does not.
+    private static func servesSort(_ index: IndexDefinition, query: Query, prefix: Int, hasRange: Bool) -> Bool? {
+        let fixed = Set(index.fields.prefix(prefix).map(\.name))
+        let keys = query.sort.filter { !fixed.contains($0.field) }
+        if keys.isEmpty { return query.sort.isEmpty ? nil : false }
+        let remaining = Array(index.fields.dropFirst(prefix))
+        guard keys.count <= remaining.count else { return nil }
+        var backward: Bool?
+        for (key, field) in zip(keys, remaining) {
+            guard key.field == field.name else { return nil }
+            let reversed = key.ascending == field.descending
+            if let direction = backward, direction != reversed { return nil }
+            backward = reversed
+        }
+        // A range on a field the sort does not start with would scramble the order.
+        if hasRange && keys.first?.field != remaining.first?.name { return nil }
+        return backward
+    }
+}

@@ -1,0 +1,202 @@
+public import DataStoreCore
+import LMDB
+
+/// A collection in a ``DataStore``: the model protocol over LMDB, for objects mapped by an
+/// ``ObjectMapping`` (an `ObjectCoder` class or a `Codable` type).
+///
+/// Reads run on the caller's task over a fresh snapshot per call; writes are queued to the
+/// store's writer and return once committed (durably, by default). Get one with
+/// ``DataStore/collection(_:mapping:indexes:indexBuildChunk:)``.
+public final class StoreCollection<Object>: ModelProtocol, Sendable {
+    /// The store holding the collection.
+    public let store: DataStore
+    /// How objects become documents and back.
+    public let mapping: ObjectMapping<Object>
+    let storage: CollectionStorage
+
+    init(store: DataStore, storage: CollectionStorage, mapping: ObjectMapping<Object>) {
+        self.store = store
+        self.storage = storage
+        self.mapping = mapping
+    }
+
+    /// The collection's name.
+    public var name: String { storage.name }
+    /// The declared indexes, complete ones and any still being built.
+    public var indexes: [IndexDefinition] { storage.indexes.map(\.definition) }
+
+    // MARK: Reads
+
+    /// The object stored under `id`.
+    /// - Complexity: O(log n).
+    /// - Throws: ``DataStoreError`` `.notFound` naming the id, `.invalidID` for an id that cannot
+    ///   exist, `.codec` for a record that cannot be decoded.
+    public func get(id: Value) async throws -> Object {
+        try getNow(id: id)
+    }
+
+    /// ``get(id:)`` without suspending: a synchronous read of one snapshot.
+    public func getNow(id: Value) throws -> Object {
+        let key = try storage.idKey(id)
+        let object = try store.environment.read { transaction in
+            try transaction.withValue(forKey: key, in: storage.records) { record in
+                try decode(RecordVersion.body(record), id: id)
+            }
+        }
+        guard let object else { throw DataStoreError(.notFound, "no object with id \(id) in \(name)") }
+        return object
+    }
+
+    /// The objects matching `params`, shaped by `options` (docs/queries.md). Without a `sort`
+    /// option the order is the order of the chosen plan.
+    public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
+        try queryNow(Query(params: params, options: options))
+    }
+
+    /// Runs a parsed ``Query`` synchronously over one snapshot.
+    public func queryNow(_ query: Query) throws -> [Object] {
+        let plan = self.plan(for: query)
+        return try store.environment.read { transaction in
+            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body in try decode(body, id: nil) }
+        }
+    }
+
+    /// Every object, in id order.
+    public func all() async throws -> [Object] {
+        try queryNow(Query())
+    }
+
+    /// How the store would answer `params` and `options`, without running the query.
+    public func explain(params: [String: Value]?, options: [String: Value]? = nil) throws -> QueryPlan {
+        plan(for: try Query(params: params, options: options))
+    }
+
+    /// The number of objects stored.
+    public func count() throws -> Int {
+        try store.environment.read { try $0.count(of: storage.records) }
+    }
+
+    /// The stored document under `id`, or `nil`.
+    public func document(id: Value) throws -> Document? {
+        let key = try storage.idKey(id)
+        return try store.environment.read { transaction in
+            try transaction.withValue(forKey: key, in: storage.records) { try storage.decodeDocument($0, id: "\(id)") }
+        }
+    }
+
+    /// The stored documents matching `query`.
+    public func documents(matching query: Query) throws -> [Document] {
+        let plan = self.plan(for: query)
+        return try store.environment.read { transaction in
+            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body in
+                do { return try RecordCodec.decode(body) } catch {
+                    throw DataStoreError(.codec, "a record in \(name) cannot be decoded", underlying: error)
+                }
+            }
+        }
+    }
+
+    func plan(for query: Query) -> QueryPlan {
+        QueryPlanner.plan(query, idField: storage.idField, indexes: storage.readyIndexes, collection: name)
+    }
+
+    private func decode(_ body: UnsafeRawBufferPointer, id: Value?) throws -> Object {
+        do {
+            return try mapping.decodeRecord(body)
+        } catch {
+            throw DataStoreError(.codec, "the record \(id.map { "\($0)" } ?? "") in \(name) cannot be decoded "
+                + "into \(Object.self)", underlying: error)
+        }
+    }
+
+    // MARK: Writes
+
+    /// Stores `object` under `id`, replacing what was there or inserting it (the seed's upsert),
+    /// and returns it as stored.
+    public func put(id: Value, object: Object) async throws -> Object {
+        let document = try encode(object)
+        let stored = try await store.putDocument(document, id: id, in: storage)
+        return try mapping.decode(stored)
+    }
+
+    /// Inserts `object` and returns it as stored. An object without an id (absent, `null` or an
+    /// empty string) gets a new unique, time-ordered one.
+    /// - Throws: ``DataStoreError`` `.duplicateID` when the id is already stored.
+    public func add(object: Object) async throws -> Object {
+        let document = try encode(object)
+        let stored = try await store.addDocument(document, in: storage)
+        return try mapping.decode(stored)
+    }
+
+    /// Removes the object stored under `id` and returns it.
+    /// - Throws: ``DataStoreError`` `.notFound` naming the id.
+    public func remove(id: Value) async throws -> Object {
+        try mapping.decode(try await store.removeDocument(id: id, in: storage))
+    }
+
+    private func encode(_ object: Object) throws -> Document {
+        do {
+            return try mapping.encode(object)
+        } catch let error as DataStoreError {
+            throw error
+        } catch {
+            throw DataStoreError(.invalidValue, "an object of type \(Object.self) cannot be stored in \(name): \(error)",
+                                 underlying: error)
+        }
+    }
+}
+
+/// What a store write reports to its caller and to observers.
+struct WriteReport: ReportsChanges {
+    var document: Document
+    var changes: [CollectionChanges]
+}
+
+extension DataStore {
+    /// The id field of `document`, or a generated id when it has none.
+    static func identity(of document: Document, idField: String) -> Value? {
+        switch document[idField] {
+        case nil, .null?: return nil
+        case .string(let text)? where text.isEmpty: return nil
+        case let id?: return id
+        }
+    }
+
+    func putDocument(_ document: Document, id: Value, in storage: CollectionStorage) async throws -> Document {
+        _ = try storage.idKey(id)  // a bad id fails here, before queueing
+        let (report, _) = try await writer.submit(estimatedBytes: document.count * 32) { transaction -> WriteReport in
+            let (previous, _) = try storage.write(document, id: id, mode: .upsert, in: &transaction)
+            var changes = CollectionChanges(collection: storage.name)
+            if previous == nil { changes.inserted = [id] } else { changes.updated = [id] }
+            var stored = document
+            stored[storage.idField] = id
+            return WriteReport(document: stored, changes: [changes])
+        }
+        return report.document
+    }
+
+    func addDocument(_ document: Document, in storage: CollectionStorage) async throws -> Document {
+        let id = Self.identity(of: document, idField: storage.idField) ?? .string(IDGenerator.next())
+        _ = try storage.idKey(id)
+        let (report, _) = try await writer.submit(estimatedBytes: document.count * 32) { transaction -> WriteReport in
+            try storage.write(document, id: id, mode: .insert, in: &transaction)
+            var changes = CollectionChanges(collection: storage.name)
+            changes.inserted = [id]
+            var stored = document
+            stored[storage.idField] = id
+            return WriteReport(document: stored, changes: [changes])
+        }
+        return report.document
+    }
+
+    func removeDocument(id: Value, in storage: CollectionStorage) async throws -> Document {
+        _ = try storage.idKey(id)
+        let (report, _) = try await writer.submit(estimatedBytes: 64) { transaction -> WriteReport in
+            let removed = try storage.remove(id: id, in: &transaction)
+            var changes = CollectionChanges(collection: storage.name)
+            changes.removed = [id]
+            return WriteReport(document: removed, changes: [changes])
+        }
+        return report.document
+    }
+}

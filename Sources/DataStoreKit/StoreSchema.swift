@@ -1,0 +1,55 @@
+import DataStoreCore
+import Foundation
+import LMDB
+
+/// What `_meta` records about the store and each collection (docs/encoding.md, "Store layout").
+///
+/// Schemas are small and read once per open, so they are JSON; records and keys are not.
+enum StoreSchema {
+    /// The on-disk format this build writes and reads.
+    static let formatVersion = 1
+    static let formatKey = Array("format".utf8)
+
+    struct Collection: Codable, Sendable, Equatable {
+        var idField: String
+        var indexes: [Index]
+    }
+
+    struct Index: Codable, Sendable, Equatable {
+        var definition: IndexDefinition
+        var state: IndexStorage.State
+    }
+
+    static func collectionKey(_ name: String) -> [UInt8] { Array("collection/\(name)".utf8) }
+    static func recordsDatabaseName(_ collection: String) -> String { "c/\(collection)" }
+    static func indexDatabaseName(_ collection: String, _ index: String) -> String { "i/\(collection)/\(index)" }
+
+    /// Writes the format version into a new store, or checks that an existing one is readable.
+    static func checkFormat(environment: Environment, meta: Database) throws {
+        let stored = try environment.read { try $0.value(forKey: formatKey, in: meta) }
+        guard let stored else {
+            if environment.configuration.flags.contains(.readOnly) { return }
+            try environment.write { try $0.put([UInt8(formatVersion)], forKey: formatKey, in: meta) }
+            return
+        }
+        guard stored.count == 1, Int(stored[0]) <= formatVersion else {
+            let found = stored.count == 1 ? "\(stored[0])" : "\(stored.count) bytes"
+            throw DataStoreError(.unsupportedFormat, "the store at \(environment.path) has format version \(found); "
+                + "this build reads versions up to \(formatVersion)")
+        }
+    }
+
+    static func read(_ collection: String, in transaction: borrowing some ReadableTransaction & ~Copyable, meta: Database) throws -> Collection? {
+        guard let bytes = try transaction.value(forKey: collectionKey(collection), in: meta) else { return nil }
+        do {
+            return try JSONDecoder().decode(Collection.self, from: Data(bytes))
+        } catch {
+            throw DataStoreError(.schemaMismatch, "the stored schema of collection \(collection) cannot be read", underlying: error)
+        }
+    }
+
+    static func write(_ schema: Collection, for collection: String, in transaction: inout WriteTransaction, meta: Database) throws {
+        let bytes = try JSONEncoder().encode(schema)
+        try transaction.put(Array(bytes), forKey: collectionKey(collection), in: meta)
+    }
+}

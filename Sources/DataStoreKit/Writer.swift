@@ -1,0 +1,200 @@
+import DataStoreCore
+import Dispatch
+import Foundation
+import LMDB
+import Synchronization
+
+/// The one writer of an environment: queues change sets from every caller and commits them in
+/// batches, one LMDB write transaction and one sync per batch.
+///
+/// While one batch commits, the next gathers. A batch applies each change set in its own nested
+/// transaction, so a change set that fails (a unique violation, a conflict, a bad value) is rolled
+/// back alone and only its caller sees the error; then one commit acknowledges every other caller.
+///
+/// The write transaction runs on the writer's own thread from begin to commit, with no suspension
+/// inside: LMDB requires a write transaction to stay on the thread that began it. Callers `await`
+/// only outside it, while their change set waits in the queue or for its commit.
+public final class Writer: Sendable {
+    /// Bounds on batches and on the queue.
+    public struct Limits: Sendable, Hashable {
+        /// The most change sets one write transaction carries.
+        public var maxChangeSetsPerBatch: Int
+        /// The most estimated bytes one write transaction carries (a single larger change set
+        /// still goes alone).
+        public var maxBytesPerBatch: Int
+        /// The most change sets waiting; past this, `submit` waits for room (backpressure).
+        public var maxQueuedChangeSets: Int
+        /// The largest the map may be grown to after `mapFull`; past it, writes fail with
+        /// ``DataStoreError/Code/storage``.
+        public var maxMapSize: Int
+
+        /// Defaults: 1,024 change sets or 16 MiB per batch, 16,384 queued, map up to 1 TiB.
+        public init(
+            maxChangeSetsPerBatch: Int = 1_024,
+            maxBytesPerBatch: Int = 16 << 20,
+            maxQueuedChangeSets: Int = 16_384,
+            maxMapSize: Int = 1 << 40
+        ) {
+            self.maxChangeSetsPerBatch = maxChangeSetsPerBatch
+            self.maxBytesPerBatch = maxBytesPerBatch
+            self.maxQueuedChangeSets = maxQueuedChangeSets
+            self.maxMapSize = maxMapSize
+        }
+    }
+
+    private let core: WriterCore
+
+    /// Starts a writer thread for `environment`.
+    init(environment: Environment, limits: Limits, afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void) {
+        core = WriterCore(environment: environment, limits: limits, afterCommit: afterCommit)
+        let core = self.core
+        let thread = Thread { core.run() }
+        thread.name = "DataStoreKit.Writer"
+        thread.start()
+    }
+
+    deinit {
+        core.close()
+    }
+
+    /// What the writer has done so far.
+    public var metrics: WriterMetrics { core.state.withLock { $0.metrics } }
+
+    /// Queues `apply` and returns its result once the batch carrying it has committed.
+    ///
+    /// - Throws: whatever `apply` threw (only this change set was rolled back), or
+    ///   ``DataStoreError/Code/storage`` when the commit itself failed (disk full, map at its
+    ///   limit), or ``DataStoreError/Code/closed`` after the store closed.
+    func submit<R: Sendable>(
+        estimatedBytes: Int,
+        _ apply: @escaping @Sendable (inout WriteTransaction) throws -> R
+    ) async throws -> (result: R, commit: CommitID) {
+        await core.waitForRoom()
+        let (value, commit) = try await withCheckedThrowingContinuation { continuation in
+            let change = ChangeSet(apply: { transaction in try apply(&transaction) }, estimatedBytes: estimatedBytes)
+            core.enqueue(change) { continuation.resume(with: $0) }
+        }
+        // The writer built `value` from `apply`, whose result type is R.
+        return (value as! R, commit)
+    }
+
+    /// Stops accepting change sets, lets the queued ones commit, and ends the thread.
+    func close() { core.close() }
+}
+
+/// The writer's state, shared by its thread and its callers.
+final class WriterCore: Sendable {
+    struct Pending: Sendable {
+        let change: ChangeSet
+        let complete: @Sendable (Result<(any Sendable, CommitID), any Error>) -> Void
+    }
+
+    struct State: Sendable {
+        var pending: [Pending] = []
+        var pendingStart = 0
+        var roomWaiters: [CheckedContinuation<Void, Never>] = []
+        var closed = false
+        var finished = false
+        var metrics = WriterMetrics()
+
+        var queuedCount: Int { pending.count - pendingStart }
+    }
+
+    let environment: Environment
+    let limits: Writer.Limits
+    let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    let notifyCommitted: @Sendable (CommitID, [any Sendable]) -> Void
+
+    init(environment: Environment, limits: Writer.Limits, afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void) {
+        self.environment = environment
+        self.limits = limits
+        self.notifyCommitted = afterCommit
+    }
+
+    /// Waits while the queue is full.
+    func waitForRoom() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let mustWait = state.withLock { state in
+                guard state.queuedCount >= limits.maxQueuedChangeSets && !state.closed else { return false }
+                state.roomWaiters.append(continuation)
+                return true
+            }
+            if !mustWait { continuation.resume() }
+        }
+    }
+
+    func enqueue(_ change: ChangeSet, complete: @escaping @Sendable (Result<(any Sendable, CommitID), any Error>) -> Void) {
+        let accepted = state.withLock { state in
+            guard !state.closed else { return false }
+            state.pending.append(Pending(change: change, complete: complete))
+            return true
+        }
+        if accepted {
+            wake.signal()
+        } else {
+            complete(.failure(DataStoreError(.closed, "the store at \(environment.path) is closed")))
+        }
+    }
+
+    func close() {
+        let alreadyClosed = state.withLock { state in
+            defer { state.closed = true }
+            return state.closed
+        }
+        if !alreadyClosed { wake.signal() }
+    }
+
+    /// Waits until the thread has committed everything queued before `close()` and stopped.
+    func waitUntilFinished() {
+        while !state.withLock({ $0.finished }) { usleep(200) }
+    }
+
+    /// The writer thread's loop.
+    func run() {
+        while true {
+            wake.wait()
+            while let batch = takeBatch() {
+                commit(batch)
+            }
+            if state.withLock({ $0.closed && $0.queuedCount == 0 }) { break }
+        }
+        // Anyone still waiting for room is told by `enqueue` that the store closed.
+        let waiters = state.withLock { state in
+            state.finished = true
+            defer { state.roomWaiters = [] }
+            return state.roomWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Takes the next batch off the queue, bounded by count and bytes, and lets waiting
+    /// submitters in.
+    private func takeBatch() -> [Pending]? {
+        let (batch, released) = state.withLock { state -> ([Pending], [CheckedContinuation<Void, Never>]) in
+            var end = state.pendingStart
+            var bytes = 0
+            while end < state.pending.count, end - state.pendingStart < limits.maxChangeSetsPerBatch {
+                let size = state.pending[end].change.estimatedBytes
+                if end > state.pendingStart && bytes + size > limits.maxBytesPerBatch { break }
+                bytes += size
+                end += 1
+            }
+            let batch = Array(state.pending[state.pendingStart..<end])
+            state.pendingStart = end
+            if state.pendingStart == state.pending.count {
+                state.pending.removeAll(keepingCapacity: true)
+                state.pendingStart = 0
+            } else if state.pendingStart > 4_096 {
+                state.pending.removeFirst(state.pendingStart)
+                state.pendingStart = 0
+            }
+            let room = max(0, limits.maxQueuedChangeSets - state.queuedCount)
+            let released = Array(state.roomWaiters.prefix(room))
+            state.roomWaiters.removeFirst(released.count)
+            return (batch, released)
+        }
+        for waiter in released { waiter.resume() }
+        return batch.isEmpty ? nil : batch
+    }
+}

@@ -1,0 +1,22 @@
+/// Counters the writer keeps, for tests (which assert counts, never times) and benchmarks.
+public struct WriterMetrics: Sendable, Hashable {
+    /// Write transactions committed.
+    public var batches = 0
+    /// Change sets that committed.
+    public var committedChangeSets = 0
+    /// Change sets that failed alone (their nested transaction rolled back).
+    public var failedChangeSets = 0
+    /// The largest number of change sets one batch carried.
+    public var largestBatch = 0
+    /// Times the map was grown after `mapFull`.
+    public var mapGrowths = 0
+    /// Times a batch was split after `transactionFull`.
+    public var batchSplits = 0
+    /// Total time spent inside write transactions (begin to end of commit), in nanoseconds.
+    public var commitNanoseconds: UInt64 = 0
+
+    /// Change sets per committed batch, on average.
+    public var meanBatchSize: Double {
+        batches == 0 ? 0 : Double(committedChangeSets + failedChangeSets) / Double(batches)
+    }
+}

@@ -1,0 +1,36 @@
+import DataStoreCore
+import Testing
+
+@Suite("Document")
+struct DocumentTests {
+    @Test("fields are read, written and removed through the subscript")
+    func subscripts() {
+        var document: Document = ["id": "1", "n": 2]
+        #expect(document["id"] == "1")
+        #expect(document["missing"] == nil)
+        document["n"] = nil
+        document["z"] = .null
+        #expect(document.count == 2)
+        #expect(document["z"] == .null)
+        #expect(Document(["a": 1]).fields == ["a": 1])
+        #expect(!document.isEmpty && Document().isEmpty)
+    }
+
+    @Test("sortedFields orders names by UTF-8 bytes")
+    func sortedFields() {
+        let document: Document = ["b": 1, "a": 2, "é": 3, "Z": 4, "😀": 5, "\u{FFFF}": 6]
+        #expect(document.sortedFields.map(\.name) == ["Z", "a", "b", "é", "\u{FFFF}", "😀"])
+        #expect(Array(document).count == 6)
+    }
+
+    @Test("equality and hashing ignore field order and follow Value equality")
+    func equality() {
+        let a: Document = ["x": 1, "y": "s"]
+        let b: Document = ["y": "s", "x": 1.0]
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+        #expect(a != ["x": 1])
+        #expect(Document(["x": 1]) < Document(["x": 2]))
+        #expect(a.description == #"{"x": 1, "y": "s"}"#)
+    }
+}
