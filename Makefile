@@ -1,5 +1,6 @@
 # DataStoreKit — every target installs what it needs on a fresh Debian machine
-# that has only the Swift toolchain, then does its job.
+# that has only the Swift toolchain, then does its job. (python3 serves the REST tests'
+# loopback server.)
 
 SWIFT ?= swift
 APT_PACKAGES := liblmdb-dev libsqlite3-dev pkg-config
@@ -12,6 +13,7 @@ deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \

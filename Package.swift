@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "LMDB", targets: ["LMDB"]),
         .library(name: "DataStoreCore", targets: ["DataStoreCore"]),
         .library(name: "DataStoreKit", targets: ["DataStoreKit"]),
+        .library(name: "DataStoreREST", targets: ["DataStoreREST"]),
     ],
     targets: [
         // The one door to C. Debian's liblmdb-dev provides the header and lmdb.pc.
@@ -28,12 +29,23 @@ let package = Package(
         .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strict),
         .target(name: "DataStoreCore", swiftSettings: strict),
         .target(name: "DataStoreKit", dependencies: ["LMDB", "DataStoreCore"], swiftSettings: strict),
+        .target(name: "DataStoreREST", dependencies: ["DataStoreCore"], swiftSettings: strict),
 
         .executableTarget(name: "datastore-example", dependencies: ["LMDB"], swiftSettings: strict),
 
+        // Benchmarks: release-only executables (they refuse to run in debug builds).
+        .executableTarget(name: "CodecBenchmark", dependencies: ["DataStoreCore"],
+                          path: "Benchmarks/CodecBenchmark", swiftSettings: strict),
+
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strict),
         .testTarget(name: "DataStoreCoreTests", dependencies: ["DataStoreCore"], swiftSettings: strict),
-        .testTarget(name: "DataStoreKitTests", dependencies: ["DataStoreKit"], swiftSettings: strict),
+        // One battery of ModelProtocol checks, run against every implementation.
+        .target(name: "ModelConformance", dependencies: ["DataStoreCore"], path: "Tests/ModelConformance",
+                swiftSettings: strict),
+        .testTarget(name: "DataStoreKitTests", dependencies: ["DataStoreKit", "ModelConformance"],
+                    swiftSettings: strict),
+        .testTarget(name: "DataStoreRESTTests", dependencies: ["DataStoreREST", "ModelConformance"],
+                    resources: [.copy("Server")], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,8 +9,10 @@ public typealias ModelObjectCallback<Object> = @Sendable (_ error: (any Error)?,
 /// model.query(params: ["from_user_key": "1234567890"], options: [:]) { error, results in … }
 /// ```
 ///
-/// Each starts a task that makes the `async` call and then calls `callback` exactly once.
-extension ModelProtocol where Object: Sendable {
+/// Each starts a task that makes the `async` call and then calls `callback` exactly once. An
+/// object handed to `put` or `add` is `sending`: it moves to that task, so the caller must not
+/// use it again.
+extension ModelProtocol {
     /// Runs ``query(params:options:)`` and reports through `callback`.
     public func query(params: [String: Value]?, options: [String: Value]?, callback: @escaping ModelArrayCallback<Object>) {
         Task { await Self.report(callback) { try await query(params: params, options: options) } }
@@ -22,12 +24,12 @@ extension ModelProtocol where Object: Sendable {
     }
 
     /// Runs ``put(id:object:)`` and reports through `callback`.
-    public func put(id: Value, object: Object, callback: @escaping ModelObjectCallback<Object>) {
+    public func put(id: Value, object: sending Object, callback: @escaping ModelObjectCallback<Object>) {
         Task { await Self.report(callback) { try await put(id: id, object: object) } }
     }
 
     /// Runs ``add(object:)`` and reports through `callback`.
-    public func add(object: Object, callback: @escaping ModelObjectCallback<Object>) {
+    public func add(object: sending Object, callback: @escaping ModelObjectCallback<Object>) {
         Task { await Self.report(callback) { try await add(object: object) } }
     }
 
@@ -41,9 +43,9 @@ extension ModelProtocol where Object: Sendable {
         Task { await Self.report(callback) { try await all() } }
     }
 
-    private static func report<R: Sendable>(
+    private static func report<R>(
         _ callback: @escaping @Sendable ((any Error)?, R?) -> Void,
-        _ call: @Sendable () async throws -> R
+        _ call: () async throws -> R
     ) async {
         do { callback(nil, try await call()) } catch { callback(error, nil) }
     }

@@ -37,6 +37,8 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// ``get(id:)`` without suspending: a synchronous read of one snapshot.
     public func getNow(id: Value) throws -> Object {
+        // The seed: an object whose identifier is absent is not found.
+        if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
         let key = try storage.idKey(id)
         let object = try store.environment.read { transaction in
             try transaction.withValue(forKey: key, in: storage.records) { record in
@@ -190,6 +192,7 @@ extension DataStore {
     }
 
     func removeDocument(id: Value, in storage: CollectionStorage) async throws -> Document {
+        if id == .null { throw DataStoreError(.notFound, "no object without an id in \(storage.name)") }
         _ = try storage.idKey(id)
         let (report, _) = try await writer.submit(estimatedBytes: 64) { transaction -> WriteReport in
             let removed = try storage.remove(id: id, in: &transaction)

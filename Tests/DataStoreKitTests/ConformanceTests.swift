@@ -1,0 +1,25 @@
+import DataStoreCore
+import DataStoreKit
+import ModelConformance
+import Testing
+
+/// The shared ModelProtocol battery (the one Restify passes too), against the LMDB store.
+@Suite("ModelProtocol conformance: LMDB store")
+struct StoreConformanceTests {
+    @Test(arguments: ModelConformance.scenarios)
+    func conforms(_ scenario: Scenario) async throws {
+        let store = try DataStore.inMemory()
+        let messages = try await store.collection(ConformanceMessage.self, name: "Message", indexes: [
+            IndexDefinition("created_ts"),
+            IndexDefinition("pair", fields: ["from_user_key", "to_user_key"]),
+        ])
+        try await scenario.run(messages)
+        #expect(try store.check().isEmpty)
+    }
+
+    @Test("the battery also passes with no secondary index at all (full scans)", arguments: ModelConformance.scenarios)
+    func conformsWithoutIndexes(_ scenario: Scenario) async throws {
+        let store = try DataStore.inMemory()
+        try await scenario.run(try await store.collection(ConformanceMessage.self, name: "Message"))
+    }
+}
