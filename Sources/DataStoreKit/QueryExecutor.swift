@@ -15,11 +15,12 @@ struct QueryExecutor {
         var item: Item
     }
 
-    /// The matching records, each turned into an `Item` by `materialize` (given the document bytes).
+    /// The matching records, each turned into an `Item` by `materialize` (given the document bytes
+    /// and the record's version).
     /// - Complexity: O(candidates × conditions), plus O(r log r) for an in-memory sort of r results.
     func run<Item>(
         in transaction: borrowing some ReadableTransaction & ~Copyable,
-        materialize: (UnsafeRawBufferPointer) throws -> Item
+        materialize: (_ body: UnsafeRawBufferPointer, _ version: Int) throws -> Item
     ) throws -> [Item] {
         let query = plan.query
         let wanted = query.limit.map { query.offset + $0 }
@@ -53,7 +54,7 @@ struct QueryExecutor {
                 guard sortBudget != nil, group == lastGroup else { return false }
             }
             let id = try field(storage.idField, in: body) ?? .null
-            rows.append(Row(id: id, sortValues: sortValues, group: group, item: try materialize(body)))
+            rows.append(Row(id: id, sortValues: sortValues, group: group, item: try materialize(body, try RecordVersion.read(record))))
             lastGroup = group
             return true
         }

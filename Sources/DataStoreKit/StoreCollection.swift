@@ -59,7 +59,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     public func queryNow(_ query: Query) throws -> [Object] {
         let plan = self.plan(for: query)
         return try store.environment.read { transaction in
-            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body in try decode(body, id: nil) }
+            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, _ in try decode(body, id: nil) }
         }
     }
 
@@ -90,7 +90,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     public func documents(matching query: Query) throws -> [Document] {
         let plan = self.plan(for: query)
         return try store.environment.read { transaction in
-            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body in
+            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, _ in
                 do { return try RecordCodec.decode(body) } catch {
                     throw DataStoreError(.codec, "a record in \(name) cannot be decoded", underlying: error)
                 }
@@ -116,7 +116,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// Stores `object` under `id`, replacing what was there or inserting it (the seed's upsert),
     /// and returns it as stored.
     public func put(id: Value, object: Object) async throws -> Object {
-        let document = try encode(object)
+        let document = try encodeForStorage(object)
         let stored = try await store.putDocument(document, id: id, in: storage)
         return try mapping.decode(stored)
     }
@@ -125,7 +125,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// empty string) gets a new unique, time-ordered one.
     /// - Throws: ``DataStoreError`` `.duplicateID` when the id is already stored.
     public func add(object: Object) async throws -> Object {
-        let document = try encode(object)
+        let document = try encodeForStorage(object)
         let stored = try await store.addDocument(document, in: storage)
         return try mapping.decode(stored)
     }
@@ -134,17 +134,6 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// - Throws: ``DataStoreError`` `.notFound` naming the id.
     public func remove(id: Value) async throws -> Object {
         try mapping.decode(try await store.removeDocument(id: id, in: storage))
-    }
-
-    private func encode(_ object: Object) throws -> Document {
-        do {
-            return try mapping.encode(object)
-        } catch let error as DataStoreError {
-            throw error
-        } catch {
-            throw DataStoreError(.invalidValue, "an object of type \(Object.self) cannot be stored in \(name): \(error)",
-                                 underlying: error)
-        }
     }
 }
 

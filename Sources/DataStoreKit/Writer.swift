@@ -60,6 +60,12 @@ public final class Writer: Sendable {
     /// What the writer has done so far.
     public var metrics: WriterMetrics { core.state.withLock { $0.metrics } }
 
+    /// Change sets waiting for a batch (not counting the batch being committed).
+    var queuedCount: Int { core.state.withLock { $0.queuedCount } }
+
+    /// Submitters waiting for room in the queue.
+    var waitingForRoom: Int { core.state.withLock { $0.roomWaiters.count } }
+
     /// Queues `apply` and returns its result once the batch carrying it has committed.
     ///
     /// - Throws: whatever `apply` threw (only this change set was rolled back), or

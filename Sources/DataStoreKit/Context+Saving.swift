@@ -1,0 +1,118 @@
+import DataStoreCore
+import LMDB
+
+extension Context {
+    /// Saves the staged changes: a child's into its parent (returning `nil`; nothing reaches
+    /// disk), a root's as one change set through the store's writer, returning once it is
+    /// committed (durably, by default) with the commit's identity.
+    ///
+    /// On failure nothing is written and the changes stay staged (``discard()`` drops them).
+    /// - Throws: ``DataStoreError`` `.conflict` listing the records that changed underneath the
+    ///   context (with ``ConflictPolicy/detect``); `.duplicateID`, `.notFound`, `.uniqueViolation`,
+    ///   `.invalidValue` from the writes; `.storage` when the commit fails.
+    @discardableResult
+    public func save() async throws -> CommitID? {
+        if let parent {
+            mergeIntoParent(parent)
+            return nil
+        }
+        // Take what to save, and end the snapshot: a save must not hold a reader open while it
+        // waits for the writer (the writer may need every reader gone to grow the map).
+        let (order, changes, versions, storages) = state.withLock { state in
+            state.snapshot = nil
+            return (state.order, state.changes, state.versions, state.storages)
+        }
+        if order.isEmpty && (policy == .lastWriterWins || versions.isEmpty) { return nil }
+        let policy = self.policy
+        let (report, commit) = try await store.writer.submit(estimatedBytes: changes.count * 256) { transaction -> ContextSaveReport in
+            if policy == .detect {
+                try Self.checkVersions(versions, storages: storages, in: transaction)
+            }
+            return try Self.apply(order: order, changes: changes, storages: storages, policy: policy, in: &transaction)
+        }
+        _ = report
+        // Forget exactly what was saved; anything staged meanwhile stays.
+        state.withLock { state in
+            for key in order where state.changes[key] == changes[key] {
+                state.changes[key] = nil
+                state.order.removeAll { $0 == key }
+            }
+            for key in versions.keys { state.versions[key] = nil }
+        }
+        return commit
+    }
+
+    private func mergeIntoParent(_ parent: Context) {
+        let taken = state.withLock { state in
+            defer { state = State() }
+            return state
+        }
+        parent.state.withLock { state in
+            state.storages.merge(taken.storages) { current, _ in current }
+            for key in taken.order {
+                if let change = taken.changes[key] { Self.combine(change, into: &state, at: key) }
+            }
+            // The parent keeps the earliest version it knew.
+            for (key, version) in taken.versions where state.versions[key] == nil { state.versions[key] = version }
+        }
+    }
+
+    /// Throws `.conflict` listing every remembered record whose version changed.
+    private static func checkVersions(
+        _ versions: [Key: Int?],
+        storages: [String: CollectionStorage],
+        in transaction: borrowing WriteTransaction
+    ) throws {
+        var conflicts: [String] = []
+        for (key, remembered) in versions.sorted(by: { "\($0.key.collection)/\($0.key.id)" < "\($1.key.collection)/\($1.key.id)" }) {
+            guard let storage = storages[key.collection] else { continue }
+            let current = try transaction.withValue(forKey: storage.idKey(key.id), in: storage.records) { try RecordVersion.read($0) }
+            if current != remembered {
+                let was = remembered.map { "version \($0)" } ?? "absent"
+                let now = current.map { "version \($0)" } ?? "absent"
+                conflicts.append("\(key.collection)/\(key.id) (read \(was), now \(now))")
+            }
+        }
+        if !conflicts.isEmpty {
+            throw DataStoreError(.conflict, "records changed since this context read them: " + conflicts.joined(separator: ", "))
+        }
+    }
+
+    private static func apply(
+        order: [Key],
+        changes: [Key: Change],
+        storages: [String: CollectionStorage],
+        policy: ConflictPolicy,
+        in transaction: inout WriteTransaction
+    ) throws -> ContextSaveReport {
+        var report: [String: CollectionChanges] = [:]
+        for key in order {
+            guard let change = changes[key], let storage = storages[key.collection] else { continue }
+            var entry = report[key.collection] ?? CollectionChanges(collection: key.collection)
+            switch change {
+            case .insert(let document):
+                // Last writer wins: someone may have inserted it meanwhile; replace it.
+                let mode: WriteMode = policy == .lastWriterWins ? .upsert : .insert
+                let (previous, _) = try storage.write(document, id: key.id, mode: mode, in: &transaction)
+                if previous == nil { entry.inserted.append(key.id) } else { entry.updated.append(key.id) }
+            case .upsert(let document):
+                let (previous, _) = try storage.write(document, id: key.id, mode: .upsert, in: &transaction)
+                if previous == nil { entry.inserted.append(key.id) } else { entry.updated.append(key.id) }
+            case .remove:
+                do {
+                    _ = try storage.remove(id: key.id, in: &transaction)
+                    entry.removed.append(key.id)
+                } catch let error as DataStoreError where error.code == .notFound && policy == .lastWriterWins {
+                    // Already gone: the net effect holds.
+                }
+            }
+            report[key.collection] = entry
+        }
+        return ContextSaveReport(changes: report.keys.sorted().map { report[$0]! })
+    }
+}
+
+/// What a context's save reports to observers.
+struct ContextSaveReport: ReportsChanges {
+    var changes: [CollectionChanges]
+}

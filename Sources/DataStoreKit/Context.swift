@@ -1,0 +1,106 @@
+import DataStoreCore
+import LMDB
+import Synchronization
+
+/// A unit of work over a store, as in HardCoreData: it stages adds, puts and removes for any of
+/// the store's collections, reads its own staged changes over one consistent snapshot, and saves
+/// them as one change set.
+///
+/// ```swift
+/// let context = store.newContext()
+/// try context.add(message, to: messages)
+/// let same = try context.get(id: "42", from: messages)     // sees the staged add
+/// let commit = try await context.save()                    // one change set through the writer
+/// ```
+///
+/// A child context (``newChild()``) saves into its parent, and nothing reaches disk until the
+/// root saves. Conflicts: a context remembers the version of every record it read or changed; if
+/// any changed underneath it before its save commits, the save fails with
+/// ``DataStoreError/Code/conflict`` listing them, and writes nothing — unless the context was made
+/// with ``ConflictPolicy/lastWriterWins``.
+///
+/// A context is safe to share between tasks; its calls run one at a time.
+public final class Context: Sendable {
+    /// What a save does when records changed underneath the context.
+    public enum ConflictPolicy: Sendable, Hashable {
+        /// Fail the save with ``DataStoreError/Code/conflict`` (the default).
+        case detect
+        /// Save anyway; the last save to commit wins.
+        case lastWriterWins
+    }
+
+    /// A staged change to one record.
+    enum Change: Sendable, Hashable {
+        /// Insert: the record was absent in this context's view.
+        case insert(Document)
+        /// Replace or insert.
+        case upsert(Document)
+        /// Remove: the record was present in this context's view.
+        case remove
+    }
+
+    struct Key: Hashable, Sendable {
+        var collection: String
+        var id: Value
+    }
+
+    struct State: Sendable {
+        var snapshot: Snapshot?
+        var changes: [Key: Change] = [:]
+        var order: [Key] = []
+        /// The version each record had when this context first read or changed it (`nil`: absent).
+        var versions: [Key: Int?] = [:]
+        var storages: [String: CollectionStorage] = [:]
+        var discarded = false
+    }
+
+    /// The store this context reads and saves.
+    public let store: DataStore
+    /// The context this one saves into, or `nil` for a root context.
+    public let parent: Context?
+    /// What a save does on conflicts.
+    public let policy: ConflictPolicy
+    let state = Mutex(State())
+
+    init(store: DataStore, parent: Context?, policy: ConflictPolicy) {
+        self.store = store
+        self.parent = parent
+        self.policy = policy
+    }
+
+    /// A child context: it reads through this one, and its save merges into this one.
+    public func newChild() -> Context {
+        Context(store: store, parent: self, policy: policy)
+    }
+
+    /// Whether this context holds changes not yet saved.
+    public var hasChanges: Bool { state.withLock { !$0.changes.isEmpty } }
+
+    /// Drops every staged change and the snapshot; the context can be used again afresh.
+    public func discard() {
+        state.withLock { state in
+            state = State()
+        }
+    }
+
+    /// Ends the snapshot so the next read sees the latest commits (staged changes are kept).
+    public func refresh() {
+        state.withLock { $0.snapshot = nil }
+    }
+}
+
+/// A read transaction owned by a root context, held until the context saves, discards or refreshes.
+final class Snapshot: Sendable {
+    let transaction: ReadTransaction
+
+    init(_ environment: Environment) throws {
+        transaction = try environment.beginRead()
+    }
+}
+
+extension DataStore {
+    /// A new root context over this store.
+    public func newContext(policy: Context.ConflictPolicy = .detect) -> Context {
+        Context(store: self, parent: nil, policy: policy)
+    }
+}

@@ -1,0 +1,137 @@
+import DataStoreCore
+import Foundation
+import Testing
+@testable import DataStoreKit
+
+@Suite("Contexts")
+struct ContextTests {
+    @Test("a context reads its own staged changes; the store sees them only after save")
+    func stagedReads() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        _ = try await notes.add(object: note("old", ts: 1))
+        let context = temporary.store.newContext()
+        try context.add(note("new", ts: 5), to: notes)
+        try context.put(id: "old", object: note("old", ts: 9, message: "changed"), in: notes)
+        #expect(try context.get(id: "new", from: notes).created_ts == 5)
+        #expect(try context.get(id: "old", from: notes).message == "changed")
+        #expect(try context.query(notes, params: ["created_ts >=": 5]).compactMap(\.id).sorted() == ["new", "old"])
+        #expect(try context.query(notes, params: nil, options: ["sort": ["-created_ts"], "limit": 1]).map(\.id) == ["old"])
+        await #expect(throws: DataStoreError.self) { try await notes.get(id: "new") }
+        #expect(try await notes.get(id: "old").message == "hello")
+
+        let commit = try await context.save()
+        #expect(commit != nil)
+        #expect(try await notes.get(id: "new").created_ts == 5)
+        #expect(try await notes.get(id: "old").message == "changed")
+        #expect(!context.hasChanges)
+        try expectConsistent(temporary.store)
+    }
+
+    @Test("staged removes hide records from gets and queries; add then remove stages nothing")
+    func removes() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("a"))
+        let context = temporary.store.newContext()
+        try context.remove(id: "a", from: notes)
+        #expect(throws: DataStoreError.self) { try context.get(id: "a", from: notes) }
+        #expect(try context.query(notes, params: ["from_user_key": "u1"]).isEmpty)
+        let missing = #expect(throws: DataStoreError.self) { try context.remove(id: "a", from: notes) }
+        #expect(missing?.code == .notFound)
+        try context.add(note("b"), to: notes)
+        try context.remove(id: "b", from: notes)
+        let duplicate = #expect(throws: DataStoreError.self) { try context.add(note("c"), to: notes); try context.add(note("c"), to: notes) }
+        #expect(duplicate?.code == .duplicateID)
+        try await context.save()
+        #expect(try await notes.all().map(\.id) == ["c"])
+    }
+
+    @Test("a child saves into its parent, and only the root's save reaches disk")
+    func childToParentToDisk() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let parent = temporary.store.newContext()
+        let child = parent.newChild()
+        try child.add(note("from-child"), to: notes)
+        #expect(throws: DataStoreError.self) { try parent.get(id: "from-child", from: notes) }
+        #expect(try await child.save() == nil)
+        #expect(try parent.get(id: "from-child", from: notes).id == "from-child")
+        #expect(try notes.count() == 0)
+        let grandchild = parent.newChild().newChild()
+        #expect(try grandchild.get(id: "from-child", from: notes).id == "from-child")  // reads through the chain
+        try await parent.save()
+        #expect(try notes.count() == 1)
+    }
+
+    @Test("discard drops staged changes")
+    func discard() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let context = temporary.store.newContext()
+        try context.add(note("x"), to: notes)
+        context.discard()
+        #expect(!context.hasChanges)
+        try await context.save()
+        #expect(try notes.count() == 0)
+    }
+
+    @Test("a record changed underneath a context makes its save fail as a conflict naming it, writing nothing")
+    func conflictDetected() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("shared", message: "v1"))
+        let context = temporary.store.newContext()
+        _ = try context.get(id: "shared", from: notes)
+        try context.put(id: "shared", object: note("shared", message: "mine"), in: notes)
+        try context.add(note("other"), to: notes)
+        _ = try await notes.put(id: "shared", object: note("shared", message: "theirs"))
+
+        let error = await #expect(throws: DataStoreError.self) { try await context.save() }
+        #expect(error?.code == .conflict)
+        #expect(error?.message.contains("Note/\"shared\" (read version") == true)
+        #expect(error?.message.contains("other") == false)  // unchanged underneath: not a conflict
+        #expect(try await notes.get(id: "shared").message == "theirs")
+        #expect(throws: DataStoreError.self) { try notes.getNow(id: "other") }  // nothing of the change set landed
+        // Unrelated changes underneath do not conflict.
+        let second = temporary.store.newContext()
+        try second.add(note("mine-only"), to: notes)
+        _ = try await notes.add(object: note("unrelated"))
+        try await second.save()
+        #expect(try await notes.get(id: "mine-only").id == "mine-only")
+    }
+
+    @Test("a last-writer-wins context saves over a concurrent change")
+    func lastWriterWins() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("shared", message: "v1"))
+        let context = temporary.store.newContext(policy: .lastWriterWins)
+        try context.put(id: "shared", object: note("shared", message: "mine"), in: notes)
+        _ = try await notes.put(id: "shared", object: note("shared", message: "theirs"))
+        try await context.save()
+        #expect(try await notes.get(id: "shared").message == "mine")
+    }
+
+    @Test("a context's reads come from one snapshot")
+    func snapshotIsolation() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("a", message: "before"))
+        let context = temporary.store.newContext()
+        #expect(try context.get(id: "a", from: notes).message == "before")
+        _ = try await notes.put(id: "a", object: note("a", message: "after"))
+        _ = try await notes.add(object: note("b"))
+        #expect(try context.get(id: "a", from: notes).message == "before")
+        #expect(throws: DataStoreError.self) { try context.get(id: "b", from: notes) }
+        context.refresh()
+        #expect(try context.get(id: "a", from: notes).message == "after")
+    }
+}

@@ -1,0 +1,218 @@
+import DataStoreCore
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+@testable import DataStoreKit
+
+/// A gate a change set can wait on inside the writer, so a test knows exactly what the next batch
+/// holds. (Only tests block the writer; real change sets never wait.)
+final class WriterGate: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let entered = Atomic<Bool>(false)
+    func wait() { entered.store(true, ordering: .sequentiallyConsistent); semaphore.wait() }
+    func open() { semaphore.signal() }
+    var isHeld: Bool { entered.load(ordering: .sequentiallyConsistent) }
+}
+
+/// A flag one task raises for others.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+    func set() { flag.store(true, ordering: .relaxed) }
+}
+
+/// Waits (bounded) until `condition` holds.
+func eventually(_ condition: () -> Bool) async throws {
+    for _ in 0..<2_000 where !condition() { try await Task.sleep(nanoseconds: 2_000_000) }
+    #expect(condition())
+}
+
+@Suite("Writer")
+struct WriterTests {
+    @Test("thousands of concurrent durable saves: each present exactly once, indexes consistent, batches formed")
+    func concurrentSaves() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [
+            IndexDefinition("created_ts"), IndexDefinition("from_user_key"),
+        ])
+        let before = temporary.store.writerMetrics
+        let tasks = 64, perTask = 40
+        let acknowledged = try await withThrowingTaskGroup(of: [String].self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    var ids: [String] = []
+                    for index in 0..<perTask {
+                        let id = "t\(task)-\(index)"
+                        if index % 2 == 0 {
+                            _ = try await notes.add(object: note(id, from: "u\(task % 7)", ts: Double(index)))
+                        } else {
+                            let context = temporary.store.newContext()
+                            try context.add(note(id, from: "u\(task % 7)", ts: Double(index)), to: notes)
+                            try await context.save()
+                        }
+                        ids.append(id)
+                    }
+                    return ids
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(acknowledged.count == tasks * perTask)
+        let stored = try await notes.all().compactMap(\.id)
+        #expect(stored.count == tasks * perTask)
+        #expect(Set(stored) == Set(acknowledged))
+        try expectConsistent(temporary.store)
+        let metrics = temporary.store.writerMetrics
+        let saves = metrics.committedChangeSets - before.committedChangeSets
+        let batches = metrics.batches - before.batches
+        #expect(saves == tasks * perTask)
+        #expect(batches < saves)  // coalesced: fewer commits than saves
+        #expect(metrics.largestBatch > 1)
+    }
+
+    @Test("in one batch, a failing change set is rolled back alone; the others commit together")
+    func failingChangeSetInBatch() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        _ = try await notes.add(object: note("taken"))
+        let gate = WriterGate()
+        let blocker = Task { try await temporary.store.writer.submit(estimatedBytes: 0) { _ in gate.wait() } }
+        try await eventually { gate.isHeld }
+        let batchesBefore = temporary.store.writerMetrics.batches
+
+        async let good1 = notes.add(object: note("g1", ts: 1))
+        async let bad = notes.add(object: note("taken", message: "duplicate"))
+        async let good2 = notes.add(object: note("g2", ts: 2))
+        try await eventually { temporary.store.writer.queuedCount == 3 }
+        gate.open()
+        _ = try await blocker.value
+
+        let (first, second) = try await (good1, good2)
+        #expect(first.id == "g1" && second.id == "g2")
+        do {
+            _ = try await bad
+            Issue.record("the duplicate add succeeded")
+        } catch let error as DataStoreError {
+            #expect(error.code == .duplicateID)
+        }
+        let metrics = temporary.store.writerMetrics
+        #expect(metrics.batches - batchesBefore == 2)  // the blocker's batch, then one batch of three
+        #expect(metrics.largestBatch >= 3)
+        #expect(try await notes.get(id: "taken").message == "hello")
+        #expect(try notes.count() == 3)
+        try expectConsistent(temporary.store)
+    }
+
+    @Test("a full queue makes submitters wait (backpressure) instead of growing")
+    func backpressure() async throws {
+        let temporary = try TemporaryStore(options: .init(writerLimits: .init(maxChangeSetsPerBatch: 2, maxQueuedChangeSets: 4)))
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let gate = WriterGate()
+        let blocker = Task { try await temporary.store.writer.submit(estimatedBytes: 0) { _ in gate.wait() } }
+        try await eventually { gate.isHeld }
+        let adds = (0..<10).map { index in Task { try await notes.add(object: note("n\(index)")) } }
+        try await eventually { temporary.store.writer.queuedCount == 4 && temporary.store.writer.waitingForRoom == 6 }
+        gate.open()
+        _ = try await blocker.value
+        for add in adds { _ = try await add.value }
+        #expect(try notes.count() == 10)
+        #expect(temporary.store.writerMetrics.largestBatch <= 2)
+    }
+
+    @Test("from a tiny map, the writer grows it under concurrent readers and writers; nothing acknowledged is lost")
+    func mapGrowth() async throws {
+        let temporary = try TemporaryStore(options: .init(mapSize: 256 * 1024))
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let body = String(repeating: "m", count: 2_000)
+        let writers = 8, perWriter = 60
+        let done = StopFlag()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for reader in 0..<4 {
+                group.addTask {
+                    while !done.isSet {
+                        let found = try await notes.query(params: ["created_ts >=": .int(Int64(reader))], options: ["limit": 50])
+                        #expect(found.allSatisfy { $0.created_ts >= Double(reader) })
+                        await Task.yield()
+                    }
+                }
+            }
+            try await withThrowingTaskGroup(of: Void.self) { writersGroup in
+                for writer in 0..<writers {
+                    writersGroup.addTask {
+                        for index in 0..<perWriter {
+                            _ = try await notes.add(object: note("w\(writer)-\(index)", ts: Double(index), message: body))
+                        }
+                    }
+                }
+                try await writersGroup.waitForAll()
+            }
+            done.set()
+            try await group.waitForAll()
+        }
+        #expect(try notes.count() == writers * perWriter)
+        #expect(temporary.store.writerMetrics.mapGrowths > 0)
+        #expect(try temporary.store.environment.info().mapSize > 256 * 1024)
+        try expectConsistent(temporary.store)
+    }
+
+    @Test("a map that may not grow fails writes by name, keeps what was acknowledged, and serves reads")
+    func mapCannotGrow() async throws {
+        let temporary = try TemporaryStore(options: .init(mapSize: 256 * 1024, writerLimits: .init(maxMapSize: 256 * 1024)))
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let body = String(repeating: "m", count: 4_000)
+        var acknowledged: [String] = []
+        var failure: DataStoreError?
+        for index in 0..<200 {
+            do {
+                _ = try await notes.add(object: note("n\(index)", message: body))
+                acknowledged.append("n\(index)")
+            } catch let error as DataStoreError {
+                failure = error
+                break
+            }
+        }
+        #expect(failure?.code == .storage)
+        #expect(failure?.message.contains("full") == true)
+        #expect(try notes.count() == acknowledged.count)
+        #expect(try await notes.get(id: .string(acknowledged.last!)).message == body)
+        // Removing makes room again.
+        for id in acknowledged.prefix(10) { _ = try await notes.remove(id: .string(id)) }
+        _ = try await notes.add(object: note("after", message: "small"))
+        #expect(try await notes.get(id: "after").message == "small")
+    }
+
+    @Test("observers see every committed change once, in commit order")
+    func observation() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let events = temporary.store.changes()
+        _ = try await notes.add(object: note("a"))
+        _ = try await notes.put(id: "a", object: note("a", message: "changed"))
+        let context = temporary.store.newContext()
+        try context.add(note("b"), to: notes)
+        try context.add(note("c"), to: notes)
+        try await context.save()
+        _ = try await notes.remove(id: "a")
+        await #expect(throws: DataStoreError.self) { try await notes.remove(id: "a") }  // failed: no event
+
+        var seen: [CommitEvent] = []
+        for await event in events {
+            seen.append(event)
+            if seen.count == 4 { break }
+        }
+        #expect(seen.map(\.commit) == seen.map(\.commit).sorted())
+        #expect(Set(seen.map(\.commit)).count == 4)
+        let changes = seen.flatMap(\.changes)
+        #expect(changes.allSatisfy { $0.collection == "Note" })
+        #expect(changes.flatMap(\.inserted) == ["a", "b", "c"])
+        #expect(changes.flatMap(\.updated) == ["a"])
+        #expect(changes.flatMap(\.removed) == ["a"])
+    }
+}
