@@ -63,7 +63,8 @@ public final class DataStore: Sendable {
         self.temporaryDirectory = temporaryDirectory
         let hub = ChangeHub()
         self.changeHub = hub
-        self.writer = Writer(environment: environment, limits: options.writerLimits) { commit, results in
+        self.writer = Writer(environment: environment, limits: options.writerLimits,
+                             acknowledgeAfterNextSync: options.durability == .durable) { commit, results in
             hub.publish(commit: commit, results: results)
         }
     }
@@ -97,8 +98,9 @@ public final class DataStore: Sendable {
     private static func open(path: String, options: Options, temporaryDirectory: String?) throws -> DataStore {
         var flags: Environment.Flags = options.readOnly ? .readOnly : []
         switch options.durability {
-        case .durable: break
-        case .relaxed: flags.insert(.noMetaSync)
+        case .durable, .relaxed:
+            // Durable mode pays one sync per batch and acknowledges after the next (Writer+Durability).
+            flags.insert(.noMetaSync)
         case .none: flags.insert(.noSync)
         }
         let configuration = Environment.Configuration(

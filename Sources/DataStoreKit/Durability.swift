@@ -4,8 +4,9 @@
 /// operating system keeps them after the process dies. The modes differ in what a crash of the
 /// whole machine (power loss, kernel panic) may take back.
 public enum Durability: Sendable, Hashable {
-    /// A save is acknowledged only once its commit is on disk. Nothing acknowledged is ever lost.
-    /// (The default.)
+    /// A save is acknowledged only once its commit — data and meta page — is on disk. Nothing
+    /// acknowledged is ever lost. (The default.) The writer pays one sync per batch: it
+    /// acknowledges a batch after the next batch's sync, or an explicit one when idle.
     case durable
     /// Data pages are synced at each commit but the meta page is not (`MDB_NOMETASYNC`): a machine
     /// crash may undo the last commits before the crash; the store stays intact.

@@ -86,9 +86,15 @@ extension WriterCore {
             state.metrics.largestBatch = max(state.metrics.largestBatch, batch.count)
             state.metrics.commitNanoseconds += elapsed
         }
-        if !successes.isEmpty { notifyCommitted(commitID, successes) }
-        for (pending, outcome) in zip(batch, outcomes) {
-            pending.complete(outcome.map { ($0, commitID) })
+        let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
+        if acknowledgeAfterNextSync {
+            // This commit's data sync also flushed the meta pages of the commits before it.
+            acknowledge(awaitingSync.withLock { waiting in
+                defer { waiting = [committed] }
+                return waiting
+            })
+        } else {
+            acknowledge([committed])
         }
         return .committed
     }

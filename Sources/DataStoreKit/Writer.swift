@@ -45,8 +45,14 @@ public final class Writer: Sendable {
     private let core: WriterCore
 
     /// Starts a writer thread for `environment`.
-    init(environment: Environment, limits: Limits, afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void) {
-        core = WriterCore(environment: environment, limits: limits, afterCommit: afterCommit)
+    init(
+        environment: Environment,
+        limits: Limits,
+        acknowledgeAfterNextSync: Bool,
+        afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
+    ) {
+        core = WriterCore(environment: environment, limits: limits, acknowledgeAfterNextSync: acknowledgeAfterNextSync,
+                          afterCommit: afterCommit)
         let core = self.core
         let thread = Thread { core.run() }
         thread.name = "DataStoreKit.Writer"
@@ -101,6 +107,7 @@ final class WriterCore: Sendable {
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
         var closed = false
         var finished = false
+        var lastBatchSize = 0
         var metrics = WriterMetrics()
 
         var queuedCount: Int { pending.count - pendingStart }
@@ -111,10 +118,25 @@ final class WriterCore: Sendable {
     let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     let notifyCommitted: @Sendable (CommitID, [any Sendable]) -> Void
+    /// Durable mode with one sync per batch (see `Writer+Durability.swift`).
+    let acknowledgeAfterNextSync: Bool
+    /// Commits whose data is on disk but whose meta page may not be yet; touched only by the
+    /// writer thread.
+    let awaitingSync = Mutex<[CommittedBatch]>([])
+    /// How long the writer waits for another batch before syncing for the waiting ones.
+    let lingerBeforeSync = DispatchTimeInterval.microseconds(300)
+    /// The size of the last batch taken, read only by the writer thread.
+    var lastBatchSize: Int { state.withLock { $0.lastBatchSize } }
 
-    init(environment: Environment, limits: Writer.Limits, afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void) {
+    init(
+        environment: Environment,
+        limits: Writer.Limits,
+        acknowledgeAfterNextSync: Bool,
+        afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
+    ) {
         self.environment = environment
         self.limits = limits
+        self.acknowledgeAfterNextSync = acknowledgeAfterNextSync
         self.notifyCommitted = afterCommit
     }
 
@@ -159,11 +181,24 @@ final class WriterCore: Sendable {
     /// The writer thread's loop.
     func run() {
         while true {
-            wake.wait()
+            if awaitingSync.withLock({ $0.isEmpty }) {
+                wake.wait()
+            } else if wake.wait(timeout: .now() + lingerBeforeSync) == .timedOut {
+                // No batch came to carry the sync: make the waiting batches durable now.
+                acknowledgeWithSync()
+                continue
+            }
             while let batch = takeBatch() {
                 commit(batch)
             }
-            if state.withLock({ $0.closed && $0.queuedCount == 0 }) { break }
+            // One caller alone gains nothing from waiting: sync now. Several callers are likely to
+            // save again at once, and their batch's sync will serve this one (see
+            // Writer+Durability.swift).
+            if lastBatchSize <= 1 { acknowledgeWithSync() }
+            if state.withLock({ $0.closed && $0.queuedCount == 0 }) {
+                acknowledgeWithSync()
+                break
+            }
         }
         // Anyone still waiting for room is told by `enqueue` that the store closed.
         let waiters = state.withLock { state in
@@ -188,6 +223,7 @@ final class WriterCore: Sendable {
             }
             let batch = Array(state.pending[state.pendingStart..<end])
             state.pendingStart = end
+            if !batch.isEmpty { state.lastBatchSize = batch.count }
             if state.pendingStart == state.pending.count {
                 state.pending.removeAll(keepingCapacity: true)
                 state.pendingStart = 0

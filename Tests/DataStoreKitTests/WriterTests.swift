@@ -70,6 +70,26 @@ struct WriterTests {
         #expect(saves == tasks * perTask)
         #expect(batches < saves)  // coalesced: fewer commits than saves
         #expect(metrics.largestBatch > 1)
+        // Durable mode: under load, each commit's sync made the batch before it durable, so
+        // extra syncs while idle are rare.
+        #expect(metrics.idleSyncs - before.idleSyncs < batches)
+    }
+
+    @Test("a lone durable save is acknowledged after an explicit sync, and survives reopening")
+    func loneDurableSave() async throws {
+        let path = NSTemporaryDirectory() + "datastorekit-durable-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let store = try DataStore.open(path: path)
+            let notes = try await store.collection(Note.self, idField: "id")
+            let before = store.writerMetrics.idleSyncs
+            _ = try await notes.add(object: note("alone"))
+            #expect(store.writerMetrics.idleSyncs == before + 1)
+            store.close()
+        }
+        let store = try DataStore.open(path: path)
+        let notes = try await store.collection(Note.self, idField: "id")
+        #expect(try await notes.get(id: "alone").id == "alone")
     }
 
     @Test("in one batch, a failing change set is rolled back alone; the others commit together")
