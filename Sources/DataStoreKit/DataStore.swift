@@ -114,6 +114,8 @@ public final class DataStore: Sendable {
                                      underlying: error)
             }
             if let store = stores[environment.path]?.store { return store }
+            // Reader slots of processes that died would pin old pages and let the file grow.
+            _ = try environment.clearStaleReaders()
             let meta: Database
             do {
                 meta = try environment.openDatabase(named: "_meta", options: options.readOnly ? [] : .create)
