@@ -33,10 +33,12 @@ extension Context {
         _ = report
         // Forget exactly what was saved; anything staged meanwhile stays.
         state.withLock { state in
+            var saved = Set<Key>()
             for key in order where state.changes[key] == changes[key] {
                 state.changes[key] = nil
-                state.order.removeAll { $0 == key }
+                saved.insert(key)
             }
+            state.order.removeAll { saved.contains($0) }
             for key in versions.keys { state.versions[key] = nil }
         }
         return commit

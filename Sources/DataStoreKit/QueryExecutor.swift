@@ -30,6 +30,7 @@ struct QueryExecutor {
             return nil
         }()
         var rows: [Row<Item>] = []
+        rows.reserveCapacity(min(stopEarly ?? 64, 1_024))
         var seen = Set<[UInt8]>()
         var lastGroup: [UInt8]?
 
@@ -53,7 +54,8 @@ struct QueryExecutor {
                 // Past the limit: finish only the run of equal sort keys that straddles it.
                 guard sortBudget != nil, group == lastGroup else { return false }
             }
-            let id = try field(storage.idField, in: body) ?? .null
+            // Ids only break ties between sort keys.
+            let id = query.sort.isEmpty ? Value.null : try field(storage.idField, in: body) ?? .null
             rows.append(Row(id: id, sortValues: sortValues, group: group, item: try materialize(body, try RecordVersion.read(record))))
             lastGroup = group
             return true
