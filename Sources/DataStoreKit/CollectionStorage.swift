@@ -153,7 +153,7 @@ extension CollectionStorage {
 
     /// Throws ``DataStoreError/Code/uniqueViolation`` when another record has the same values in
     /// a unique index. Entries whose key was cut are compared by their real values.
-    private func checkUnique(
+    func checkUnique(
         _ entry: IndexStorage.Entry,
         of document: Document,
         in index: IndexStorage,

@@ -102,9 +102,23 @@ extension DataStore {
                     try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
                 }
             }
-            // 3. Fill every index still building from the records, a chunk per commit, then mark it ready.
+            // 3. Fill every index still building from the records, a chunk per commit, then mark it
+            //    ready. Existing records that break it (an array in a single-value index, two equal
+            //    values in a unique one) undo its declaration: the store is left as it was.
             for index in storage.indexes where index.state == .building {
-                try await buildIndex(index, of: storage, chunk: buildChunk)
+                do {
+                    try await buildIndex(index, of: storage, chunk: buildChunk)
+                } catch {
+                    _ = try await writer.submit(estimatedBytes: 0) { [meta] transaction in
+                        try transaction.dropDatabase(index.database)
+                        storage.replaceIndexes { list in list.removeAll { $0.name == index.name } }
+                        try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
+                    }
+                    let reason = (error as? DataStoreError)?.message ?? "\(error)"
+                    throw DataStoreError((error as? DataStoreError)?.code ?? .storage,
+                                         "index \(index.name) on \(name) cannot be built from the stored records, "
+                                            + "so it was not added: \(reason)", underlying: error)
+                }
             }
             return storage
         }
@@ -190,6 +204,9 @@ extension CollectionStorage {
         }
         for (key, document) in batch {
             for entry in try index.entries(for: document, idKey: key, collection: name) {
+                if index.definition.unique && !entry.hasMissingField {
+                    try checkUnique(entry, of: document, in: index, idKey: key, transaction: transaction)
+                }
                 try transaction.put([], forKey: entry.key, in: index.database)
             }
         }

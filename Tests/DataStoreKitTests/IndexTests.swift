@@ -138,3 +138,46 @@ struct IndexTests {
         #expect(idMismatch?.code == .schemaMismatch)
     }
 }
+
+@Suite("Index builds over existing data")
+struct IndexBuildFailureTests {
+    @Test("a unique index whose existing records collide is not added, names the index, and changes nothing")
+    func uniqueBuildFails() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        for index in 0..<30 { _ = try await notes.add(object: note("n\(index)", from: index == 29 ? "u0" : "u\(index)")) }
+        let error = await #expect(throws: DataStoreError.self) {
+            _ = try await temporary.store.collection(Note.self, idField: "id", indexes: [
+                IndexDefinition("from_user_key", unique: true),
+            ])
+        }
+        #expect(error?.code == .uniqueViolation)
+        #expect(error?.message.contains("from_user_key") == true)
+        let again = try await temporary.store.collection(Note.self, idField: "id")
+        #expect(again.indexes.isEmpty)
+        #expect(try again.count() == 30)
+        try expectConsistent(temporary.store)
+        // The same index without the collision builds.
+        _ = try await again.remove(id: "n29")
+        let indexed = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("from_user_key", unique: true)])
+        #expect(indexed.indexes.count == 1)
+        try expectConsistent(temporary.store)
+    }
+
+    @Test("a single-value index over stored arrays is not added and names the field")
+    func arrayBuildFails() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("n1", tags: ["a", "b"]))
+        let error = await #expect(throws: DataStoreError.self) {
+            _ = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("tags")])
+        }
+        #expect(error?.code == .invalidValue)
+        #expect(error?.message.contains("tags") == true)
+        #expect(try await temporary.store.collection(Note.self, idField: "id").indexes.isEmpty)
+        let multi = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("tags", multiValue: true)])
+        #expect(try await multi.query(params: ["tags": "b"], options: nil).map(\.id) == ["n1"])
+    }
+}
