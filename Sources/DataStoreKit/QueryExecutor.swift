@@ -79,11 +79,26 @@ struct QueryExecutor {
             guard let index = storage.indexes.first(where: { $0.definition == scan.index }) else {
                 throw DataStoreError(.schemaMismatch, "index \(scan.index.name) of \(storage.name) is gone")
             }
-            let window = IndexWindow(scan: scan, budget: index.componentBudget)
-            try window.visit(index.database, in: transaction) { idKey in
-                if index.definition.multiValue && !seen.insert(Array(idKey)).inserted { return true }
-                let outcome = try transaction.withValue(forKey: idKey, in: storage.records) { try consider(idKey, $0) }
-                return outcome ?? true  // an entry without a record cannot happen inside one snapshot
+            // One window, or one per value of an `in` on the first field.
+            let scans = scan.firstFieldValues.map { values in
+                values.map { value in
+                    var single = scan
+                    single.firstFieldValues = nil
+                    single.equalities = [value] + scan.equalities
+                    return single
+                }
+            } ?? [scan]
+            var stopped = false
+            for single in scans where !stopped {
+                let window = IndexWindow(scan: single, budget: index.componentBudget)
+                try window.visit(index.database, in: transaction) { idKey in
+                    // A document can have several entries (elements of a multi-value field), and
+                    // two `in` values whose keys were cut alike share one window.
+                    if (index.definition.multiValue || scans.count > 1) && !seen.insert(Array(idKey)).inserted { return true }
+                    let outcome = try transaction.withValue(forKey: idKey, in: storage.records) { try consider(idKey, $0) }
+                    stopped = outcome == false  // an entry without a record cannot happen inside one snapshot
+                    return !stopped
+                }
             }
         }
         return finish(rows)

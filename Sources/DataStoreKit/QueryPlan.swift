@@ -18,7 +18,11 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     public struct IndexScan: Sendable, Hashable {
         /// The index scanned.
         public var index: IndexDefinition
-        /// Values of the leading fields fixed by `==`.
+        /// When set, one seek per value: the first field takes each of these values (from an `in`
+        /// condition) in turn, and ``equalities`` fix the fields after it.
+        public var firstFieldValues: [Value]?
+        /// Values of the leading fields fixed by `==` (after the first field when
+        /// ``firstFieldValues`` is set).
         public var equalities: [Value]
         /// The range on the next field, if any.
         public var range: ValueRange?
@@ -43,8 +47,12 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
         case .primaryKey(let ids):
             parts.append("primary key lookup of \(ids.count) id\(ids.count == 1 ? "" : "s") in \(collection)")
         case .indexScan(let scan):
-            var bounds: [String] = zip(scan.index.fields, scan.equalities).map { "\($0.name) == \($1)" }
-            if let range = scan.range { bounds.append("\(scan.index.fields[scan.equalities.count].name) in \(range)") }
+            let fixed = scan.firstFieldValues == nil ? scan.index.fields[...] : scan.index.fields.dropFirst()
+            var bounds: [String] = zip(fixed, scan.equalities).map { "\($0.name) == \($1)" }
+            if let values = scan.firstFieldValues {
+                bounds.insert("\(scan.index.fields[0].name) in \(Value.array(values)) (\(values.count) seeks)", at: 0)
+            }
+            if let range = scan.range { bounds.append("\(fixed.dropFirst(scan.equalities.count).first!.name) in \(range)") }
             let shown = bounds.isEmpty ? "all entries" : bounds.joined(separator: ", ")
             parts.append("index scan of \(scan.index.name) on \(collection) (\(shown)), \(scan.backward ? "backward" : "forward")")
         case .fullScan:

@@ -57,7 +57,9 @@ enum QueryPlanner {
     private static func evaluate(_ index: IndexDefinition, for query: Query) -> (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)? {
         var equalities: [Value] = []
         var range: ValueRange?
-        for field in index.fields {
+        // An `in` on the first field, with no range condition there: one seek per value.
+        let firstFieldValues = query.range(on: index.fields[0].name) == nil ? scalarValues(in: query, field: index.fields[0].name) : nil
+        for field in index.fields.dropFirst(firstFieldValues == nil ? 0 : 1) {
             if index.multiValue {
                 // Different conditions may be met by different elements: use one condition's range.
                 let ranges = query.conditions(on: field.name).compactMap(\.range)
@@ -76,15 +78,32 @@ enum QueryPlanner {
             range = fieldRange
             break
         }
-        var scan = QueryPlan.IndexScan(index: index, equalities: equalities, range: range, backward: false)
+        var scan = QueryPlan.IndexScan(index: index, firstFieldValues: firstFieldValues, equalities: equalities,
+                                       range: range, backward: false)
         var sorted = false
-        if !index.multiValue, let backward = servesSort(index, query: query, prefix: equalities.count, hasRange: range != nil) {
+        if !index.multiValue, firstFieldValues == nil,
+           let backward = servesSort(index, query: query, prefix: equalities.count, hasRange: range != nil) {
             sorted = true
             scan.backward = backward
         }
-        var score = equalities.count * 4 + (range == nil ? 0 : 2)
+        var score = equalities.count * 4 + (range == nil ? 0 : 2) + (firstFieldValues == nil ? 0 : 3)
         if sorted && !query.sort.isEmpty { score += query.limit == nil ? 1 : 2 }
         return score == 0 ? nil : (score, scan, sorted)
+    }
+
+    /// The distinct values of an `in` condition on `field` whose values are all scalars (an
+    /// array or object value compares whole and has no single index entry), or `nil`.
+    private static func scalarValues(in query: Query, field: String) -> [Value]? {
+        for condition in query.conditions(on: field) where condition.op == .in {
+            guard case .array(let values) = condition.value, !values.isEmpty,
+                  values.allSatisfy({ value in
+                      if case .array = value { return false }
+                      if case .object = value { return false }
+                      return true
+                  }) else { continue }
+            return Array(Set(values)).sorted()
+        }
+        return nil
     }
 
     /// Whether scanning `index` after an equality prefix of `prefix` fields yields the query's

@@ -41,6 +41,10 @@ struct PlannerTests {
                 + "sort: created_ts asc from index order"),
             (["type": "text"], nil,
              "full scan of Note; filter: type == \"text\"; order: unspecified (scan order)"),
+            (["from_user_key in": ["u2", "u1", "u2"], "to_user_key": "u3"], ["limit": 5],
+             "index scan of pair on Note (from_user_key in [\"u1\", \"u2\"] (2 seeks), to_user_key == \"u3\"), forward; "
+                + "filter: from_user_key in [\"u2\", \"u1\", \"u2\"] and to_user_key == \"u3\"; order: unspecified (scan order); "
+                + "limit 5 pushed into the scan"),
             (["message": "x"], ["sort": ["type"], "limit": 3],
              "full scan of Note; filter: message == \"x\"; sort: type asc in memory; limit 3 after sorting"),
             (["created_ts >": 5, "created_ts <": 3], nil,
@@ -70,6 +74,9 @@ struct PlannerTests {
         #expect(newest.map(\.created_ts) == [81, 61])
         let descendingRange = try await notes.query(params: ["created_ts <=": 5], options: ["sort": ["-created_ts"]])
         #expect(descendingRange.map(\.created_ts) == [5, 4, 3, 2, 1, 0])
+        let several = try await notes.query(params: ["from_user_key in": ["u1", "u3"], "to_user_key": "u1"],
+                                            options: ["sort": ["created_ts"]])
+        #expect(several.map(\.created_ts) == [1, 11, 21, 31, 41, 51, 61, 71, 81, 91])
         let mixedTypes = try await notes.query(params: ["created_ts >=": "a"], options: nil)
         #expect(mixedTypes.isEmpty)  // a range never leaves its type class
     }
