@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "DataStoreREST", dependencies: ["DataStoreCore"], swiftSettings: strict),
 
         .executableTarget(name: "datastore-example", dependencies: ["LMDB"], swiftSettings: strict),
+        // The command-line tool over a store directory.
+        .executableTarget(name: "datastore", dependencies: ["DataStoreKit"], swiftSettings: strict),
 
         // Benchmarks: release-only executables (they refuse to run in debug builds).
         .executableTarget(name: "CodecBenchmark", dependencies: ["DataStoreCore"],
@@ -44,6 +46,7 @@ let package = Package(
                 swiftSettings: strict),
         .testTarget(name: "DataStoreKitTests", dependencies: ["DataStoreKit", "ModelConformance"],
                     swiftSettings: strict),
+        .testTarget(name: "datastoreTests", dependencies: ["datastore", "DataStoreKit"], swiftSettings: strict),
         .testTarget(name: "DataStoreRESTTests", dependencies: ["DataStoreREST", "ModelConformance"],
                     resources: [.copy("Server")], swiftSettings: strict),
     ],

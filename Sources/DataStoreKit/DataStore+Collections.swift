@@ -73,7 +73,9 @@ extension DataStore {
             let keep = current.filter { index in declared.contains(index.definition) }
             let drop = current.filter { index in !declared.contains(index.definition) }
             let build = declared.filter { definition in !current.contains { $0.definition == definition } }
-            if drop.isEmpty && build.isEmpty && keep.allSatisfy({ $0.state == .ready }) { return storage }
+            let recorded = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) } != nil
+            if recorded && drop.isEmpty && build.isEmpty && keep.allSatisfy({ $0.state == .ready }) { return storage }
+            if !recorded && environment.configuration.flags.contains(.readOnly) { return storage }
             guard !environment.configuration.flags.contains(.readOnly) else {
                 throw DataStoreError(.schemaMismatch, "collection \(name)'s declared indexes differ from the stored ones, "
                     + "and the store is read-only")
@@ -99,6 +101,12 @@ extension DataStore {
                 _ = try await writer.submit(estimatedBytes: 0) { [meta] transaction in
                     for index in newIndexes { try transaction.empty(index.database) }
                     storage.replaceIndexes { $0 += newIndexes }
+                    try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
+                }
+            }
+            // A new collection is recorded in `_meta` even without indexes, so tools see it.
+            if !recorded && drop.isEmpty && build.isEmpty {
+                _ = try await writer.submit(estimatedBytes: 0) { [meta] transaction in
                     try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
                 }
             }

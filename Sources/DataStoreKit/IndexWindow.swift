@@ -47,6 +47,23 @@ struct IndexWindow {
         endInclusive = high?.inclusive ?? true
     }
 
+    /// The window of record keys (encoded ids) in `range`, for a walk of the records database.
+    init(idRange range: ValueRange?, backward: Bool) {
+        func encode(_ bound: ValueRange.Bound?) -> (key: [UInt8], inclusive: Bool)? {
+            guard let bound else { return nil }
+            var key: [UInt8] = []
+            let cut = KeyCodec.appendTruncating(bound.value, to: &key, maxBytes: KeyCodec.maxKeyBytes - 1)
+            return (key, bound.isInclusive || cut)
+        }
+        let low = encode(range?.lower)
+        let high = encode(range?.upper)
+        start = low?.key ?? []
+        startInclusive = low?.inclusive ?? true
+        end = high?.key
+        endInclusive = high?.inclusive ?? true
+        self.backward = backward
+    }
+
     private func isBeforeStart(_ key: UnsafeRawBufferPointer) -> Bool {
         if key.starts(with: start) { return !startInclusive }
         return key.lexicographicallyPrecedes(start)
@@ -65,13 +82,25 @@ struct IndexWindow {
         in transaction: borrowing some ReadableTransaction & ~Copyable,
         _ body: (UnsafeRawBufferPointer) throws -> Bool
     ) throws {
+        try visitEntries(database, in: transaction) { key, _ in
+            guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
+            return try body(idKey)
+        }
+    }
+
+    /// Calls `body` with each key and value inside the window, in scan order, until it returns
+    /// `false`.
+    func visitEntries(
+        _ database: Database,
+        in transaction: borrowing some ReadableTransaction & ~Copyable,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         try transaction.withCursor(on: database) { cursor in
             // Each step answers: nil when the cursor ran off the database; false to stop.
-            let step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool = { key, _ in
+            let step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool = { key, value in
                 if backward ? isBeforeStart(key) : isAfterEnd(key) { return false }
                 if backward ? isAfterEnd(key) : isBeforeStart(key) { return true }  // skip excluded bound
-                guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
-                return try body(idKey)
+                return try body(key, value)
             }
             var more: Bool?
             if backward {

@@ -70,6 +70,10 @@ struct QueryExecutor {
                 let keepGoing = try transaction.withValue(forKey: key, in: storage.records) { try consider(nil, $0) }
                 if keepGoing == false { break }
             }
+        case .idRange(let range, let backward):
+            try IndexWindow(idRange: range, backward: backward).visitEntries(storage.records, in: transaction) { key, record in
+                try consider(key, record)
+            }
         case .fullScan:
             try transaction.withCursor(on: storage.records) { cursor in
                 var more = try cursor.withMove(.first) { _, value in try consider(nil, value) }

@@ -8,6 +8,8 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
         case primaryKey([Value])
         /// A scan of one index between bounds.
         case indexScan(IndexScan)
+        /// A walk of the records in id order, within a range of ids (`nil`: all of them).
+        case idRange(ValueRange?, backward: Bool)
         /// A scan of every record.
         case fullScan
         /// Nothing can match (contradictory conditions).
@@ -55,6 +57,9 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
             if let range = scan.range { bounds.append("\(fixed.dropFirst(scan.equalities.count).first!.name) in \(range)") }
             let shown = bounds.isEmpty ? "all entries" : bounds.joined(separator: ", ")
             parts.append("index scan of \(scan.index.name) on \(collection) (\(shown)), \(scan.backward ? "backward" : "forward")")
+        case .idRange(let range, let backward):
+            let shown = range.map { "ids in \($0)" } ?? "all ids"
+            parts.append("id range scan of \(collection) (\(shown)), \(backward ? "backward" : "forward")")
         case .fullScan:
             parts.append("full scan of \(collection)")
         case .empty:
@@ -66,7 +71,9 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
             parts.append("order: unspecified (scan order)")
         } else {
             let keys = query.sort.map(\.description).joined(separator: ", ")
-            parts.append(sortFromScan ? "sort: \(keys) from index order" : "sort: \(keys) in memory")
+            let order: String
+            if case .idRange = access { order = "id order" } else { order = "index order" }
+            parts.append(sortFromScan ? "sort: \(keys) from \(order)" : "sort: \(keys) in memory")
         }
         if let limit = query.limit {
             parts.append("limit \(limit)" + (query.offset > 0 ? " offset \(query.offset)" : "")

@@ -26,9 +26,16 @@ enum QueryPlanner {
             guard let candidate = evaluate(index.definition, for: query) else { continue }
             if candidate.score > (best?.score ?? 0) { best = candidate }
         }
-        if let best {
+        // The records themselves are ordered by id: a range or a sort on the id field walks them.
+        let idRange = query.range(on: idField)
+        let sortByID = query.sort.count == 1 && query.sort[0].field == idField
+        let idScore = (idRange == nil ? 0 : 2) + (sortByID ? (query.limit == nil ? 1 : 2) : 0)
+        if let best, best.score >= idScore {
             plan.access = .indexScan(best.scan)
             plan.sortFromScan = best.sorted
+        } else if idScore > 0 {
+            plan.access = .idRange(idRange, backward: sortByID && !query.sort[0].ascending)
+            plan.sortFromScan = sortByID
         }
         plan.limitPushedDown = query.limit != nil && (query.sort.isEmpty || plan.sortFromScan)
         return plan

@@ -18,7 +18,7 @@ struct SeededGenerator: RandomNumberGenerator {
 /// Random documents and random queries answered by the store and by brute force must agree.
 @Suite("Differential: store vs brute force")
 struct DifferentialTests {
-    static let fields = ["a", "b", "c", "tags"]
+    static let fields = ["a", "b", "c", "tags", "id"]
 
     static func randomValue(_ rng: inout SeededGenerator) -> Value? {
         switch Int.random(in: 0..<12, using: &rng) {
@@ -54,6 +54,7 @@ struct DifferentialTests {
             let field = fields.randomElement(using: &rng)!
             let op = ["", " ==", " !=", " <", " <=", " >", " >=", " in"].randomElement(using: &rng)!
             var value = field == "tags" ? Value.string(["x", "y", "z"].randomElement(using: &rng)!) : (randomValue(&rng) ?? .null)
+            if field == "id" { value = .string(String(format: "d%03d", Int.random(in: 0..<130, using: &rng))) }
             if op == " in" { value = .array([value, randomValue(&rng) ?? .int(1)]) }
             // Range operators refuse null (a named error the parser tests cover): pick again.
             if [" <", " <=", " >", " >="].contains(op) && value == .null { value = .int(1) }
@@ -62,7 +63,7 @@ struct DifferentialTests {
         var options: [String: Value] = [:]
         if Bool.random(using: &rng) {
             let keys = (0..<Int.random(in: 1...2, using: &rng)).map { _ in
-                Value.string((Bool.random(using: &rng) ? "-" : "") + ["a", "b", "c"].randomElement(using: &rng)!)
+                Value.string((Bool.random(using: &rng) ? "-" : "") + ["a", "b", "c", "id"].randomElement(using: &rng)!)
             }
             if Set(keys.map { $0.stringValue!.trimmingCharacters(in: ["-"]) }).count == keys.count { options["sort"] = .array(keys) }
         }

@@ -41,6 +41,11 @@ struct PlannerTests {
                 + "sort: created_ts asc from index order"),
             (["type": "text"], nil,
              "full scan of Note; filter: type == \"text\"; order: unspecified (scan order)"),
+            (["id >": "n5"], ["limit": 100],
+             "id range scan of Note (ids in (\"n5\", <>)), forward; filter: id > \"n5\"; order: unspecified (scan order); "
+                + "limit 100 pushed into the scan"),
+            (nil, ["sort": ["-id"], "limit": 2],
+             "id range scan of Note (all ids), backward; no filter; sort: id desc from id order; limit 2 pushed into the scan"),
             (["from_user_key in": ["u2", "u1", "u2"], "to_user_key": "u3"], ["limit": 5],
              "index scan of pair on Note (from_user_key in [\"u1\", \"u2\"] (2 seeks), to_user_key == \"u3\"), forward; "
                 + "filter: from_user_key in [\"u2\", \"u1\", \"u2\"] and to_user_key == \"u3\"; order: unspecified (scan order); "

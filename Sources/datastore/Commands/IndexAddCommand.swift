@@ -1,0 +1,105 @@
+import DataStoreCore
+import DataStoreKit
+import Synchronization
+
+/// `datastore index add DIR COLLECTION NAME`: declares and builds a secondary index.
+enum IndexAddCommand: Command {
+    static let spec = CommandSpec(
+        words: ["index", "add"],
+        summary: "Add a secondary index to a collection and build it from the stored documents.",
+        positionals: [
+            .directory, .collection,
+            .init(name: "NAME", help: "The index's name; also its field when --fields is left out."),
+        ],
+        options: [
+            .value("fields", "FIELDS", "The fields in key order, comma-separated, '-' for descending (from_user_key,-created_ts)."),
+            .flag("unique", "Refuse two documents with the same values (the build fails if two already share them)."),
+            .flag("multi-value", "Index each element of an array field (one field only)."),
+            .value("chunk", "N", "Index N documents per commit while building (default: 1000)."),
+        ] + CommandSpec.formatOptions,
+        discussion: """
+            The build reads the stored documents in chunks, each its own commit, while the store
+            stays usable; queries use the index once it is complete. Progress is shown on standard
+            error.
+
+            examples:
+              datastore index add store Message created_ts
+              datastore index add store Message by_pair --fields from_user_key,-created_ts
+              datastore index add store User email --unique
+            """)
+
+    static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
+        let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
+        let chunk = try arguments.positive("chunk", default: 1_000)
+        let definition = try IndexAddCommand.definition(arguments)
+        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: false)
+        let name = arguments.required("COLLECTION")
+        let collection = try await StoreAccess.collection(name, in: store)
+        let current = collection.indexes
+        if let existing = current.first(where: { $0.name == definition.name }) {
+            guard existing == definition else {
+                throw ToolError(.badInput, "collection \(name) already has an index \(existing.name): \(existing); "
+                    + "drop it first to declare \(definition)")
+            }
+            console.note("collection \(name) already has the index \(existing)")
+        } else {
+            try await build(current + [definition], on: name, in: store, chunk: chunk, console: console)
+        }
+        store.close()
+        let built = try IndexListCommand.statistics(of: name, in: store).first { $0.definition.name == definition.name }
+        switch format {
+        case .json:
+            console.print(try JSONWriter.text(["collection": .string(name), "index": built.map { .object($0.document) } ?? .null]))
+        case .table:
+            console.print("index \(definition) on \(name): \(built?.state ?? "missing"), "
+                + "\(grouped(built?.entries ?? 0)) entries")
+        }
+        return .success
+    }
+
+    /// The index the arguments declare.
+    /// - Throws: ``ToolError`` `.usage` for an empty field name in `--fields`.
+    static func definition(_ arguments: ParsedArguments) throws(ToolError) -> IndexDefinition {
+        var fields: [IndexDefinition.Field] = []
+        for item in (arguments.values["fields"] ?? "").split(separator: ",", omittingEmptySubsequences: false)
+        where arguments.values["fields"] != nil {
+            let descending = item.hasPrefix("-")
+            let field = String(descending ? item.dropFirst() : item)
+            guard !field.isEmpty else {
+                throw ToolError(.usage, "option --fields \"\(arguments.values["fields"] ?? "")\" has an empty field name")
+            }
+            fields.append(IndexDefinition.Field(field, descending: descending))
+        }
+        return IndexDefinition(arguments.required("NAME"), fields: fields,
+                               unique: arguments.flag("unique"), multiValue: arguments.flag("multi-value"))
+    }
+
+    /// Declares `indexes` on collection `name` and shows the new index's entries growing until it is built.
+    private static func build(
+        _ indexes: [IndexDefinition], on name: String, in store: DataStore, chunk: Int, console: Console
+    ) async throws {
+        let indexName = indexes.last?.name ?? ""
+        let documents = try await StoreAccess.collection(name, in: store).count()
+        let finished = CompletionFlag()
+        let building = Task {
+            defer { finished.set() }
+            try await store.redeclareIndexes(indexes, on: name, buildChunk: chunk)
+        }
+        let progress = Progress(stream: console.errors, label: "building index \(indexName)", unit: "entries")
+        while !finished.isSet {
+            try await Task.sleep(for: .milliseconds(50))
+            let entries = try IndexListCommand.statistics(of: name, in: store).first { $0.definition.name == indexName }?.entries ?? 0
+            progress.update(completed: entries, fraction: min(Double(entries) / Double(max(documents, 1)), 1))
+        }
+        progress.finish()
+        try await building.value
+    }
+}
+
+/// A flag one task sets and another polls.
+final class CompletionFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}

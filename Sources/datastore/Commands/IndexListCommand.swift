@@ -1,0 +1,45 @@
+import DataStoreCore
+import DataStoreKit
+
+/// `datastore index list DIR COLLECTION`: a collection's secondary indexes.
+enum IndexListCommand: Command {
+    static let spec = CommandSpec(
+        words: ["index", "list"],
+        summary: "List a collection's secondary indexes, with their state and entry count.",
+        positionals: [.directory, .collection],
+        options: CommandSpec.formatOptions,
+        discussion: """
+            example:
+              datastore index list store Message
+            """)
+
+    static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
+        let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
+        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: true)
+        let name = arguments.required("COLLECTION")
+        let collection = try await StoreAccess.collection(name, in: store)
+        let indexes = try IndexListCommand.statistics(of: name, in: store)
+        switch format {
+        case .json:
+            console.print(try JSONWriter.text([
+                "collection": .string(name), "idField": .string(collection.mapping.idField),
+                "indexes": .array(indexes.map { .object($0.document) }),
+            ]))
+        case .table where indexes.isEmpty:
+            console.print("collection \(name) has no secondary indexes")
+        case .table:
+            var table = Table(["index", "fields", "options", "state", "entries", "size"], rightAligned: [4, 5])
+            for index in indexes {
+                table.append([index.definition.name, index.definition.fieldList, index.definition.traits, index.state,
+                              grouped(index.entries), byteSize(index.bytes)])
+            }
+            for line in table.lines { console.print(line) }
+        }
+        return .success
+    }
+
+    /// The statistics of the indexes of collection `name`.
+    static func statistics(of name: String, in store: DataStore) throws -> [StoreStatistics.Index] {
+        try store.statistics().collections.first { $0.name == name }?.indexes ?? []
+    }
+}

@@ -1,0 +1,61 @@
+import DataStoreCore
+import DataStoreKit
+
+/// `datastore stats DIR`: collections, document counts, indexes, map size and use, readers.
+enum StatsCommand: Command {
+    static let spec = CommandSpec(
+        words: ["stats"],
+        summary: "Show collections, document counts, indexes, map size and use, readers and format version.",
+        positionals: [.directory],
+        options: CommandSpec.formatOptions,
+        discussion: """
+            example:
+              datastore stats /var/lib/myapp/store
+            """)
+
+    static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
+        let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
+        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: true)
+        let statistics = try store.statistics()
+        switch format {
+        case .json:
+            console.print(try JSONWriter.text(statistics.document(path: store.path)))
+        case .table:
+            printTables(statistics, path: store.path, console: console)
+        }
+        return .success
+    }
+
+    private static func printTables(_ statistics: StoreStatistics, path: String, console: Console) {
+        let environment = statistics.environment
+        let percent = Double(statistics.bytesInUse) / Double(max(environment.mapSize, 1)) * 100
+        let summary = [
+            ("store", path),
+            ("format", "\(statistics.formatVersion)"),
+            ("map size", "\(byteSize(environment.mapSize)), \(byteSize(statistics.bytesInUse)) in use "
+                + "(\((percent * 10).rounded() / 10)%)"),
+            ("last commit", "transaction \(environment.lastTransactionID)"),
+            ("readers", "\(environment.readersInUse) of \(environment.maxReaders) slots in use"),
+        ]
+        for line in CommandSpec.columns(summary) { console.print(String(line.dropFirst(2))) }
+        console.print("")
+        var collections = Table(["collection", "id field", "documents", "size", "indexes"], rightAligned: [2, 3, 4])
+        var indexes = Table(["collection", "index", "fields", "options", "state", "entries", "size"], rightAligned: [5, 6])
+        for collection in statistics.collections {
+            collections.append([collection.name, collection.idField, grouped(collection.documents),
+                                byteSize(collection.bytes), "\(collection.indexes.count)"])
+            for index in collection.indexes {
+                indexes.append([collection.name, index.definition.name, index.definition.fieldList, index.definition.traits,
+                                index.state, grouped(index.entries), byteSize(index.bytes)])
+            }
+        }
+        if statistics.collections.isEmpty {
+            console.print("no collections")
+            return
+        }
+        for line in collections.lines { console.print(line) }
+        guard !indexes.rows.isEmpty else { return }
+        console.print("")
+        for line in indexes.lines { console.print(line) }
+    }
+}

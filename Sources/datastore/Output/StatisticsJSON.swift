@@ -1,0 +1,66 @@
+import DataStoreCore
+import DataStoreKit
+
+// Statistics and index declarations as documents, which JSONWriter prints for `--json`.
+
+extension IndexDefinition {
+    /// `{"name", "fields": [{"name", "descending"}], "unique", "multiValue"}`.
+    var document: Document {
+        [
+            "name": .string(name),
+            "fields": .array(fields.map { .object(["name": .string($0.name), "descending": .bool($0.descending)]) }),
+            "unique": .bool(unique),
+            "multiValue": .bool(multiValue),
+        ]
+    }
+
+    /// The fields as `--fields` takes them: `created_ts,-score`.
+    var fieldList: String {
+        fields.map { ($0.descending ? "-" : "") + $0.name }.joined(separator: ",")
+    }
+
+    /// `unique, multi-value`, or empty.
+    var traits: String {
+        [unique ? "unique" : nil, multiValue ? "multi-value" : nil].compactMap { $0 }.joined(separator: ", ")
+    }
+}
+
+extension StoreStatistics.Index {
+    /// The declaration with its `state`, `entries` and `bytes`.
+    var document: Document {
+        var document = definition.document
+        document["state"] = .string(state)
+        document["entries"] = .int(Int64(entries))
+        document["bytes"] = .int(Int64(bytes))
+        return document
+    }
+}
+
+extension StoreStatistics.Collection {
+    /// `{"name", "idField", "documents", "bytes", "indexes": […]}`.
+    var document: Document {
+        [
+            "name": .string(name),
+            "idField": .string(idField),
+            "documents": .int(Int64(documents)),
+            "bytes": .int(Int64(bytes)),
+            "indexes": .array(indexes.map { .object($0.document) }),
+        ]
+    }
+}
+
+extension StoreStatistics {
+    /// Everything, for `stats --json`.
+    func document(path: String) -> Document {
+        [
+            "path": .string(path),
+            "formatVersion": .int(Int64(formatVersion)),
+            "mapSize": .int(Int64(environment.mapSize)),
+            "bytesInUse": .int(Int64(bytesInUse)),
+            "lastTransactionID": .int(Int64(environment.lastTransactionID)),
+            "maxReaders": .int(Int64(environment.maxReaders)),
+            "readersInUse": .int(Int64(environment.readersInUse)),
+            "collections": .array(collections.map { .object($0.document) }),
+        ]
+    }
+}
