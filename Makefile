@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := liblmdb-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build test run bench clean
+.PHONY: deps build test run bench fuzz sanitize ci clean
 
 ## deps: install the Debian packages the build needs, only when missing.
 deps:
@@ -32,6 +32,15 @@ run: deps
 
 bench: deps
 	$(SWIFT) run -c release datastore-example
+
+## fuzz: each libFuzzer target (record, key, query) for FUZZ_SECONDS from its committed seeds.
+FUZZ_SECONDS ?= 20
+fuzz: deps
+	Tests/Fuzz/run.sh all $(FUZZ_SECONDS)
+
+## sanitize: the concurrency tests under ThreadSanitizer, the LMDB-layer tests under AddressSanitizer.
+sanitize: deps
+	Tests/Sanitizers/run.sh all
 
 clean:
 	$(SWIFT) package clean

@@ -46,6 +46,10 @@ let package = Package(
                 swiftSettings: strict),
         .testTarget(name: "DataStoreKitTests", dependencies: ["DataStoreKit", "ModelConformance"],
                     swiftSettings: strict),
+        // Reliability: a process the crash tests kill at random moments, and the tests themselves.
+        .executableTarget(name: "DataStoreCrashHelper", dependencies: ["DataStoreKit"], path: "Tests/CrashHelper",
+                          swiftSettings: strict),
+        .testTarget(name: "ReliabilityTests", dependencies: ["DataStoreKit", "DataStoreCrashHelper"], swiftSettings: strict),
         .testTarget(name: "datastoreTests", dependencies: ["datastore", "DataStoreKit"], swiftSettings: strict),
         .testTarget(name: "DataStoreRESTTests", dependencies: ["DataStoreREST", "ModelConformance"],
                     resources: [.copy("Server")], swiftSettings: strict),

@@ -32,6 +32,12 @@ final class CollectionStorage: Sendable {
         try StorageKeys.idKey(id, collection: name)
     }
 
+    /// The error for a record that cannot be read, naming the collection and the record's id.
+    func unreadable(_ idKey: UnsafeRawBufferPointer, _ underlying: any Error) -> DataStoreError {
+        let id = (try? KeyCodec.decode(Array(idKey)).first).flatMap { $0 }.map(String.init(describing:)) ?? "\(Array(idKey))"
+        return DataStoreError(.codec, "the record \(id) in collection \(name) cannot be decoded", underlying: underlying)
+    }
+
     /// Decodes a stored record (version + document bytes) into a document.
     func decodeDocument(_ record: UnsafeRawBufferPointer, id: String = "?") throws(DataStoreError) -> Document {
         do {
@@ -85,9 +91,7 @@ extension CollectionStorage {
             throw DataStoreError(.invalidValue, "the object \(id) cannot be stored in \(name): \(error)", underlying: error)
         }
 
-        let existing = try transaction.withValue(forKey: key, in: records) { record in
-            (try RecordVersion.read(record), try decodeDocument(record, id: "\(id)"))
-        }
+        let existing = try storedDocument(key, id: id, in: &transaction)
         if mode == .insert, existing != nil {
             throw DataStoreError(.duplicateID, "an object with id \(id) already exists in \(name)")
         }
@@ -123,9 +127,7 @@ extension CollectionStorage {
     /// - Throws: ``DataStoreError/Code/notFound`` naming the id and the collection.
     func remove(id: Value, expecting expected: ExpectedVersion = .any, in transaction: inout WriteTransaction) throws -> Document {
         let key = try idKey(id)
-        let existing = try transaction.withValue(forKey: key, in: records) { record in
-            (try RecordVersion.read(record), try decodeDocument(record, id: "\(id)"))
-        }
+        let existing = try storedDocument(key, id: id, in: &transaction)
         try check(expected, found: existing?.0, id: id)
         guard let (_, document) = existing else {
             throw DataStoreError(.notFound, "no object with id \(id) in \(name)")
@@ -137,6 +139,43 @@ extension CollectionStorage {
         }
         try transaction.delete(key, in: records)
         return document
+    }
+
+    /// The stored version and document under `key`, or `nil` when absent.
+    ///
+    /// A record that cannot be decoded (damaged on disk) is being replaced or removed: its index
+    /// entries are found by id and deleted, and it counts as an empty document of version 0, so
+    /// the write repairs the store instead of failing on the damage it would remove.
+    private func storedDocument(_ key: [UInt8], id: Value, in transaction: inout WriteTransaction) throws -> (Int, Document)? {
+        let stored: Result<(Int, Document), any Error>? = try transaction.withValue(forKey: key, in: records) { record in
+            Result { (try RecordVersion.read(record), try decodeDocument(record, id: "\(id)")) }
+        }
+        switch stored {
+        case nil: return nil
+        case .success(let found)?: return found
+        case .failure?:
+            try purgeIndexEntries(of: key, in: &transaction)
+            return (0, Document())
+        }
+    }
+
+    /// Deletes every index entry that points at the record key `key`.
+    /// - Complexity: O(entries of every index): only for repairing a damaged record.
+    private func purgeIndexEntries(of key: [UInt8], in transaction: inout WriteTransaction) throws {
+        for index in indexes {
+            let stray: [[UInt8]] = try transaction.withCursor(on: index.database) { cursor in
+                var found: [[UInt8]] = []
+                var entry = try cursor.move(.first)
+                while let current = entry {
+                    if current.key.withUnsafeBytes({ StorageKeys.idKey(inIndexKey: $0)?.elementsEqual(key) }) == true {
+                        found.append(current.key)
+                    }
+                    entry = try cursor.move(.next)
+                }
+                return found
+            }
+            for entryKey in stray { try transaction.delete(entryKey, in: index.database) }
+        }
     }
 
     private func check(_ expected: ExpectedVersion, found: Int?, id: Value) throws(DataStoreError) {

@@ -34,8 +34,20 @@ struct QueryExecutor {
         var seen = Set<[UInt8]>()
         var lastGroup: [UInt8]?
 
-        // Returns false to stop the scan.
-        func consider(_ idKey: UnsafeRawBufferPointer?, _ record: UnsafeRawBufferPointer) throws -> Bool {
+        // Returns false to stop the scan. A record that cannot be read is named by its id.
+        func consider(_ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool {
+            do {
+                return try considerReadable(record)
+            } catch let error as DataStoreError where error.code == .codec {
+                throw storage.unreadable(idKey, error.underlying ?? error)
+            } catch let error as DataStoreError {
+                throw error
+            } catch {
+                throw storage.unreadable(idKey, error)
+            }
+        }
+
+        func considerReadable(_ record: UnsafeRawBufferPointer) throws -> Bool {
             let body = RecordVersion.body(record)
             guard try matches(body) else { return true }
             var sortValues: [Value?] = []
@@ -67,7 +79,9 @@ struct QueryExecutor {
         case .primaryKey(let ids):
             for id in ids {
                 guard let key = try? storage.idKey(id) else { continue }
-                let keepGoing = try transaction.withValue(forKey: key, in: storage.records) { try consider(nil, $0) }
+                let keepGoing = try transaction.withValue(forKey: key, in: storage.records) { record in
+                    try key.withUnsafeBytes { try consider($0, record) }
+                }
                 if keepGoing == false { break }
             }
         case .idRange(let range, let backward):
@@ -76,8 +90,8 @@ struct QueryExecutor {
             }
         case .fullScan:
             try transaction.withCursor(on: storage.records) { cursor in
-                var more = try cursor.withMove(.first) { _, value in try consider(nil, value) }
-                while more == true { more = try cursor.withMove(.next) { _, value in try consider(nil, value) } }
+                var more = try cursor.withMove(.first) { key, value in try consider(key, value) }
+                while more == true { more = try cursor.withMove(.next) { key, value in try consider(key, value) } }
             }
         case .indexScan(let scan):
             guard let index = storage.indexes.first(where: { $0.definition == scan.index }) else {

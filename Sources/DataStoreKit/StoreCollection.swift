@@ -106,8 +106,8 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
         do {
             return try mapping.decodeRecord(body)
         } catch {
-            throw DataStoreError(.codec, "the record \(id.map { "\($0)" } ?? "") in \(name) cannot be decoded "
-                + "into \(Object.self)", underlying: error)
+            let record = id.map { "the record \($0)" } ?? "a record"
+            throw DataStoreError(.codec, "\(record) in \(name) cannot be decoded into \(Object.self)", underlying: error)
         }
     }
 
