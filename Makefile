@@ -26,12 +26,18 @@ build: deps
 test: deps
 	$(SWIFT) test
 
-## run: the project's main job (release build).
+## run: the project's main job: the side-by-side store benchmark (DataStoreKit, raw LMDB, SQLite)
+## at the quick size (100 000 messages, a few minutes on 2 cores), release build.
+## Extra flags: make run BENCH_FLAGS="--json" (see: swift run -c release StoreBenchmark --help).
+BENCH_FLAGS ?=
 run: deps
-	$(SWIFT) run -c release datastore-example
+	$(SWIFT) build -c release --product StoreBenchmark
+	$(SWIFT) run -c release --skip-build StoreBenchmark --size quick $(BENCH_FLAGS)
 
+## bench: the same benchmark at the full size (1 000 000 messages).
 bench: deps
-	$(SWIFT) run -c release datastore-example
+	$(SWIFT) build -c release --product StoreBenchmark
+	$(SWIFT) run -c release --skip-build StoreBenchmark --size full $(BENCH_FLAGS)
 
 ## fuzz: each libFuzzer target (record, key, query) for FUZZ_SECONDS from its committed seeds.
 FUZZ_SECONDS ?= 20

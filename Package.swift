@@ -38,6 +38,11 @@ let package = Package(
         // Benchmarks: release-only executables (they refuse to run in debug builds).
         .executableTarget(name: "CodecBenchmark", dependencies: ["DataStoreCore"],
                           path: "Benchmarks/CodecBenchmark", swiftSettings: strict),
+        // SQLite is linked only here, as a peer to measure against.
+        .systemLibrary(name: "CSQLite", path: "Benchmarks/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .executableTarget(name: "StoreBenchmark", dependencies: ["DataStoreKit", "CLMDB", "CSQLite"],
+                          path: "Benchmarks/StoreBenchmark", swiftSettings: strict),
 
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strict),
         .testTarget(name: "DataStoreCoreTests", dependencies: ["DataStoreCore"], swiftSettings: strict),

@@ -27,6 +27,6 @@ public struct DocumentDecoder: Sendable {
     public func decodeValue<T: Decodable>(_ type: T.Type, from value: Value) throws -> T {
         let decoder = SourceDecoder(source: DecodingSource(bytes: UnsafeRawBufferPointer(start: nil, count: 0)),
                                     position: .value(value), codingPath: [])
-        return try decoder.unbox(type, at: .value(value), path: [])
+        return try decoder.unboxSelf(type)
     }
 }

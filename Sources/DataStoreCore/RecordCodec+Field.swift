@@ -51,6 +51,7 @@ extension RecordCodec {
     /// Moves past one tagged value, checking only that its declared size is present.
     ///
     /// - Complexity: O(1): every value's size is known from its tag and at most one varint.
+    @inline(__always)
     static func skipValue(_ reader: inout ByteReader) throws(CodecError) {
         let tagOffset = reader.offset
         let tag = try reader.readUInt8("a value tag")

@@ -255,20 +255,8 @@ public enum RecordCodec {
     @inline(__always)
     static func readScalar(tag: UInt8, _ reader: inout ByteReader, tagOffset: Int) throws(CodecError) -> Value {
         switch tag {
-        case Tag.int8:
-            return .int(Int64(Int8(bitPattern: try reader.readUInt8("an int8"))))
-        case Tag.int16:
-            let number = try reader.readLittleEndian(Int16.self)
-            guard Int8(exactly: number) == nil else { throw nonMinimal(tagOffset) }
-            return .int(Int64(number))
-        case Tag.int32:
-            let number = try reader.readLittleEndian(Int32.self)
-            guard Int16(exactly: number) == nil else { throw nonMinimal(tagOffset) }
-            return .int(Int64(number))
-        case Tag.int64:
-            let number = try reader.readLittleEndian(Int64.self)
-            guard Int32(exactly: number) == nil else { throw nonMinimal(tagOffset) }
-            return .int(number)
+        case Tag.int8...Tag.int64:
+            return .int(try readInteger(tag: tag, &reader, tagOffset: tagOffset))
         case Tag.double:
             return .double(Double(bitPattern: try reader.readLittleEndian(UInt64.self)))
         case Tag.string:
@@ -279,6 +267,27 @@ public enum RecordCodec {
             return .bytes(Array(try reader.readBytes(length, "bytes")))
         default:
             throw CodecError(.corrupt, "tag 0x\(String(tag, radix: 16)) is not a scalar", offset: tagOffset)
+        }
+    }
+
+    /// Reads the payload of an integer tag (`int8`…`int64`), rejecting a non-canonical width.
+    @inline(__always)
+    static func readInteger(tag: UInt8, _ reader: inout ByteReader, tagOffset: Int) throws(CodecError) -> Int64 {
+        switch tag {
+        case Tag.int8:
+            return Int64(Int8(bitPattern: try reader.readUInt8("an int8")))
+        case Tag.int16:
+            let number = try reader.readLittleEndian(Int16.self)
+            guard Int8(exactly: number) == nil else { throw nonMinimal(tagOffset) }
+            return Int64(number)
+        case Tag.int32:
+            let number = try reader.readLittleEndian(Int32.self)
+            guard Int16(exactly: number) == nil else { throw nonMinimal(tagOffset) }
+            return Int64(number)
+        default:
+            let number = try reader.readLittleEndian(Int64.self)
+            guard Int32(exactly: number) == nil else { throw nonMinimal(tagOffset) }
+            return number
         }
     }
 

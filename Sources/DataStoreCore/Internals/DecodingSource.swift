@@ -50,13 +50,25 @@ struct DecodingSource {
         }
     }
 
-    /// The position of field `name`, or `nil`. `hint` lets a lookup resume where the previous one
-    /// in the same object ended (fields are usually requested in a steady order).
+    /// The position of field `name`, or `nil`.
     @inline(__always)
-    func lookup(_ name: String, in object: DecodingObject, hint: inout Int) throws(CodecError) -> DecodingPosition? {
+    func lookup(_ name: String, in object: DecodingObject) -> DecodingPosition? {
         switch object {
         case .document(let document): document[name].map { .value($0) }
-        case .record(let entries): RecordSource(bytes: bytes).lookup(name, in: entries, hint: &hint).map { .record($0) }
+        case .record(let entries): RecordSource(bytes: bytes).lookup(name, in: entries).map { .record($0) }
+        }
+    }
+
+    /// Whether the value at `position` is an array or an object, so it cannot be a scalar.
+    @inline(__always)
+    func isContainer(at position: DecodingPosition) -> Bool {
+        switch position {
+        case .value(let value):
+            switch value {
+            case .array, .object: true
+            default: false
+            }
+        case .record(let offset): RecordSource(bytes: bytes).isContainer(at: offset)
         }
     }
 
@@ -81,22 +93,44 @@ struct DecodingSource {
 protocol DecodableScalar: Decodable {
     /// The converted value, or `nil` when `value` is of another type or out of range.
     static func convert(_ value: Value) -> Self?
+
+    /// The value read straight from record bytes, without building a ``Value``, or `nil` when
+    /// the value there is not of the kind this fast path handles (the caller then converts
+    /// through ``scalar(at:)`` and ``convert(_:)``, which also report mismatches). Whatever it
+    /// returns equals `convert` of the value at `position`.
+    static func read(_ source: RecordSource, at position: Int) throws(CodecError) -> Self?
 }
 
 extension Bool: DecodableScalar {
     static func convert(_ value: Value) -> Bool? { value.boolValue }
+    @inline(__always)
+    static func read(_ source: RecordSource, at position: Int) -> Bool? { source.bool(at: position) }
 }
 
 extension String: DecodableScalar {
     static func convert(_ value: Value) -> String? { value.stringValue }
+    @inline(__always)
+    static func read(_ source: RecordSource, at position: Int) throws(CodecError) -> String? { try source.string(at: position) }
 }
 
 extension Double: DecodableScalar {
     static func convert(_ value: Value) -> Double? { value.doubleValue }
+    @inline(__always)
+    static func read(_ source: RecordSource, at position: Int) throws(CodecError) -> Double? {
+        switch try source.number(at: position) {
+        case .double(let number): number
+        case .int(let number): Double(number)
+        case nil: nil
+        }
+    }
 }
 
 extension Float: DecodableScalar {
     static func convert(_ value: Value) -> Float? { value.doubleValue.map { Float($0) } }
+    @inline(__always)
+    static func read(_ source: RecordSource, at position: Int) throws(CodecError) -> Float? {
+        try Double.read(source, at: position).map { Float($0) }
+    }
 }
 
 extension DecodableScalar where Self: FixedWidthInteger {
@@ -107,6 +141,15 @@ extension DecodableScalar where Self: FixedWidthInteger {
         case .int(let number): Self(exactly: number)
         case .double(let number): Self(exactly: number)
         default: nil
+        }
+    }
+
+    @inline(__always)
+    static func read(_ source: RecordSource, at position: Int) throws(CodecError) -> Self? {
+        switch try source.number(at: position) {
+        case .int(let number): Self(exactly: number)
+        case .double(let number): Self(exactly: number)
+        case nil: nil
         }
     }
 }

@@ -11,13 +11,43 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     let position: DecodingPosition
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
-    /// Where the last field lookup in this decoder's object ended (see ``DecodingSource/lookup``).
-    var hint = 0
+    /// The object at ``position``, indexed once when the decoder is made, so that its keyed
+    /// containers hold nothing but this decoder (one reference: the standard library's container
+    /// box copies the container on every call); `nil` when the position holds no object or its
+    /// entries are damaged (``objectError``).
+    let object: DecodingObject?
+    /// The record object's fields when ``object`` is one (the same table), apart for the hot path.
+    let recordObject: RecordSource.Object?
+    /// Why the object at ``position`` could not be indexed, thrown when a container is asked for.
+    let objectError: CodecError?
 
     init(source: DecodingSource, position: DecodingPosition, codingPath: [any CodingKey]) {
         self.source = source
         self.position = position
         self.codingPath = codingPath
+        switch position {
+        case .value(let value):
+            object = value.objectValue.map { .document($0) }
+            recordObject = nil
+            objectError = nil
+        case .record(let offset):
+            let record = RecordSource(bytes: source.bytes)
+            guard record.isObject(at: offset) else {
+                object = nil
+                recordObject = nil
+                objectError = nil
+                return
+            }
+            do throws(CodecError) {
+                recordObject = try record.object(at: offset)
+                object = recordObject.map { .record($0) }
+                objectError = nil
+            } catch {
+                recordObject = nil
+                object = nil
+                objectError = error
+            }
+        }
     }
 
     // MARK: Unboxing, shared by every container
@@ -25,24 +55,48 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     /// Decodes any `Decodable` at `position`: scalars directly, `Date` from seconds since 1970,
     /// `Data` from bytes, everything else through its own `init(from:)`.
     func unbox<T: Decodable>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]) throws -> T {
-        if let scalarType = T.self as? any DecodableScalar.Type {
-            return try unboxScalar(scalarType, at: position, path: path()) as! T
-        }
-        if T.self == Date.self {
-            let seconds = try unboxScalar(Double.self, at: position, path: path())
-            return Date(timeIntervalSince1970: seconds) as! T
-        }
-        if T.self == Data.self {
-            return Data(try unboxBytes(at: position, path: path())) as! T
-        }
-        if T.self == [UInt8].self, let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path()),
-           case .bytes(let bytes) = value {
-            return bytes as! T
-        }
+        if let special: T = try unboxSpecial(type, at: position, path: path()) { return special }
         return try T(from: SourceDecoder(source: source, position: position, codingPath: path()))
     }
 
+    /// Decodes a `T` at this decoder's own position, as ``unbox(_:at:path:)`` does, with this
+    /// decoder as the `Decoder` (the top level of ``RecordDecoder`` and ``DocumentDecoder``).
+    func unboxSelf<T: Decodable>(_ type: T.Type) throws -> T {
+        if let special: T = try unboxSpecial(type, at: position, path: codingPath) { return special }
+        return try T(from: self)
+    }
+
+    /// The types decoded without their own `init(from:)`; `nil` for every other type.
+    ///
+    /// An array or object can only be decoded through `init(from:)`: a scalar type there fails
+    /// in its single-value container with the same error ``unboxScalar(_:at:path:)`` would
+    /// throw. So the dynamic cast to ``DecodableScalar`` (a conformance lookup, the most
+    /// expensive step here) is only made for scalar positions.
+    @inline(__always)
+    private func unboxSpecial<T: Decodable>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]) throws -> T? {
+        if T.self == Date.self {
+            let seconds = try unboxScalar(Double.self, at: position, path: path())
+            return (Date(timeIntervalSince1970: seconds) as! T)
+        }
+        if T.self == Data.self {
+            return (Data(try unboxBytes(at: position, path: path())) as! T)
+        }
+        if source.isContainer(at: position) { return nil }
+        if let scalarType = T.self as? any DecodableScalar.Type {
+            return (try unboxScalar(scalarType, at: position, path: path()) as! T)
+        }
+        if T.self == [UInt8].self, let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path()),
+           case .bytes(let bytes) = value {
+            return (bytes as! T)
+        }
+        return nil
+    }
+
     func unboxScalar<T: DecodableScalar>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]) throws -> T {
+        if case .record(let offset) = position,
+           let result = try codec({ () throws(CodecError) in try T.read(RecordSource(bytes: source.bytes), at: offset) }, path: path()) {
+            return result
+        }
         let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path())
         if let value, let result = T.convert(value) { return result }
         throw mismatch(T.self, value: value, at: position, path: path())
@@ -54,14 +108,43 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
         throw mismatch(Data.self, value: value, at: position, path: path)
     }
 
-    /// Finds field `name` in this decoder's object. Not generic, so it is compiled once, fully
-    /// optimised, whatever `CodingKey` type the caller uses.
-    func find(_ name: String, in object: DecodingObject) throws -> DecodingPosition? {
-        do {
-            return try source.lookup(name, in: object, hint: &hint)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: error.description, underlyingError: error))
+    /// Decodes the scalar field `name` of `object`: the keyed containers' hot path. Not generic
+    /// over the `CodingKey` type, so it is compiled once per scalar type, fully optimised, and
+    /// reads record bytes straight into `T` (see ``DecodableScalar/read(_:at:)``).
+    func field<T: DecodableScalar>(_ type: T.Type, _ name: String, key: () -> any CodingKey) throws -> T {
+        if recordObject != nil {
+            let record = RecordSource(bytes: source.bytes)
+            guard let offset = recordObject?.lookup(name, in: record) else { throw keyNotFound(key()) }
+            if let result = try codec({ () throws(CodecError) in try T.read(record, at: offset) }, path: codingPath + [key()]) {
+                return result
+            }
+            return try unboxScalar(type, at: .record(offset), path: codingPath + [key()])
         }
+        guard let object, let position = source.lookup(name, in: object) else { throw keyNotFound(key()) }
+        return try unboxScalar(type, at: position, path: codingPath + [key()])
+    }
+
+    /// Decodes the scalar field `name` of `object`, or `nil` when it is absent or null.
+    func fieldIfPresent<T: DecodableScalar>(_ type: T.Type, _ name: String, key: () -> any CodingKey) throws -> T? {
+        if recordObject != nil {
+            let record = RecordSource(bytes: source.bytes)
+            guard let offset = recordObject?.lookup(name, in: record) else { return nil }
+            if let result = try codec({ () throws(CodecError) in try T.read(record, at: offset) }, path: codingPath + [key()]) {
+                return result
+            }
+            return try unboxScalarIfPresent(type, at: .record(offset), path: codingPath + [key()])
+        }
+        guard let object else { return nil }
+        return try unboxScalarIfPresent(type, at: source.lookup(name, in: object), path: codingPath + [key()])
+    }
+
+    /// Finds field `name` in this decoder's object.
+    func find(_ name: String, in object: DecodingObject) -> DecodingPosition? {
+        source.lookup(name, in: object)
+    }
+
+    func keyNotFound(_ key: any CodingKey) -> DecodingError {
+        .keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no field '\(key.stringValue)'"))
     }
 
     /// One lookup for absent, null or present — the default `decodeIfPresent` costs three.
@@ -105,10 +188,15 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard let object = try codec({ () throws(CodecError) in try source.object(at: position) }, path: codingPath) else {
+        if let objectError {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: objectError.description, underlyingError: objectError))
+        }
+        guard object != nil else {
+            // Not an object: read it again the general way, to report damaged bytes as such.
+            _ = try codec({ () throws(CodecError) in try source.object(at: position) }, path: codingPath)
             throw mismatchContainer([String: Any].self)
         }
-        return KeyedDecodingContainer(SourceKeyedContainer<Key>(decoder: self, object: object))
+        return KeyedDecodingContainer(SourceKeyedContainer<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -168,8 +256,11 @@ struct SuperCodingKey: CodingKey {
 }
 
 struct SourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    /// The decoder whose ``SourceDecoder/object`` this container reads: never `nil` once
+    /// ``SourceDecoder/container(keyedBy:)`` has handed the container out.
     let decoder: SourceDecoder
-    let object: DecodingObject
+
+    private var object: DecodingObject { decoder.object! }
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 
@@ -182,59 +273,57 @@ struct SourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     // the work happens in `SourceDecoder`'s methods, which are not generic over `Key`.
 
     @inline(__always)
-    private func find(_ key: Key) throws -> DecodingPosition? {
-        try decoder.find(key.stringValue, in: object)
+    private func find(_ key: Key) -> DecodingPosition? {
+        decoder.find(key.stringValue, in: object)
     }
 
     private func require(_ key: Key) throws -> DecodingPosition {
-        guard let position = try find(key) else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no field '\(key.stringValue)'"))
-        }
+        guard let position = find(key) else { throw decoder.keyNotFound(key) }
         return position
     }
 
-    func contains(_ key: Key) -> Bool { ((try? find(key)) ?? nil) != nil }
+    func contains(_ key: Key) -> Bool { find(key) != nil }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         try decoder.isNull(at: try require(key))
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.unboxScalar(type, at: try require(key), path: codingPath + [key]) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.field(type, key.stringValue) { key } }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try decoder.unbox(type, at: try require(key), path: codingPath + [key])
     }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decoder.unboxScalarIfPresent(type, at: try find(key), path: codingPath + [key]) }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let position = try find(key), !(try decoder.isNull(at: position)) else { return nil }
+        guard let position = find(key), !(try decoder.isNull(at: position)) else { return nil }
         return try decoder.unbox(type, at: position, path: codingPath + [key])
     }
 

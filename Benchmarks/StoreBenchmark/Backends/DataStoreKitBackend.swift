@@ -1,0 +1,114 @@
+// DataStoreKit through its public API only: DataStore.open, a Codable collection with the same
+// indexes, add / put / getNow / queryNow, and the writer's metrics.
+import DataStoreCore
+import DataStoreKit
+
+final class DataStoreKitBackend: @unchecked Sendable {
+    // @unchecked Sendable: `store` and `messages` change only in `open`/`close`, which the
+    // workload driver calls while no operation is running; the objects themselves are Sendable.
+    let path: String
+    private(set) var store: DataStore!
+    private(set) var messages: StoreCollection<Message>!
+    private(set) var limits = Writer.Limits()
+    let mapSize: Int
+    private var indexes: [IndexDefinition] = [
+        IndexDefinition("created_ts"), IndexDefinition("from_user_key"), IndexDefinition("to_user_key"),
+    ]
+    static let pairIndex = IndexDefinition("pair", fields: ["from_user_key", "to_user_key"])
+
+    init(path: String, mapSize: Int) async throws {
+        self.path = path
+        self.mapSize = mapSize
+        try await open(limits: Writer.Limits())
+    }
+
+    /// Opens the store (durable saves) with the given writer limits.
+    func open(limits: Writer.Limits) async throws {
+        self.limits = limits
+        let store = try DataStore.open(path: path, options: DataStore.Options(
+            mapSize: mapSize, durability: .durable, writerLimits: limits))
+        self.store = store
+        messages = try await store.collection("messages", mapping: .codable(idField: "id"), indexes: indexes)
+    }
+
+    /// Closes the store and lets it go, so the path can be opened again with other options.
+    func close() {
+        store?.close()
+        messages = nil
+        store = nil
+    }
+
+    /// Closes and reopens with other writer limits (the "one transaction per save" baseline).
+    func reopen(limits: Writer.Limits) async throws {
+        close()
+        // The writer thread ends after the last reference goes; the environment registry makes
+        // a new open of the path wait for the old handle to close.
+        try await open(limits: limits)
+        guard store.writer.metrics.batches == 0 else {
+            throw BenchmarkFailure("reopening \(path) returned the old store (writer metrics not fresh)")
+        }
+    }
+
+    var metrics: WriterMetrics { store.writer.metrics }
+
+    // MARK: Writing
+
+    /// `batch` as concurrent `add` calls (one change set each) that the writer coalesces;
+    /// returns when every one is committed.
+    func add(_ batch: some Collection<Message> & Sendable) async throws {
+        let messages = self.messages!
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for message in batch {
+                group.addTask { _ = try await messages.add(object: message) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// `batch` as concurrent `put` calls.
+    func put(_ batch: some Collection<Message> & Sendable) async throws {
+        let messages = self.messages!
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for message in batch {
+                group.addTask { _ = try await messages.put(id: .string(message.id), object: message) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Declares the compound index; the store builds it from the records (chunks of 10,000).
+    func buildPairIndex() async throws {
+        indexes.append(Self.pairIndex)
+        messages = try await store.collection("messages", mapping: .codable(idField: "id"), indexes: indexes,
+                                              indexBuildChunk: 10_000)
+    }
+
+    // MARK: Reading
+
+    func get(id: String) throws -> Message {
+        try messages.getNow(id: .string(id))
+    }
+
+    func created(since start: Double) throws -> [Message] {
+        try messages.queryNow(Query(params: ["created_ts >=": .double(start)], options: ["limit": 100]))
+    }
+
+    func messages(from sender: String, to recipient: String) throws -> [Message] {
+        try messages.queryNow(Query(params: ["from_user_key": .string(sender), "to_user_key": .string(recipient)], options: nil))
+    }
+
+    func messages(ofType type: String) throws -> [Message] {
+        try messages.queryNow(Query(params: ["type": .string(type)], options: nil))
+    }
+
+    func explain(_ params: [String: Value], _ options: [String: Value]? = nil) -> String {
+        (try? messages.explain(params: params, options: options)).map { "\($0)" } ?? "?"
+    }
+
+    func count() throws -> Int { try messages.count() }
+}
+
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

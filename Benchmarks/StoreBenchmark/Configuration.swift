@@ -1,0 +1,107 @@
+// Command-line flags.
+import Foundation
+
+struct Configuration: Sendable {
+    static let workloads = ["get", "range", "pair", "scan", "updates", "commit"]
+
+    var size = 100_000
+    var sizeName = "quick"
+    var json = false
+    var only: Set<String> = Set(workloads)
+    var durableCommits: Int?
+    var taskCounts = [1, 4, 16, 64]
+    var directory = NSTemporaryDirectory() + "storebench-\(getpid())"
+    var keep = false
+    var seed: UInt64 = 0x5EED_0001
+    /// `--profile WORKLOAD`: load DataStoreKit alone and loop over one workload (for perf/callgrind).
+    var profile: String?
+    var profileSeconds = 20.0
+
+    /// The most saves per group-commit configuration (the pool of new documents each one gets).
+    var commitsPerConfiguration: Int { durableCommits ?? 16_384 }
+    /// How long each group-commit configuration runs at most: savers stop at this deadline or
+    /// when the pool is used up, whichever comes first. Bounds the slow one-transaction-per-save
+    /// backends on a slow disk and gives the fast ones enough saves on a fast one.
+    var durableSeconds: Double?
+    var secondsPerConfiguration: Double { durableSeconds ?? (size >= 1_000_000 ? 3 : 2) }
+
+    static let usage = """
+        usage: StoreBenchmark [--size quick|full|N] [--only WORKLOAD[,WORKLOAD…]] [--durable-commits N]
+                              [--durable-seconds S]                              [--tasks 1,4,16,64] [--dir PATH] [--keep] [--json]
+
+          --size             quick = 100 000 messages (make run), full = 1 000 000 (make bench), or a count
+          --only             run only these workloads after the bulk load (which always runs):
+                             \(workloads.joined(separator: ", "))
+          --durable-commits  the most saves per group-commit configuration (default 16 384)
+          --durable-seconds  the longest a group-commit configuration runs (default 2 s quick, 3 s full)
+          --tasks            concurrent savers for the group-commit workload (default 1,4,16,64)
+          --dir              where the three stores are created (default a fresh directory under /tmp)
+          --keep             keep the stores afterwards
+          --json             print the report as JSON on stdout (progress still goes to stderr)
+          --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
+                             load, get, range, pair, pair-compound, scan, commit (64 tasks)
+          --profile-seconds  how long the --profile loop runs (default 20)
+        """
+
+    static func parse(_ arguments: [String]) throws -> Configuration {
+        var configuration = Configuration()
+        var rest = arguments[...]
+        func value(_ flag: String) throws -> String {
+            guard let next = rest.popFirst() else { throw BenchmarkFailure("\(flag) needs a value\n\(usage)") }
+            return next
+        }
+        while let flag = rest.popFirst() {
+            switch flag {
+            case "--size":
+                let size = try value(flag)
+                switch size {
+                case "quick": configuration.size = 100_000
+                case "full": configuration.size = 1_000_000
+                default:
+                    guard let count = Int(size), count >= 1_000 else { throw BenchmarkFailure("--size \(size): quick, full or a count ≥ 1000") }
+                    configuration.size = count
+                }
+                configuration.sizeName = size
+            case "--only":
+                let names = try value(flag).split(separator: ",").map(String.init)
+                for name in names where !workloads.contains(name) {
+                    throw BenchmarkFailure("--only \(name): not a workload (\(workloads.joined(separator: ", ")))")
+                }
+                configuration.only = Set(names)
+            case "--durable-commits":
+                guard let count = Int(try value(flag)), count > 0 else { throw BenchmarkFailure("--durable-commits needs a positive count") }
+                configuration.durableCommits = count
+            case "--durable-seconds":
+                guard let seconds = Double(try value(flag)), seconds > 0 else { throw BenchmarkFailure("--durable-seconds needs a positive number") }
+                configuration.durableSeconds = seconds
+            case "--tasks":
+                let counts = try value(flag).split(separator: ",").compactMap { Int($0) }
+                guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else { throw BenchmarkFailure("--tasks needs counts like 1,4,16,64") }
+                configuration.taskCounts = counts
+            case "--dir": configuration.directory = try value(flag)
+            case "--keep": configuration.keep = true
+            case "--json": configuration.json = true
+            case "--seed":
+                guard let seed = UInt64(try value(flag)) else { throw BenchmarkFailure("--seed needs a number") }
+                configuration.seed = seed
+            case "--profile": configuration.profile = try value(flag)
+            case "--profile-seconds":
+                guard let seconds = Double(try value(flag)), seconds > 0 else { throw BenchmarkFailure("--profile-seconds needs a number") }
+                configuration.profileSeconds = seconds
+            case "--help", "-h":
+                print(usage)
+                exit(0)
+            default:
+                throw BenchmarkFailure("unknown flag \(flag)\n\(usage)")
+            }
+        }
+        return configuration
+    }
+
+    func runs(_ workload: String) -> Bool { only.contains(workload) }
+}
+
+/// Progress, on stderr so that `--json` output stays clean.
+func progress(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,118 @@
+// Where the time goes: per-thread CPU time (from /proc) for timing breakdowns in the report, and
+// `--profile WORKLOAD`, which runs only DataStoreKit's side of one workload in a loop so that
+// `perf record` or `valgrind --tool=callgrind` see nothing else.
+import DataStoreCore
+import DataStoreKit
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum ThreadTimes {
+    /// CPU seconds (user + system) used so far by this process's threads whose name starts with
+    /// `prefix` (Linux truncates thread names to 15 bytes).
+    static func cpuSeconds(threadsNamed prefix: String) -> Double {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return .nan }
+        var total = 0.0
+        for task in tasks {
+            guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                  comm.hasPrefix(String(prefix.prefix(15))),
+                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            // After the command: state is field 3, utime 14, stime 15.
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            total += (user + system) / ticks
+        }
+        return total
+    }
+
+    /// Bytes this process has caused to be sent to the storage layer so far (`write_bytes` in
+    /// /proc/self/io): page write-back of its files, whoever's thread does it.
+    static func bytesWrittenToDisk() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix("write_bytes:") {
+            return Int(line.dropFirst("write_bytes:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        return 0
+    }
+
+    /// CPU seconds used so far by the whole process.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}
+
+/// Runs `body` repeatedly for about `seconds` of wall time; a separate function so a profiler can
+/// be told to collect only inside it (`valgrind --tool=callgrind --toggle-collect='*profileLoop*'`).
+@inline(never)
+func profileLoop(seconds: Double, _ body: (Int) throws -> UInt64) rethrows -> Int {
+    let end = Clock.wall() + UInt64(seconds * 1e9)
+    var iteration = 0
+    var sink: UInt64 = 0
+    while Clock.wall() < end {
+        for _ in 0..<64 {
+            sink &+= try body(iteration)
+            iteration += 1
+        }
+    }
+    blackHole(sink)
+    return iteration
+}
+
+extension BenchmarkRun {
+    static let profileWorkloads = ["load", "get", "range", "pair", "pair-compound", "scan", "commit"]
+
+    /// Loads DataStoreKit alone, then loops over one of its workloads.
+    func profile(_ workload: String, seconds: Double) async throws {
+        let messages = dataset.messages
+        let batches = stride(from: 0, to: messages.count, by: 1_000).map { messages[$0..<min($0 + 1_000, messages.count)] }
+        progress("profile: loading DataStoreKit alone…")
+        var start = Clock.wall()
+        let cpuBefore = (ThreadTimes.processCPUSeconds(), ThreadTimes.bytesWrittenToDisk())
+        for batch in batches { try await store.add(batch) }
+        let loadSeconds = Double(Clock.wall() - start) / 1e9
+        let metrics = store.metrics
+        progress("  \(grouped(Double(messages.count) / loadSeconds)) docs/s; process CPU \(fixed(ThreadTimes.processCPUSeconds() - cpuBefore.0, 2)) s, "
+            + "\(fixed(Double(ThreadTimes.bytesWrittenToDisk() - cpuBefore.1) / 1_048_576, 0)) MiB written, "
+            + "in write transactions \(fixed(Double(metrics.commitNanoseconds) / 1e9, 2)) s over \(metrics.batches) batches, wall \(fixed(loadSeconds, 2)) s")
+        if workload == "load" { return }
+        if workload == "pair-compound" { try await store.buildPairIndex() }
+        if workload == "commit" {
+            let tasks = 64
+            let perTask = max(1, configuration.commitsPerConfiguration / tasks)
+            progress("profile: DataStoreKit group commit, \(tasks) tasks × \(perTask) saves…")
+            start = Clock.wall()
+            let before = (store.metrics, ThreadTimes.processCPUSeconds())
+            try await storeCommits(tasks: tasks, perTask: perTask, backend: CommitBackend.dataStoreKit)
+            let after = store.metrics
+            let batches = Double(after.batches - before.0.batches)
+            progress("  wall \(fixed(Double(Clock.wall() - start) / 1e9, 2)) s, \(Int(batches)) batches; per batch: in transaction "
+                + "\(fixed(Double(after.commitNanoseconds - before.0.commitNanoseconds) / batches / 1e6, 2)) ms; "
+                + "process CPU \(fixed(ThreadTimes.processCPUSeconds() - before.1, 2)) s")
+            return
+        }
+        let ids = dataset.lookupIDs
+        let starts = dataset.rangeStarts
+        let pairs = dataset.pairs
+        progress("profile: DataStoreKit \(workload) for \(fixed(seconds, 0)) s (profileLoop)…")
+        let cpu = Clock.threadCPU()
+        let operations: Int
+        switch workload {
+        case "get": operations = try profileLoop(seconds: seconds) { try store.get(id: ids[$0 % ids.count]).digest }
+        case "range": operations = try profileLoop(seconds: seconds) { fold(try store.created(since: starts[$0 % starts.count])).checksum }
+        case "pair", "pair-compound":
+            operations = try profileLoop(seconds: seconds) { index in
+                let pair = pairs[index % pairs.count]
+                return fold(try store.messages(from: pair.from, to: pair.to)).checksum
+            }
+        case "scan": operations = try profileLoop(seconds: seconds) { _ in fold(try store.messages(ofType: dataset.scanType)).checksum }
+        default: throw BenchmarkFailure("--profile \(workload): one of \(Self.profileWorkloads.joined(separator: ", "))")
+        }
+        progress("  \(operations) operations, \(fixed(Double(Clock.threadCPU() - cpu) / Double(operations), 0)) ns CPU each")
+    }
+}
