@@ -53,6 +53,21 @@ extension Condition {
     ///
     /// - Throws: ``DataStoreError`` `.invalidQuery` quoting `key`.
     static func parse(key: String) throws(DataStoreError) -> (field: String, op: Operator) {
+        // The common shapes, "field" and "field OP" in printable ASCII, without Character and
+        // Unicode-property work; anything else takes the general path below (and its errors).
+        let utf8 = key.utf8
+        if let space = utf8.firstIndex(of: 0x20),
+           utf8.allSatisfy({ ($0 > 0x20 && $0 < 0x7F) || $0 == 0x20 }),
+           space != utf8.startIndex, utf8[utf8.index(after: space)...].firstIndex(of: 0x20) == nil,
+           utf8.index(after: space) != utf8.endIndex {
+            let field = Substring(key.utf8[..<space])
+            let token = Substring(key.utf8[utf8.index(after: space)...])
+            if let op = Operator(token: token), Operator(token: field) == nil || field == "in" {
+                return (String(field), op)
+            }
+        } else if !utf8.isEmpty, utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), Operator(token: key) == nil || key == "in" {
+            return (key, .equal)
+        }
         let words = key.split(whereSeparator: \.isWhitespace)
         guard let first = words.first, let firstCharacter = key.first, let lastCharacter = key.last else {
             throw DataStoreError(.invalidQuery, "query key \(Query.quoted(key)) has no field name")

@@ -165,6 +165,7 @@ struct QueryExecutor {
         }
         let from = min(query.offset, rows.count)
         let to = query.limit.map { min(rows.count, from + $0) } ?? rows.count
-        return rows[from..<to].map(\.item)
+        // A closure, not `\.item`: a key path is instantiated at run time on every call.
+        return rows[from..<to].map { $0.item }
     }
 }

@@ -7,9 +7,10 @@ enum QueryPlanner {
         var plan = QueryPlan(access: .fullScan, query: query, sortFromScan: false, limitPushedDown: false, collection: collection)
         // Contradictions only count on fields a single-value index covers: writes refuse arrays
         // there, and an array field can meet "a < 3 and a > 5" with two elements.
-        let scalarFields = Set(indexes.filter { !$0.definition.multiValue }.flatMap { $0.definition.fields.map(\.name) })
         let contradicted = query.conditionFields.contains { field in
-            scalarFields.contains(field) && query.range(on: field)?.isEmpty == true
+            query.range(on: field)?.isEmpty == true && indexes.contains { index in
+                !index.definition.multiValue && index.definition.fields.contains { $0.name == field }
+            }
         }
         if contradicted || query.limit == 0 {
             plan.access = .empty

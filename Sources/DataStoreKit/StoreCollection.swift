@@ -118,7 +118,8 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     public func put(id: Value, object: Object) async throws -> Object {
         let document = try encodeForStorage(object)
         let stored = try await store.putDocument(document, id: id, in: storage)
-        return try mapping.decode(stored)
+        // Stored as given: hand the caller's object back rather than decoding a copy.
+        return document[storage.idField] == id ? object : try mapping.decode(stored)
     }
 
     /// Inserts `object` and returns it as stored. An object without an id (absent, `null` or an
@@ -127,7 +128,26 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     public func add(object: Object) async throws -> Object {
         let document = try encodeForStorage(object)
         let stored = try await store.addDocument(document, in: storage)
-        return try mapping.decode(stored)
+        // Only a generated id makes the stored object differ from the caller's.
+        return DataStore.identity(of: document, idField: storage.idField) != nil ? object : try mapping.decode(stored)
+    }
+
+    /// Inserts every object as one change set — all of them or, on any error, none — and
+    /// returns their ids (generated for objects without one).
+    /// - Throws: ``DataStoreError`` `.duplicateID` (an id stored or repeated), `.uniqueViolation`,
+    ///   `.invalidValue`, naming the object concerned.
+    /// - Complexity: one commit for the whole batch.
+    @discardableResult
+    public func add(contentsOf objects: [Object]) async throws -> [Value] {
+        try await store.writeDocuments(try objects.map(encodeForStorage), mode: .insert, in: storage)
+    }
+
+    /// Stores every object under the id in its id field, replacing or inserting, as one change
+    /// set — all of them or none — and returns the ids.
+    /// - Throws: ``DataStoreError`` `.invalidID` for an object without an id, and the errors of `put`.
+    @discardableResult
+    public func put(contentsOf objects: [Object]) async throws -> [Value] {
+        try await store.writeDocuments(try objects.map(encodeForStorage), mode: .upsert, in: storage)
     }
 
     /// Removes the object stored under `id` and returns it.
@@ -178,6 +198,28 @@ extension DataStore {
             return WriteReport(document: stored, changes: [changes])
         }
         return report.document
+    }
+
+    func writeDocuments(_ documents: [Document], mode: WriteMode, in storage: CollectionStorage) async throws -> [Value] {
+        let ids = try documents.map { document -> Value in
+            guard let id = Self.identity(of: document, idField: storage.idField) else {
+                if mode == .insert { return .string(IDGenerator.next()) }
+                throw DataStoreError(.invalidID, "an object without an id in field \(storage.idField) cannot be put into \(storage.name)")
+            }
+            _ = try storage.idKey(id)
+            return id
+        }
+        let bytes = documents.reduce(0) { $0 + $1.count * 32 }
+        let (report, _) = try await writer.submit(estimatedBytes: bytes) { transaction -> WriteReport in
+            var changes = CollectionChanges(collection: storage.name)
+            for (document, id) in zip(documents, ids) {
+                let (previous, _) = try storage.write(document, id: id, mode: mode, in: &transaction)
+                if previous == nil { changes.inserted.append(id) } else { changes.updated.append(id) }
+            }
+            return WriteReport(document: Document(), changes: [changes])
+        }
+        _ = report
+        return ids
     }
 
     func removeDocument(id: Value, in storage: CollectionStorage) async throws -> Document {

@@ -107,7 +107,6 @@ final class WriterCore: Sendable {
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
         var closed = false
         var finished = false
-        var lastBatchSize = 0
         var metrics = WriterMetrics()
 
         var queuedCount: Int { pending.count - pendingStart }
@@ -123,10 +122,6 @@ final class WriterCore: Sendable {
     /// Commits whose data is on disk but whose meta page may not be yet; touched only by the
     /// writer thread.
     let awaitingSync = Mutex<[CommittedBatch]>([])
-    /// How long the writer waits for another batch before syncing for the waiting ones.
-    let lingerBeforeSync = DispatchTimeInterval.microseconds(300)
-    /// The size of the last batch taken, read only by the writer thread.
-    var lastBatchSize: Int { state.withLock { $0.lastBatchSize } }
 
     init(
         environment: Environment,
@@ -179,26 +174,19 @@ final class WriterCore: Sendable {
     }
 
     /// The writer thread's loop.
+    ///
+    /// While change sets keep arriving, each commit's sync makes the batch before it durable
+    /// (see Writer+Durability.swift). As soon as the queue is empty, the writer syncs and
+    /// acknowledges at once: callers that wait for their save before saving again are never kept
+    /// waiting for a batch that will not come.
     func run() {
         while true {
-            if awaitingSync.withLock({ $0.isEmpty }) {
-                wake.wait()
-            } else if wake.wait(timeout: .now() + lingerBeforeSync) == .timedOut {
-                // No batch came to carry the sync: make the waiting batches durable now.
-                acknowledgeWithSync()
-                continue
-            }
+            wake.wait()
             while let batch = takeBatch() {
                 commit(batch)
             }
-            // One caller alone gains nothing from waiting: sync now. Several callers are likely to
-            // save again at once, and their batch's sync will serve this one (see
-            // Writer+Durability.swift).
-            if lastBatchSize <= 1 { acknowledgeWithSync() }
-            if state.withLock({ $0.closed && $0.queuedCount == 0 }) {
-                acknowledgeWithSync()
-                break
-            }
+            acknowledgeWithSync()
+            if state.withLock({ $0.closed && $0.queuedCount == 0 }) { break }
         }
         // Anyone still waiting for room is told by `enqueue` that the store closed.
         let waiters = state.withLock { state in
@@ -223,7 +211,6 @@ final class WriterCore: Sendable {
             }
             let batch = Array(state.pending[state.pendingStart..<end])
             state.pendingStart = end
-            if !batch.isEmpty { state.lastBatchSize = batch.count }
             if state.pendingStart == state.pending.count {
                 state.pending.removeAll(keepingCapacity: true)
                 state.pendingStart = 0

@@ -147,3 +147,28 @@ struct StoreCollectionTests {
         #expect(error?.message.contains("99") == true)
     }
 }
+
+@Suite("Bulk writes")
+struct BulkWriteTests {
+    @Test("add(contentsOf:) commits all objects as one change set, or none of them")
+    func addContentsOf() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let before = temporary.store.writerMetrics.committedChangeSets
+        let ids = try await notes.add(contentsOf: (0..<500).map { note("n\($0)", ts: Double($0)) } + [note(nil)])
+        #expect(ids.count == 501)
+        #expect(temporary.store.writerMetrics.committedChangeSets == before + 1)
+        #expect(try notes.count() == 501)
+        let error = await #expect(throws: DataStoreError.self) {
+            try await notes.add(contentsOf: [note("fresh"), note("n7")])
+        }
+        #expect(error?.code == .duplicateID)
+        #expect(throws: DataStoreError.self) { try notes.getNow(id: "fresh") }  // nothing of the batch landed
+        try await notes.put(contentsOf: [note("n7", ts: 700), note("new", ts: 1)])
+        #expect(try await notes.get(id: "n7").created_ts == 700)
+        let missingID = await #expect(throws: DataStoreError.self) { try await notes.put(contentsOf: [note(nil)]) }
+        #expect(missingID?.code == .invalidID)
+        try expectConsistent(temporary.store)
+    }
+}

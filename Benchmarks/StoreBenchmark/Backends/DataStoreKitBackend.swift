@@ -53,27 +53,14 @@ final class DataStoreKitBackend: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// `batch` as concurrent `add` calls (one change set each) that the writer coalesces;
-    /// returns when every one is committed.
+    /// `batch` as one change set (`add(contentsOf:)`): one commit, as raw LMDB's one transaction.
     func add(_ batch: some Collection<Message> & Sendable) async throws {
-        let messages = self.messages!
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for message in batch {
-                group.addTask { _ = try await messages.add(object: message) }
-            }
-            try await group.waitForAll()
-        }
+        try await messages!.add(contentsOf: Array(batch))
     }
 
-    /// `batch` as concurrent `put` calls.
+    /// `batch` as one change set of replacements (`put(contentsOf:)`).
     func put(_ batch: some Collection<Message> & Sendable) async throws {
-        let messages = self.messages!
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for message in batch {
-                group.addTask { _ = try await messages.put(id: .string(message.id), object: message) }
-            }
-            try await group.waitForAll()
-        }
+        try await messages!.put(contentsOf: Array(batch))
     }
 
     /// Declares the compound index; the store builds it from the records (chunks of 10,000).
