@@ -117,6 +117,9 @@ var results: [Result] = []
 results.append(try measure("decode  record → Codable (RecordDecoder)") {
     try RecordDecoder().decode(MessageRecord.self, from: recordBytes).message.utf8.count
 })
+results.append(try measure("decode  record → RecordDecodable (init(record:))") {
+    try recordBytes.withUnsafeBytes { try MessageRecord(record: RecordFields(unsafeBytes: $0)) }.message.utf8.count
+})
 results.append(try measure("decode  record → Document (RecordCodec)") {
     try RecordCodec.decode(recordBytes).count
 })
@@ -166,3 +169,15 @@ for result in results where !result.nanoseconds.isNaN {
     print("\(name)  \(ns) ns/op  \(ratio)× JSONDecoder")
 }
 print("checksum \(checksum)")
+
+/// The hand-written fast path: each field read by name straight from the record's bytes.
+extension MessageRecord: RecordDecodable {
+    init(record: borrowing RecordFields) throws {
+        id = try record.string("id") ?? ""
+        from_user_key = try record.string("from_user_key") ?? ""
+        to_user_key = try record.string("to_user_key") ?? ""
+        message = try record.string("message") ?? ""
+        type = try record.string("type") ?? ""
+        created_ts = try record.double("created_ts") ?? 0
+    }
+}

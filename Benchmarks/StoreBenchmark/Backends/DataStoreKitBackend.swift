@@ -28,7 +28,7 @@ final class DataStoreKitBackend: @unchecked Sendable {
         let store = try DataStore.open(path: path, options: DataStore.Options(
             mapSize: mapSize, durability: .durable, writerLimits: limits))
         self.store = store
-        messages = try await store.collection("messages", mapping: .codable(idField: "id"), indexes: indexes)
+        messages = try await store.collection("messages", mapping: .recordDecodable(idField: "id"), indexes: indexes)
     }
 
     /// Closes the store and lets it go, so the path can be opened again with other options.
@@ -66,7 +66,7 @@ final class DataStoreKitBackend: @unchecked Sendable {
     /// Declares the compound index; the store builds it from the records (chunks of 10,000).
     func buildPairIndex() async throws {
         indexes.append(Self.pairIndex)
-        messages = try await store.collection("messages", mapping: .codable(idField: "id"), indexes: indexes,
+        messages = try await store.collection("messages", mapping: .recordDecodable(idField: "id"), indexes: indexes,
                                               indexBuildChunk: 10_000)
     }
 
@@ -98,4 +98,17 @@ final class DataStoreKitBackend: @unchecked Sendable {
 struct BenchmarkFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// The store reads messages field by field from their records (`RecordDecodable`), as the raw
+/// backend decodes its records by hand; writes still go through `Codable`.
+extension Message: RecordDecodable {
+    init(record: borrowing RecordFields) throws {
+        id = try record.string("id") ?? ""
+        from_user_key = try record.string("from_user_key") ?? ""
+        to_user_key = try record.string("to_user_key") ?? ""
+        message = try record.string("message") ?? ""
+        created_ts = try record.double("created_ts") ?? 0
+        type = try record.string("type") ?? ""
+    }
 }
