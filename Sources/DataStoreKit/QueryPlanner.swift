@@ -7,8 +7,10 @@ enum QueryPlanner {
         var plan = QueryPlan(access: .fullScan, query: query, sortFromScan: false, limitPushedDown: false, collection: collection)
         // Contradictions only count on fields a single-value index covers: writes refuse arrays
         // there, and an array field can meet "a < 3 and a > 5" with two elements.
+        // Each condition field's range, computed once for every index considered.
+        let ranges = FieldRanges(query)
         let contradicted = query.conditionFields.contains { field in
-            query.range(on: field)?.isEmpty == true && indexes.contains { index in
+            ranges[field]?.isEmpty == true && indexes.contains { index in
                 !index.definition.multiValue && index.definition.fields.contains { $0.name == field }
             }
         }
@@ -24,11 +26,11 @@ enum QueryPlanner {
         // 2. The index that serves the most.
         var best: (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)?
         for index in indexes where index.state == .ready {
-            guard let candidate = evaluate(index.definition, for: query) else { continue }
+            guard let candidate = evaluate(index.definition, for: query, ranges: ranges) else { continue }
             if candidate.score > (best?.score ?? 0) { best = candidate }
         }
         // The records themselves are ordered by id: a range or a sort on the id field walks them.
-        let idRange = query.range(on: idField)
+        let idRange = ranges[idField]
         let sortByID = query.sort.count == 1 && query.sort[0].field == idField
         let idScore = (idRange == nil ? 0 : 2) + (sortByID ? (query.limit == nil ? 1 : 2) : 0)
         if let best, best.score >= idScore {
@@ -62,11 +64,15 @@ enum QueryPlanner {
 
     /// How well `index` serves `query`: 4 points per equality field, 2 for a range, 1 for the
     /// sort (plus 1 when the sort lets the limit stop the scan); `nil` when it serves nothing.
-    private static func evaluate(_ index: IndexDefinition, for query: Query) -> (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)? {
+    private static func evaluate(
+        _ index: IndexDefinition,
+        for query: Query,
+        ranges: FieldRanges
+    ) -> (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)? {
         var equalities: [Value] = []
         var range: ValueRange?
         // An `in` on the first field, with no range condition there: one seek per value.
-        let firstFieldValues = query.range(on: index.fields[0].name) == nil ? scalarValues(in: query, field: index.fields[0].name) : nil
+        let firstFieldValues = ranges[index.fields[0].name] == nil ? scalarValues(in: query, field: index.fields[0].name) : nil
         for field in index.fields.dropFirst(firstFieldValues == nil ? 0 : 1) {
             if index.multiValue {
                 // Different conditions may be met by different elements: use one condition's range.
@@ -78,7 +84,7 @@ enum QueryPlanner {
                 }
                 break
             }
-            guard let fieldRange = query.range(on: field.name) else { break }
+            guard let fieldRange = ranges[field.name] else { break }
             if let value = fieldRange.equals {
                 equalities.append(value)
                 continue
@@ -117,8 +123,9 @@ enum QueryPlanner {
     /// Whether scanning `index` after an equality prefix of `prefix` fields yields the query's
     /// sort order: `false` forward, `true` backward, `nil` when it does not.
     private static func servesSort(_ index: IndexDefinition, query: Query, prefix: Int, hasRange: Bool) -> Bool? {
-        let fixed = Set(index.fields.prefix(prefix).map(\.name))
-        let keys = query.sort.filter { !fixed.contains($0.field) }
+        if query.sort.isEmpty { return nil }
+        let fixed = index.fields.prefix(prefix)
+        let keys = query.sort.filter { key in !fixed.contains { $0.name == key.field } }
         if keys.isEmpty { return query.sort.isEmpty ? nil : false }
         let remaining = Array(index.fields.dropFirst(prefix))
         guard keys.count <= remaining.count else { return nil }
@@ -132,5 +139,24 @@ enum QueryPlanner {
         // A range on a field the sort does not start with would scramble the order.
         if hasRange && keys.first?.field != remaining.first?.name { return nil }
         return backward
+    }
+}
+
+/// The range of each field that has conditions (`Query.range(on:)`), computed once per plan.
+struct FieldRanges {
+    private var fields: [String] = []
+    private var ranges: [ValueRange?] = []
+
+    init(_ query: Query) {
+        for field in query.conditionFields {
+            fields.append(field)
+            ranges.append(query.range(on: field))
+        }
+    }
+
+    /// The range of `field`, or `nil` when no `==` or range condition names it.
+    subscript(field: String) -> ValueRange? {
+        guard let position = fields.firstIndex(of: field) else { return nil }
+        return ranges[position]
     }
 }
