@@ -7,92 +7,27 @@
 import DataStoreCore
 import Foundation
 
-/// The JSON form of documents: JSON with one addition, bytes as `{"$base64": "…"}`.
+/// The JSON form of documents on the wire: DataStoreCore's ``JSONForm`` (plain JSON, bytes as
+/// `{"$base64": "…"}`), with errors stated as the model's.
 enum JSONWire {
-    /// The field name of the one-field object that carries bytes.
-    static let bytesKey = "$base64"
-
     /// Returns `document` as UTF-8 JSON text.
     ///
     /// - Throws: `.invalidValue` naming the field when a double is NaN or infinite, which JSON
     ///   cannot carry.
     /// - Complexity: O(*n* log *n*) in the size of the document (fields are sorted by name).
     static func encode(_ document: Document) throws(DataStoreError) -> Data {
-        var text = ""
-        try write(document, to: &text, path: "")
-        return Data(text.utf8)
+        Data(try text(.object(document), path: "").utf8)
     }
 
     /// Returns `value` as JSON text.
     ///
     /// - Throws: See ``encode(_:)``.
     static func text(_ value: Value, path: String) throws(DataStoreError) -> String {
-        var text = ""
-        try write(value, to: &text, path: path)
-        return text
-    }
-
-    private static func write(_ document: Document, to text: inout String, path: String) throws(DataStoreError) {
-        text += "{"
-        for (index, field) in document.sortedFields.enumerated() {
-            if index > 0 { text += "," }
-            writeString(field.name, to: &text)
-            text += ":"
-            try write(field.value, to: &text, path: path.isEmpty ? field.name : path + "." + field.name)
+        do {
+            return try JSONForm.text(value, path: path)
+        } catch {
+            throw DataStoreError(.invalidValue, error.message, underlying: error)
         }
-        text += "}"
-    }
-
-    private static func write(_ value: Value, to text: inout String, path: String) throws(DataStoreError) {
-        switch value {
-        case .null: text += "null"
-        case .bool(let flag): text += flag ? "true" : "false"
-        case .int(let number): text += String(number)
-        case .double(let number):
-            guard number.isFinite else {
-                throw DataStoreError(.invalidValue, "field '\(path)' holds \(number), which JSON cannot carry")
-            }
-            // Swift prints the shortest text that reads back exactly, always with a '.' or an
-            // exponent, so the reader sees a double: 1437118258.0, 0.1, 1e+20.
-            text += number.description
-        case .string(let string): writeString(string, to: &text)
-        case .bytes(let bytes):
-            text += "{"
-            writeString(bytesKey, to: &text)
-            text += ":"
-            writeString(Data(bytes).base64EncodedString(), to: &text)
-            text += "}"
-        case .array(let elements):
-            text += "["
-            for (index, element) in elements.enumerated() {
-                if index > 0 { text += "," }
-                try write(element, to: &text, path: "\(path)[\(index)]")
-            }
-            text += "]"
-        case .object(let document):
-            try write(document, to: &text, path: path)
-        }
-    }
-
-    private static func writeString(_ string: String, to text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        text += "\""
     }
 
     /// What a body was expected to hold, for messages.
@@ -150,26 +85,8 @@ enum JSONWire {
 
     /// Turns every `{"$base64": "…"}` inside `document` back into bytes.
     private static func restoringBytes(_ document: Document) -> Document {
-        var fields = document.fields
-        for (name, value) in document.fields {
-            fields[name] = restoringBytes(value)
-        }
-        return Document(fields)
-    }
-
-    private static func restoringBytes(_ value: Value) -> Value {
-        switch value {
-        case .array(let elements):
-            return .array(elements.map(restoringBytes))
-        case .object(let document):
-            if document.count == 1, case .string(let text)? = document[bytesKey],
-               let bytes = Data(base64Encoded: text) {
-                return .bytes(Array(bytes))
-            }
-            return .object(restoringBytes(document))
-        default:
-            return value
-        }
+        guard case .object(let restored) = JSONForm.restoringBytes(.object(document)) else { return document }
+        return restored
     }
 
     /// "an object", "a string", … for a value JSONSerialization produced.

@@ -1,20 +1,14 @@
 import DataStoreCore
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so property tests replay exactly.
+/// The property tests' generator: ``SplitMix64`` with a few helpers.
 struct QueryRandom: RandomNumberGenerator {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     init(seed: UInt64) {
-        state = seed
+        generator = SplitMix64(seed: seed)
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// One of `choices`.
     mutating func pick<T>(_ choices: [T]) -> T {

@@ -1,19 +1,8 @@
 import DataStoreCore
 import Foundation
+import ModelConformance
 import Testing
 @testable import DataStoreKit
-
-/// A deterministic generator (SplitMix64), so a failure can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random documents and random queries answered by the store and by brute force must agree.
 @Suite("Differential: store vs brute force")
@@ -74,7 +63,7 @@ struct DifferentialTests {
 
     @Test("store answers equal brute-force answers, before and after updates and removals", arguments: Array(UInt64(1)...5))
     func agree(seed: UInt64) async throws {
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
         let collection = try await temporary.store.collection("docs", mapping: ObjectMapping<Document>(

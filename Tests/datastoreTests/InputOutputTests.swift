@@ -29,7 +29,7 @@ struct InputOutputTests {
     }
 
     @Test func nonFiniteDoublesAreRefusedWithTheirField() {
-        #expect(throws: ToolError(.badInput, "field a.b holds nan, which JSON cannot carry")) {
+        #expect(throws: ToolError(.badInput, "field 'a.b' holds nan, which JSON cannot carry")) {
             try JSONWriter.text(["a": .object(["b": .double(.nan)])])
         }
     }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Reads JSON text into documents and values: JSONSerialization tells integers (`1`), doubles
 /// (`1.0`, `1e3`) and Booleans apart, `Document(dictionary:)` converts, and every one-field
-/// object `{"$base64": "…"}` becomes bytes (the form ``JSONWriter`` writes).
+/// object `{"$base64": "…"}` becomes bytes (``JSONForm``, the form ``JSONWriter`` writes).
 enum JSONReader {
     /// The JSON object in `text`, as a document.
     /// - Parameter what: What the text is, for messages ("the document", "line 12").
@@ -26,24 +26,9 @@ enum JSONReader {
             throw ToolError(.badInput, "\(what) is not valid JSON (\(reason(error))): \(excerpt(text))")
         }
         do {
-            return restoringBytes(try Value(any: json))
+            return JSONForm.restoringBytes(try Value(any: json))
         } catch {
             throw ToolError(.badInput, "\(what) holds a value that cannot be stored: \(error)")
-        }
-    }
-
-    /// Turns every `{"$base64": "…"}` inside `value` back into bytes.
-    static func restoringBytes(_ value: Value) -> Value {
-        switch value {
-        case .array(let elements):
-            return .array(elements.map(restoringBytes))
-        case .object(let document):
-            if document.count == 1, case .string(let text)? = document["$base64"], let data = Data(base64Encoded: text) {
-                return .bytes(Array(data))
-            }
-            return .object(Document(document.fields.mapValues(restoringBytes)))
-        default:
-            return value
         }
     }
 

@@ -1,0 +1,122 @@
+// Documents as JSON text, both ways: the one JSON form shared by the REST model and the
+// `datastore` tool (docs/rest.md, "JSON bodies"; docs/cli.md).
+//
+// Writing is done here rather than by JSONSerialization so that a Double stays a Double
+// (`1437118258.0`, never `1437118258`) and the key order is stable. Reading goes through
+// JSONSerialization and `Value(any:)`, which on Linux tell integers (`1`), doubles (`1.0`,
+// `1e3`) and Booleans apart by the NSNumber's stored type. JSON is an edge format: nothing on
+// the store's hot path uses it.
+import Foundation
+
+/// The JSON form of values: plain JSON, with bytes as the one-field object `{"$base64": "…"}`.
+public enum JSONForm {
+    /// The field name of the one-field object that carries bytes.
+    public static let bytesKey = "$base64"
+
+    /// `value` as JSON text; object fields in name order.
+    /// - Parameter path: The field path `value` stands at, for error messages.
+    /// - Throws: ``CodecError`` `.unsupportedType` naming the field when a double is NaN or
+    ///   infinite, which JSON cannot carry.
+    /// - Complexity: O(*n* log *n*) in the size of the value (object fields are sorted).
+    public static func text(_ value: Value, path: String = "") throws(CodecError) -> String {
+        var text = ""
+        try write(value, to: &text, path: path)
+        return text
+    }
+
+    /// `document` as JSON text (see ``text(_:path:)``).
+    public static func text(_ document: Document) throws(CodecError) -> String {
+        try text(.object(document))
+    }
+
+    /// The value of the JSON text `bytes` (any JSON value at the top level), with every
+    /// `{"$base64": "…"}` turned back into bytes.
+    /// - Throws: ``CodecError`` `.corrupt` for text that is not JSON, or the error of
+    ///   `Value(any:)` for a value it cannot hold.
+    public static func value(_ bytes: some Collection<UInt8>) throws(CodecError) -> Value {
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+        } catch {
+            throw CodecError(.corrupt, "not JSON: \((error as NSError).localizedDescription)")
+        }
+        return restoringBytes(try Value(any: parsed))
+    }
+
+    /// Turns every `{"$base64": "…"}` inside `value` back into bytes.
+    public static func restoringBytes(_ value: Value) -> Value {
+        switch value {
+        case .array(let elements):
+            return .array(elements.map(restoringBytes))
+        case .object(let document):
+            if document.count == 1, case .string(let text)? = document[bytesKey], let bytes = Data(base64Encoded: text) {
+                return .bytes(Array(bytes))
+            }
+            var fields = document.fields
+            for (name, field) in document.fields { fields[name] = restoringBytes(field) }
+            return .object(Document(fields))
+        default:
+            return value
+        }
+    }
+
+    private static func write(_ value: Value, to text: inout String, path: String) throws(CodecError) {
+        switch value {
+        case .null: text += "null"
+        case .bool(let flag): text += flag ? "true" : "false"
+        case .int(let number): text += String(number)
+        case .double(let number):
+            guard number.isFinite else {
+                throw CodecError(.unsupportedType, "field '\(path)' holds \(number), which JSON cannot carry", fieldPath: path)
+            }
+            // Swift prints the shortest text that reads back exactly, always with a '.' or an
+            // exponent, so a reader sees a double: 1437118258.0, 0.1, 1e+20.
+            text += number.description
+        case .string(let string): writeString(string, to: &text)
+        case .bytes(let bytes):
+            text += "{"
+            writeString(bytesKey, to: &text)
+            text += ":"
+            writeString(Data(bytes).base64EncodedString(), to: &text)
+            text += "}"
+        case .array(let elements):
+            text += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { text += "," }
+                try write(element, to: &text, path: "\(path)[\(index)]")
+            }
+            text += "]"
+        case .object(let document):
+            text += "{"
+            for (index, field) in document.sortedFields.enumerated() {
+                if index > 0 { text += "," }
+                writeString(field.name, to: &text)
+                text += ":"
+                try write(field.value, to: &text, path: path.isEmpty ? field.name : path + "." + field.name)
+            }
+            text += "}"
+        }
+    }
+
+    /// Appends `string` as a JSON string literal.
+    public static func writeString(_ string: String, to text: inout String) {
+        text += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    text.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        text += "\""
+    }
+}
