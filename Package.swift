@@ -31,7 +31,6 @@ let package = Package(
         .target(name: "DataStoreKit", dependencies: ["LMDB", "DataStoreCore"], swiftSettings: strict),
         .target(name: "DataStoreREST", dependencies: ["DataStoreCore"], swiftSettings: strict),
 
-        .executableTarget(name: "datastore-example", dependencies: ["LMDB"], swiftSettings: strict),
         // The command-line tool over a store directory.
         .executableTarget(name: "datastore", dependencies: ["DataStoreKit"], swiftSettings: strict),
 
