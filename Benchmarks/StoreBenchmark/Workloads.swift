@@ -103,7 +103,7 @@ final class BenchmarkRun {
             return rate
         }
         let before = store.metrics
-        let storeRate = try await timed("DataStoreKit (1 000 concurrent adds per batch)") {
+        let storeRate = try await timed("DataStoreKit (one add(contentsOf:) change set per batch)") {
             for batch in batches { try await store.add(batch) }
         }
         let after = store.metrics
