@@ -34,23 +34,8 @@ extension Value: CustomStringConvertible {
         }
     }
 
+    /// Quotes strings in descriptions exactly as JSON does (``JSONForm``).
     static func writeQuoted(_ string: String, to text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\t": text += "\\t"
-            case "\r": text += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    text += "\\u{" + String(scalar.value, radix: 16) + "}"
-                } else {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        text += "\""
+        JSONForm.writeString(string, to: &text)
     }
 }

@@ -24,13 +24,12 @@ extension Context {
         }
         if order.isEmpty && (policy == .lastWriterWins || versions.isEmpty) { return nil }
         let policy = self.policy
-        let (report, commit) = try await store.writer.submit(estimatedBytes: changes.count * 256) { transaction -> ContextSaveReport in
+        let (_, commit) = try await store.writer.submit(estimatedBytes: changes.count * 256) { transaction -> ContextSaveReport in
             if policy == .detect {
                 try Self.checkVersions(versions, storages: storages, in: transaction)
             }
             return try Self.apply(order: order, changes: changes, storages: storages, policy: policy, in: &transaction)
         }
-        _ = report
         // Forget exactly what was saved; anything staged meanwhile stays.
         state.withLock { state in
             var saved = Set<Key>()

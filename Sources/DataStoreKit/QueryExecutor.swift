@@ -106,13 +106,18 @@ struct QueryExecutor {
                     return single
                 }
             } ?? [scan]
-            var stopped = false
-            for single in scans where !stopped {
+            // Values whose keys are cut alike give the same window: scan each window once.
+            var windows: [IndexWindow] = []
+            for single in scans {
                 let window = IndexWindow(scan: single, budget: index.componentBudget)
+                if !windows.contains(where: { $0.start == window.start && $0.end == window.end }) { windows.append(window) }
+            }
+            var stopped = false
+            for window in windows where !stopped {
                 try window.visit(index.database, in: transaction) { idKey in
                     // A document can have several entries (elements of a multi-value field), and
-                    // two `in` values whose keys were cut alike share one window.
-                    if (index.definition.multiValue || scans.count > 1) && !seen.insert(Array(idKey)).inserted { return true }
+                    // overlapping windows of cut keys can both hold it.
+                    if (index.definition.multiValue || windows.count > 1) && !seen.insert(Array(idKey)).inserted { return true }
                     let outcome = try transaction.withValue(forKey: idKey, in: storage.records) { try consider(idKey, $0) }
                     stopped = outcome == false  // an entry without a record cannot happen inside one snapshot
                     return !stopped

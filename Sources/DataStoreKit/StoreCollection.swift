@@ -210,7 +210,7 @@ extension DataStore {
             return id
         }
         let bytes = documents.reduce(0) { $0 + $1.count * 32 }
-        let (report, _) = try await writer.submit(estimatedBytes: bytes) { transaction -> WriteReport in
+        _ = try await writer.submit(estimatedBytes: bytes) { transaction -> WriteReport in
             var changes = CollectionChanges(collection: storage.name)
             for (document, id) in zip(documents, ids) {
                 let (previous, _) = try storage.write(document, id: id, mode: mode, in: &transaction)
@@ -218,7 +218,6 @@ extension DataStore {
             }
             return WriteReport(document: Document(), changes: [changes])
         }
-        _ = report
         return ids
     }
 
