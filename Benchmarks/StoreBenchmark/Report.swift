@@ -76,6 +76,8 @@ struct Report: Encodable, Sendable {
     var probes: [SyncProbe] = []
     var rows: [ThroughputRow] = []
     var commits: [CommitRow] = []
+    /// Group commit into a fresh event log (one-document contexts, ids in time order).
+    var eventCommits: [CommitRow] = []
     /// Bytes on disk per backend after the loads (SQLite after a WAL checkpoint) and at the end.
     var fileBytes: [String: Int] = [:]
     /// Plans chosen for the queries (DataStoreKit's explain, SQLite's EXPLAIN QUERY PLAN).
@@ -89,7 +91,7 @@ struct Report: Encodable, Sendable {
 
     static let commitGoal = (versusOneTransactionPerSave: 10.0, versusCoalescer: 1.2)
 
-    func commitRatios(tasks: Int) -> (versusOnePerSave: Double, versusCoalescer: Double)? {
+    func commitRatios(tasks: Int, in commits: [CommitRow]) -> (versusOnePerSave: Double, versusCoalescer: Double)? {
         func rate(_ backend: String) -> Double? {
             commits.first { $0.tasks == tasks && $0.backend == backend }?.commitsPerSecond
         }
@@ -107,7 +109,11 @@ struct Report: Encodable, Sendable {
         print("")
         printThroughput()
         print("")
-        printCommits()
+        printCommits(commits, title: "group commit into the messages (random ids, three indexes), durable: each save is one "
+            + "new document, every saver saves in a loop (up to \(grouped(Double(durableCommits))) saves or \(fixed(durableSeconds, 0)) s per row)")
+        print("")
+        printCommits(eventCommits, title: "group commit into a fresh event log (ids in time order, one index on created_ts), durable: "
+            + "each save is a one-document context (raw: one insert), every saver saves in a loop")
         print("")
         print("disk-sync probe (4 KiB write + fsync):")
         for probe in probes {
@@ -157,10 +163,9 @@ struct Report: Encodable, Sendable {
         print("(reads: operations per second of thread CPU time, median of the samples; writes: wall clock)")
     }
 
-    private func printCommits() {
+    private func printCommits(_ commits: [CommitRow], title: String) {
         guard !commits.isEmpty else { return }
-        print("group commit, durable: each save is one new document, every saver saves in a loop "
-            + "(up to \(grouped(Double(durableCommits))) saves or \(fixed(durableSeconds, 0)) s per row)")
+        print(title)
         let header = pad("tasks", 5) + "  " + "backend".padding(toLength: 26, withPad: " ", startingAt: 0)
             + pad("commits/s", 11) + pad("p50 µs", 10) + pad("p99 µs", 10) + pad("mean batch", 12) + pad("saves", 8)
         print(header)
@@ -172,7 +177,7 @@ struct Report: Encodable, Sendable {
                     + pad(fixed(row.latency.p99Microseconds, 0), 10) + pad(fixed(row.meanBatch, 1), 12)
                     + pad("\(row.commits)", 8))
             }
-            if let ratios = commitRatios(tasks: tasks) {
+            if let ratios = commitRatios(tasks: tasks, in: commits) {
                 var line = "       DataStoreKit ÷ its 1 txn/save: \(fixed(ratios.versusOnePerSave, 2))×   "
                     + "÷ raw coalescer: \(fixed(ratios.versusCoalescer, 2))×"
                 if tasks == 64 {

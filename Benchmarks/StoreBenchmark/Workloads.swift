@@ -71,6 +71,7 @@ final class BenchmarkRun {
         if configuration.runs("pair") { try pairs(compound: true) }
         if configuration.runs("updates") { try await updates() }
         if configuration.runs("commit") { try await groupCommit() }
+        if configuration.runs("events") { try await eventCommits() }
         report.probes.append(try SyncProbe.run("after the write workloads", in: configuration.directory))
         try verify()
         try recordSizes(suffix: "at the end")
@@ -385,8 +386,8 @@ final class BenchmarkRun {
         try record(tasks: tasks, backend: backend, (latencies, elapsed, []), meanBatch: meanBatch)
     }
 
-    private func record(tasks: Int, backend: String, _ result: (latencies: [UInt64], nanoseconds: UInt64, failures: [String]),
-                        meanBatch: Double) throws {
+    func record(tasks: Int, backend: String, _ result: (latencies: [UInt64], nanoseconds: UInt64, failures: [String]),
+                meanBatch: Double, table: WritableKeyPath<Report, [CommitRow]> = \.commits) throws {
         guard result.failures.isEmpty else {
             throw BenchmarkFailure("\(backend), \(tasks) tasks: \(result.failures.count) savers failed: \(result.failures.first!)")
         }
@@ -395,7 +396,7 @@ final class BenchmarkRun {
                             latency: LatencyStats(result.latencies), meanBatch: meanBatch)
         progress("  \(backend.padding(toLength: 26, withPad: " ", startingAt: 0)) \(grouped(row.commitsPerSecond)) commits/s, "
             + "p50 \(fixed(row.latency.p50Microseconds, 0)) µs, p99 \(fixed(row.latency.p99Microseconds, 0)) µs, mean batch \(fixed(meanBatch, 1))")
-        report.commits.append(row)
+        report[keyPath: table].append(row)
     }
 
     // MARK: Verification and sizes

@@ -80,17 +80,19 @@ extension CollectionStorage {
         expecting expected: ExpectedVersion = .any,
         in transaction: inout WriteTransaction
     ) throws -> (previous: Document?, version: Int) {
-        let key = try idKey(id)
-        var document = document
-        document[idField] = id
-        let recordBody: [UInt8]
-        do {
-            try RecordCodec.validate(document)
-            recordBody = RecordCodec.encode(document)
-        } catch {
-            throw DataStoreError(.invalidValue, "the object \(id) cannot be stored in \(name): \(error)", underlying: error)
-        }
+        try write(prepare(document, id: id), mode: mode, expecting: expected, in: &transaction)
+    }
 
+    /// Writes a document prepared with ``prepare(_:id:)``: the same as ``write(_:id:mode:expecting:in:)``
+    /// with the encoding already done.
+    @discardableResult
+    func write(
+        _ prepared: PreparedDocument,
+        mode: WriteMode,
+        expecting expected: ExpectedVersion = .any,
+        in transaction: inout WriteTransaction
+    ) throws -> (previous: Document?, version: Int) {
+        let (id, key, document) = (prepared.id, prepared.key, prepared.document)
         let existing = try storedDocument(key, id: id, in: &transaction)
         if mode == .insert, existing != nil {
             throw DataStoreError(.duplicateID, "an object with id \(id) already exists in \(name)")
@@ -99,8 +101,17 @@ extension CollectionStorage {
 
         let version = transaction.transactionID
         for index in indexes {
-            let newEntries = try index.entries(for: document, idKey: key, collection: name)
-            let oldEntries = try existing.map { try index.entries(for: $0.1, idKey: key, collection: name) } ?? []
+            let newEntries = try prepared.entries(of: index, collection: name)
+            guard let (_, old) = existing else {
+                for entry in newEntries {
+                    if index.definition.unique && !entry.hasMissingField {
+                        try checkUnique(entry, of: document, in: index, idKey: key, transaction: transaction)
+                    }
+                }
+                for entry in newEntries { try transaction.put([], forKey: entry.key, in: index.database) }
+                continue
+            }
+            let oldEntries = try index.entries(for: old, idKey: key, collection: name)
             let oldKeys = Set(oldEntries.map(\.key))
             let newKeys = Set(newEntries.map(\.key))
             for entry in newEntries where !oldKeys.contains(entry.key) {
@@ -116,9 +127,9 @@ extension CollectionStorage {
             }
         }
         var record: [UInt8] = []
-        record.reserveCapacity(RecordVersion.byteCount + recordBody.count)
+        record.reserveCapacity(RecordVersion.byteCount + prepared.body.count)
         RecordVersion.append(version, to: &record)
-        record.append(contentsOf: recordBody)
+        record.append(contentsOf: prepared.body)
         try transaction.put(record, forKey: key, in: records)
         return (existing?.1, version)
     }

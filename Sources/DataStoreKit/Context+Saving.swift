@@ -18,23 +18,39 @@ extension Context {
         }
         // Take what to save, and end the snapshot: a save must not hold a reader open while it
         // waits for the writer (the writer may need every reader gone to grow the map).
-        let (order, changes, versions, storages) = state.withLock { state in
+        let (order, changes, revisions, versions, storages) = state.withLock { state in
             state.snapshot = nil
-            return (state.order, state.changes, state.versions, state.storages)
+            return (state.order, state.changes, state.revisions, state.versions, state.storages)
         }
         if order.isEmpty && (policy == .lastWriterWins || versions.isEmpty) { return nil }
         let policy = self.policy
-        let (_, commit) = try await store.writer.submit(estimatedBytes: changes.count * 256) { transaction -> ContextSaveReport in
+        // Encode here, in the caller's task: the writer thread only stores bytes.
+        var prepared: [Key: PreparedDocument] = [:]
+        var bytes = 0
+        for key in order {
+            guard let storage = storages[key.collection] else { continue }
+            switch changes[key] {
+            case .insert(let document)?, .upsert(let document)?:
+                let ready = try storage.prepare(document, id: key.id)
+                bytes += ready.body.count
+                prepared[key] = ready
+            case .remove?, nil:
+                bytes += 64
+            }
+        }
+        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes) { [prepared] transaction -> ContextSaveReport in
             if policy == .detect {
                 try Self.checkVersions(versions, storages: storages, in: transaction)
             }
-            return try Self.apply(order: order, changes: changes, storages: storages, policy: policy, in: &transaction)
+            return try Self.apply(order: order, changes: changes, prepared: prepared, storages: storages, policy: policy,
+                                  in: &transaction)
         }
         // Forget exactly what was saved; anything staged meanwhile stays.
         state.withLock { state in
             var saved = Set<Key>()
-            for key in order where state.changes[key] == changes[key] {
+            for key in order where state.revisions[key] == revisions[key] {
                 state.changes[key] = nil
+                state.revisions[key] = nil
                 saved.insert(key)
             }
             state.order.removeAll { saved.contains($0) }
@@ -65,7 +81,7 @@ extension Context {
         in transaction: borrowing WriteTransaction
     ) throws {
         var conflicts: [String] = []
-        for (key, remembered) in versions.sorted(by: { "\($0.key.collection)/\($0.key.id)" < "\($1.key.collection)/\($1.key.id)" }) {
+        for (key, remembered) in versions {
             guard let storage = storages[key.collection] else { continue }
             let current = try transaction.withValue(forKey: storage.idKey(key.id), in: storage.records) { try RecordVersion.read($0) }
             if current != remembered {
@@ -75,13 +91,15 @@ extension Context {
             }
         }
         if !conflicts.isEmpty {
-            throw DataStoreError(.conflict, "records changed since this context read them: " + conflicts.joined(separator: ", "))
+            throw DataStoreError(.conflict, "records changed since this context read them: "
+                + conflicts.sorted().joined(separator: ", "))
         }
     }
 
     private static func apply(
         order: [Key],
         changes: [Key: Change],
+        prepared: [Key: PreparedDocument],
         storages: [String: CollectionStorage],
         policy: ConflictPolicy,
         in transaction: inout WriteTransaction
@@ -91,13 +109,13 @@ extension Context {
             guard let change = changes[key], let storage = storages[key.collection] else { continue }
             var entry = report[key.collection] ?? CollectionChanges(collection: key.collection)
             switch change {
-            case .insert(let document):
+            case .insert:
                 // Last writer wins: someone may have inserted it meanwhile; replace it.
                 let mode: WriteMode = policy == .lastWriterWins ? .upsert : .insert
-                let (previous, _) = try storage.write(document, id: key.id, mode: mode, in: &transaction)
+                let (previous, _) = try storage.write(prepared[key]!, mode: mode, in: &transaction)
                 if previous == nil { entry.inserted.append(key.id) } else { entry.updated.append(key.id) }
-            case .upsert(let document):
-                let (previous, _) = try storage.write(document, id: key.id, mode: .upsert, in: &transaction)
+            case .upsert:
+                let (previous, _) = try storage.write(prepared[key]!, mode: .upsert, in: &transaction)
                 if previous == nil { entry.inserted.append(key.id) } else { entry.updated.append(key.id) }
             case .remove:
                 do {

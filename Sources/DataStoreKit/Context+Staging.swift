@@ -8,14 +8,16 @@ extension Context {
     public func add<Object>(_ object: Object, to collection: StoreCollection<Object>) throws -> Object {
         let storage = collection.storage
         var document = try collection.encodeForStorage(object)
-        let id = DataStore.identity(of: document, idField: storage.idField) ?? .string(IDGenerator.next())
+        let given = DataStore.identity(of: document, idField: storage.idField)
+        let id = given ?? .string(IDGenerator.next())
         _ = try storage.idKey(id)
         document[storage.idField] = id
         if try viewDocument(id, in: storage) != nil {
             throw DataStoreError(.duplicateID, "an object with id \(id) already exists in \(storage.name)")
         }
         stage(.insert(document), for: Key(collection: storage.name, id: id), storage: storage)
-        return try collection.mapping.decode(document)
+        // Only a generated id changes the object; otherwise it is stored as given.
+        return given == nil ? try collection.mapping.decode(document) : object
     }
 
     /// Stages storing `object` under `id`, replacing what is there or inserting it.
@@ -64,6 +66,8 @@ extension Context {
         }
         if state.changes[key] == nil { state.order.append(key) }
         state.changes[key] = combined
+        state.nextRevision += 1
+        state.revisions[key] = combined == nil ? nil : state.nextRevision
         if combined == nil { state.order.removeAll { $0 == key } }
     }
 }

@@ -47,6 +47,10 @@ public final class Context: Sendable {
     struct State: Sendable {
         var snapshot: Snapshot?
         var changes: [Key: Change] = [:]
+        /// When each change was last staged, so a save forgets exactly the changes it saved
+        /// without comparing documents.
+        var revisions: [Key: Int] = [:]
+        var nextRevision = 0
         var order: [Key] = []
         /// The version each record had when this context first read or changed it (`nil`: absent).
         var versions: [Key: Int?] = [:]

@@ -79,7 +79,7 @@ public final class DataStore: Sendable {
     }
 
     /// Opens the store in the directory at `path` (creating it), or returns the store already
-    /// open at that path in this process.
+    /// open at that path in this process (unless that one was closed).
     ///
     /// - Throws: ``DataStoreError`` `.storage` wrapping an `LMDBError` that names the path (missing,
     ///   unwritable, not an LMDB environment), or `.unsupportedFormat` for a store written by a
@@ -113,7 +113,9 @@ public final class DataStore: Sendable {
                 throw DataStoreError(.storage, "cannot open the store at \(path): \(error.context): \(error.reason)",
                                      underlying: error)
             }
-            if let store = stores[environment.path]?.store { return store }
+            // A store closed while its object lives is replaced by a fresh one on the same
+            // environment: its writer has stopped, and LMDB serialises it with the new one.
+            if let store = stores[environment.path]?.store, !store.writer.isClosed { return store }
             // Reader slots of processes that died would pin old pages and let the file grow.
             _ = try environment.clearStaleReaders()
             let meta: Database

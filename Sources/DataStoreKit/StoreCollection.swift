@@ -157,10 +157,10 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     }
 }
 
-/// What a store write reports to its caller and to observers.
+/// What a store write reports to observers, and to its caller the document it removed.
 struct WriteReport: ReportsChanges {
-    var document: Document
     var changes: [CollectionChanges]
+    var removed: Document? = nil
 }
 
 extension DataStore {
@@ -174,51 +174,47 @@ extension DataStore {
     }
 
     func putDocument(_ document: Document, id: Value, in storage: CollectionStorage) async throws -> Document {
-        _ = try storage.idKey(id)  // a bad id fails here, before queueing
-        let (report, _) = try await writer.submit(estimatedBytes: document.count * 32) { transaction -> WriteReport in
-            let (previous, _) = try storage.write(document, id: id, mode: .upsert, in: &transaction)
+        // A bad id or value fails here, before queueing; the writer only stores the bytes.
+        let prepared = try storage.prepare(document, id: id)
+        _ = try await writer.submit(estimatedBytes: prepared.body.count) { transaction -> WriteReport in
+            let (previous, _) = try storage.write(prepared, mode: .upsert, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
             if previous == nil { changes.inserted = [id] } else { changes.updated = [id] }
-            var stored = document
-            stored[storage.idField] = id
-            return WriteReport(document: stored, changes: [changes])
+            return WriteReport(changes: [changes])
         }
-        return report.document
+        return prepared.document
     }
 
     func addDocument(_ document: Document, in storage: CollectionStorage) async throws -> Document {
         let id = Self.identity(of: document, idField: storage.idField) ?? .string(IDGenerator.next())
-        _ = try storage.idKey(id)
-        let (report, _) = try await writer.submit(estimatedBytes: document.count * 32) { transaction -> WriteReport in
-            try storage.write(document, id: id, mode: .insert, in: &transaction)
+        let prepared = try storage.prepare(document, id: id)
+        _ = try await writer.submit(estimatedBytes: prepared.body.count) { transaction -> WriteReport in
+            try storage.write(prepared, mode: .insert, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
             changes.inserted = [id]
-            var stored = document
-            stored[storage.idField] = id
-            return WriteReport(document: stored, changes: [changes])
+            return WriteReport(changes: [changes])
         }
-        return report.document
+        return prepared.document
     }
 
     func writeDocuments(_ documents: [Document], mode: WriteMode, in storage: CollectionStorage) async throws -> [Value] {
-        let ids = try documents.map { document -> Value in
+        let prepared = try documents.map { document -> PreparedDocument in
             guard let id = Self.identity(of: document, idField: storage.idField) else {
-                if mode == .insert { return .string(IDGenerator.next()) }
+                if mode == .insert { return try storage.prepare(document, id: .string(IDGenerator.next())) }
                 throw DataStoreError(.invalidID, "an object without an id in field \(storage.idField) cannot be put into \(storage.name)")
             }
-            _ = try storage.idKey(id)
-            return id
+            return try storage.prepare(document, id: id)
         }
-        let bytes = documents.reduce(0) { $0 + $1.count * 32 }
+        let bytes = prepared.reduce(0) { $0 + $1.body.count }
         _ = try await writer.submit(estimatedBytes: bytes) { transaction -> WriteReport in
             var changes = CollectionChanges(collection: storage.name)
-            for (document, id) in zip(documents, ids) {
-                let (previous, _) = try storage.write(document, id: id, mode: mode, in: &transaction)
-                if previous == nil { changes.inserted.append(id) } else { changes.updated.append(id) }
+            for document in prepared {
+                let (previous, _) = try storage.write(document, mode: mode, in: &transaction)
+                if previous == nil { changes.inserted.append(document.id) } else { changes.updated.append(document.id) }
             }
-            return WriteReport(document: Document(), changes: [changes])
+            return WriteReport(changes: [changes])
         }
-        return ids
+        return prepared.map(\.id)
     }
 
     func removeDocument(id: Value, in storage: CollectionStorage) async throws -> Document {
@@ -228,8 +224,8 @@ extension DataStore {
             let removed = try storage.remove(id: id, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
             changes.removed = [id]
-            return WriteReport(document: removed, changes: [changes])
+            return WriteReport(changes: [changes], removed: removed)
         }
-        return report.document
+        return report.removed ?? Document()
     }
 }

@@ -85,6 +85,8 @@ extension WriterCore {
             state.metrics.failedChangeSets += outcomes.count - successes.count
             state.metrics.largestBatch = max(state.metrics.largestBatch, batch.count)
             state.metrics.commitNanoseconds += elapsed
+            state.recentCommitNanoseconds = state.recentCommitNanoseconds == 0
+                ? elapsed : (state.recentCommitNanoseconds * 7 + elapsed) / 8
         }
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
         if acknowledgeAfterNextSync {

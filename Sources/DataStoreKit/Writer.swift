@@ -66,6 +66,9 @@ public final class Writer: Sendable {
     /// What the writer has done so far.
     public var metrics: WriterMetrics { core.state.withLock { $0.metrics } }
 
+    /// Whether ``close()`` was called: later change sets fail with ``DataStoreError/Code/closed``.
+    var isClosed: Bool { core.state.withLock { $0.closed } }
+
     /// Change sets waiting for a batch (not counting the batch being committed).
     var queuedCount: Int { core.state.withLock { $0.queuedCount } }
 
@@ -108,6 +111,10 @@ final class WriterCore: Sendable {
         var closed = false
         var finished = false
         var metrics = WriterMetrics()
+        /// The size of the last batch taken and a moving average of commit times, which bound
+        /// how long the writer gathers callers (`gatherReturningCallers`).
+        var recentBatchSize = 0
+        var recentCommitNanoseconds: UInt64 = 0
 
         var queuedCount: Int { pending.count - pendingStart }
     }
@@ -182,8 +189,10 @@ final class WriterCore: Sendable {
     func run() {
         while true {
             wake.wait()
+            gatherReturningCallers()
             while let batch = takeBatch() {
                 commit(batch)
+                gatherReturningCallers()
             }
             acknowledgeWithSync()
             if state.withLock({ $0.closed && $0.queuedCount == 0 }) { break }
@@ -196,6 +205,36 @@ final class WriterCore: Sendable {
         }
         for waiter in waiters { waiter.resume() }
     }
+
+    /// Waits a moment for callers to come back before taking a batch (group commit's classic
+    /// "commit delay", bounded by the writer's own commit time).
+    ///
+    /// Callers that save in a loop resubmit a few microseconds after their acknowledgement, one
+    /// after another. Taking the batch the instant the first of them arrives splits them into
+    /// cohorts that each pay a whole commit; once one has arrived, waiting while they keep
+    /// arriving — at most until the queue holds as many as the last batch, until none has come
+    /// for `quietNanoseconds`, or for half a recent commit's time — puts them in one batch.
+    private func gatherReturningCallers() {
+        let (queued, target, budget) = state.withLock { state in
+            (state.queuedCount, state.recentBatchSize, state.recentCommitNanoseconds / 2)
+        }
+        // Nobody queued yet: either the writer would block for the first arrival anyway, or (durable
+        // mode) the callers are waiting for the idle sync — waiting would only delay them.
+        guard queued > 0, queued < target, budget > 0 else { return }
+        let deadline = DispatchTime.now().uptimeNanoseconds + min(budget, Self.maxGatherNanoseconds)
+        var count = queued
+        while count < target {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { break }
+            let wait = min(Self.quietNanoseconds, deadline - now)
+            if wake.wait(timeout: .now() + .nanoseconds(Int(wait))) == .timedOut { break }
+            // Consuming the signal is safe: its change set is already queued and is taken next.
+            count = state.withLock { $0.queuedCount }
+        }
+    }
+
+    static let quietNanoseconds: UInt64 = 50_000
+    static let maxGatherNanoseconds: UInt64 = 2_000_000
 
     /// Takes the next batch off the queue, bounded by count and bytes, and lets waiting
     /// submitters in.
@@ -211,6 +250,7 @@ final class WriterCore: Sendable {
             }
             let batch = Array(state.pending[state.pendingStart..<end])
             state.pendingStart = end
+            if !batch.isEmpty { state.recentBatchSize = batch.count }
             if state.pendingStart == state.pending.count {
                 state.pending.removeAll(keepingCapacity: true)
                 state.pendingStart = 0

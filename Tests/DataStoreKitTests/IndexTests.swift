@@ -180,4 +180,21 @@ struct IndexBuildFailureTests {
         let multi = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("tags", multiValue: true)])
         #expect(try await multi.query(params: ["tags": "b"], options: nil).map(\.id) == ["n1"])
     }
+
+    @Test("a document prepared before an index was declared is still indexed by it")
+    func preparedBeforeIndexDeclared() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let plain = try await temporary.store.collection(Note.self, idField: "id")
+        // Callers encode before queueing; an index may be declared while their write waits.
+        let prepared = try plain.storage.prepare(try DocumentEncoder().encode(note("n1", from: "alice")), id: "n1")
+        #expect(prepared.entries.isEmpty)
+        let indexed = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("from_user_key")])
+        #expect(indexed.storage === plain.storage)
+        _ = try await temporary.store.writer.submit(estimatedBytes: 0) { transaction in
+            try plain.storage.write(prepared, mode: .insert, in: &transaction).version
+        }
+        try expectConsistent(temporary.store)
+        #expect(try await indexed.query(params: ["from_user_key": "alice"], options: nil).map(\.id) == ["n1"])
+    }
 }

@@ -97,6 +97,26 @@ struct StoreCollectionTests {
         try expectConsistent(store)
     }
 
+    @Test("opening a path again after close() gives a working store, even while the closed one lives")
+    func reopenWhileClosedStoreLives() async throws {
+        let path = NSTemporaryDirectory() + "datastorekit-reopen-live-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try DataStore.open(path: path)
+        let firstNotes = try await first.collection(Note.self, idField: "id")
+        _ = try await firstNotes.add(object: note("n1"))
+        #expect(try DataStore.open(path: path) === first)
+        first.close()
+        await #expect(throws: DataStoreError.self) { _ = try await firstNotes.add(object: note("n2")) }
+
+        let second = try DataStore.open(path: path)
+        #expect(second !== first)
+        let notes = try await second.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("n2"))
+        #expect(try notes.count() == 2)
+        #expect(try firstNotes.count() == 2)  // the closed store still reads
+        second.close()
+    }
+
     @Test("an in-memory store works and leaves nothing behind")
     func inMemory() async throws {
         var path = ""

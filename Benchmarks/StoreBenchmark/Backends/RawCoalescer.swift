@@ -5,6 +5,12 @@ import Dispatch
 import Foundation
 import Synchronization
 
+/// A raw backend the coalescer can write through: one durable write transaction per `write`.
+protocol RawSaving: Sendable {
+    func write(_ body: (OpaquePointer) throws -> Void) throws
+    func insert(_ message: Message, in transaction: OpaquePointer) throws
+}
+
 final class RawCoalescer: Sendable {
     private struct Queue {
         var requests: [Message] = []
@@ -15,12 +21,12 @@ final class RawCoalescer: Sendable {
         var failures = 0
     }
 
-    private let backend: RawLMDBBackend
+    private let backend: any RawSaving
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(backend: RawLMDBBackend) {
+    init(backend: any RawSaving) {
         self.backend = backend
         let thread = Thread { [self] in run() }
         thread.start()

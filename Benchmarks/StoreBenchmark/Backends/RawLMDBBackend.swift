@@ -27,12 +27,41 @@ func withValue<R>(_ bytes: [UInt8], _ body: (inout MDB_val) throws -> R) rethrow
     }
 }
 
+/// An environment at `path` with LMDB's defaults (durable commits) and `MDB_NOTLS`.
+func openEnvironment(path: String, mapSize: Int, maxDatabases: UInt32) throws -> OpaquePointer? {
+    var environment: OpaquePointer?
+    try lmdb(mdb_env_create(&environment), "env_create")
+    do {
+        try lmdb(mdb_env_set_maxdbs(environment, maxDatabases), "set_maxdbs")
+        try lmdb(mdb_env_set_mapsize(environment, mapSize), "set_mapsize")
+        try lmdb(mdb_env_open(environment, path, UInt32(MDB_NOTLS), 0o644), "env_open \(path)")
+    } catch {
+        mdb_env_close(environment)
+        throw error
+    }
+    return environment
+}
+
+/// One write transaction in `environment` on the calling thread: begin, `body`, commit (LMDB's
+/// durable commit, two syncs); `body` throwing aborts it.
+func writeTransaction(in environment: OpaquePointer?, _ body: (OpaquePointer) throws -> Void) throws {
+    var transaction: OpaquePointer?
+    try lmdb(mdb_txn_begin(environment, nil, 0, &transaction), "begin write")
+    do {
+        try body(transaction!)
+    } catch {
+        mdb_txn_abort(transaction)
+        throw error
+    }
+    try lmdb(mdb_txn_commit(transaction), "commit")
+}
+
 @inline(__always)
 func bytes(of value: MDB_val) -> UnsafeRawBufferPointer {
     UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
 }
 
-final class RawLMDBBackend: @unchecked Sendable {
+final class RawLMDBBackend: RawSaving, @unchecked Sendable {
     // @unchecked Sendable: the environment and database handles may be used from any thread
     // (lmdb.h: the environment is thread-safe; with MDB_NOTLS a read transaction is not tied to a
     // thread). The one read transaction below is used only by the thread that runs the read
@@ -50,15 +79,7 @@ final class RawLMDBBackend: @unchecked Sendable {
 
     init(path: String, mapSize: Int) throws {
         self.path = path
-        try lmdb(mdb_env_create(&environment), "env_create")
-        do {
-            try lmdb(mdb_env_set_maxdbs(environment, 16), "set_maxdbs")
-            try lmdb(mdb_env_set_mapsize(environment, mapSize), "set_mapsize")
-            try lmdb(mdb_env_open(environment, path, UInt32(MDB_NOTLS), 0o644), "env_open \(path)")
-        } catch {
-            mdb_env_close(environment)
-            throw error
-        }
+        environment = try openEnvironment(path: path, mapSize: mapSize, maxDatabases: 16)
         try write { transaction in
             func open(_ name: String) throws -> MDB_dbi {
                 var dbi = MDB_dbi()
@@ -86,15 +107,7 @@ final class RawLMDBBackend: @unchecked Sendable {
 
     /// One write transaction on the calling thread: begin, `body`, commit (durable: two syncs).
     func write(_ body: (OpaquePointer) throws -> Void) throws {
-        var transaction: OpaquePointer?
-        try lmdb(mdb_txn_begin(environment, nil, 0, &transaction), "begin write")
-        do {
-            try body(transaction!)
-        } catch {
-            mdb_txn_abort(transaction)
-            throw error
-        }
-        try lmdb(mdb_txn_commit(transaction), "commit")
+        try writeTransaction(in: environment, body)
     }
 
     private func put(_ key: [UInt8], _ value: [UInt8], in dbi: MDB_dbi, _ transaction: OpaquePointer, flags: Int32 = 0) throws {

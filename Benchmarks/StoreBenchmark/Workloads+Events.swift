@@ -1,0 +1,179 @@
+// Group commit into a fresh event log: the shape of issue 5's yardstick ("64 concurrent tasks
+// each saving one-document contexts, durable"). Every backend starts from an empty environment
+// with one collection `events` indexed on `created_ts`; each save is one new message whose id and
+// timestamp grow with time (as the ids DataStoreKit generates), so writes append at the right
+// edge of the b-trees and a commit costs its syncs more than its page writes. This is the
+// opposite of the messages workload above, whose random ids and three random indexes make every
+// save write four or five scattered pages whatever the coalescing.
+import DataStoreCore
+import DataStoreKit
+import Foundation
+
+extension BenchmarkRun {
+    /// The events for one backend and concurrency: saver `t`'s `k`-th event has sequence number
+    /// `k × tasks + t`, so that savers running side by side produce ids in about time order.
+    func newEvents(tasks: Int, perTask: Int, tag: String) -> [Message] {
+        var generator = MessageGenerator(seed: configuration.seed ^ 0xE7E7, idPrefix: "")
+        let base = Date().timeIntervalSince1970
+        var events = generator.make(tasks * perTask)
+        for task in 0..<tasks {
+            for k in 0..<perTask {
+                let sequence = k * tasks + task
+                let digits = String(sequence)
+                events[task * perTask + k].id = tag + "-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+                events[task * perTask + k].created_ts = base + Double(sequence) / 1_000
+            }
+        }
+        return events
+    }
+
+    /// Saves `pool` through one-document contexts from `tasks` concurrent tasks until `deadline`.
+    private func saveEvents(_ pool: [Message], tasks: Int, perTask: Int, into store: DataStore,
+                            _ events: StoreCollection<Message>, until deadline: UInt64) async throws -> (latencies: [UInt64], nanoseconds: UInt64) {
+        let start = Clock.wall()
+        let latencies = try await withThrowingTaskGroup(of: [UInt64].self) { group in
+            for index in 0..<tasks {
+                let mine = pool[(index * perTask)..<((index + 1) * perTask)]
+                group.addTask {
+                    var latencies: [UInt64] = []
+                    latencies.reserveCapacity(mine.count)
+                    for event in mine {
+                        let begin = Clock.wall()
+                        if begin >= deadline { break }
+                        let context = store.newContext()
+                        try context.add(event, to: events)
+                        _ = try await context.save()
+                        latencies.append(Clock.wall() - begin)
+                    }
+                    return latencies
+                }
+            }
+            var all: [UInt64] = []
+            for try await part in group { all += part }
+            return all
+        }
+        return (latencies, Clock.wall() - start)
+    }
+
+    /// Saves `pool` through the raw coalescer from `tasks` threads until `deadline`.
+    private func coalesceEvents(_ pool: [Message], tasks: Int, perTask: Int, through coalescer: RawCoalescer,
+                                until deadline: UInt64) async -> (latencies: [UInt64], nanoseconds: UInt64, failures: [String]) {
+        await onThreads(tasks) { index in
+            var latencies: [UInt64] = []
+            for event in pool[(index * perTask)..<((index + 1) * perTask)] {
+                let start = Clock.wall()
+                if start >= deadline { break }
+                coalescer.save(event)
+                latencies.append(Clock.wall() - start)
+            }
+            return latencies
+        }
+    }
+
+    /// The event-log rows. The disk of a shared machine changes speed from one second to the next,
+    /// so DataStoreKit and the raw coalescer — the comparison that matters — run in alternating
+    /// rounds (`eventRounds` of each, sharing the time budget), and each row sums its rounds; the
+    /// one-transaction-per-save baselines run once.
+    func eventCommits() async throws {
+        let directory = configuration.directory
+        for name in ["datastorekit-events", "raw-lmdb-events"] {
+            try FileManager.default.createDirectory(atPath: directory + "/" + name, withIntermediateDirectories: true)
+        }
+        let mapSize = 1 << 30
+        let path = directory + "/datastorekit-events"
+        let raw = try RawEventLog(path: directory + "/raw-lmdb-events", mapSize: mapSize)
+        defer { raw.close() }
+        var acknowledged = (store: 0, raw: 0)
+        let rounds = Self.eventRounds
+
+        func openStore(_ limits: Writer.Limits) async throws -> (DataStore, StoreCollection<Message>) {
+            let store = try DataStore.open(path: path, options: DataStore.Options(mapSize: mapSize, durability: .durable, writerLimits: limits))
+            let events: StoreCollection<Message> = try await store.collection(
+                "events", mapping: .recordDecodable(idField: "id"), indexes: [IndexDefinition("created_ts")])
+            return (store, events)
+        }
+
+        for tasks in configuration.taskCounts {
+            let perTask = max(1, configuration.commitsPerConfiguration / tasks / rounds)
+            let seconds = configuration.secondsPerConfiguration
+            progress("event log, \(tasks) concurrent savers of one-document contexts, \(rounds) alternating rounds of "
+                + "up to \(perTask * tasks) saves or \(fixed(seconds / Double(rounds), 1)) s…")
+
+            // DataStoreKit and the raw coalescer, alternating.
+            let (store, events) = try await openStore(Writer.Limits())
+            let coalescer = RawCoalescer(backend: raw)
+            var storeRounds: [(latencies: [UInt64], nanoseconds: UInt64)] = []
+            var rawRounds: [(latencies: [UInt64], nanoseconds: UInt64, failures: [String])] = []
+            for round in 0..<rounds {
+                let pool = newEvents(tasks: tasks, perTask: perTask, tag: "dsk\(tasks)r\(round)")
+                storeRounds.append(try await saveEvents(pool, tasks: tasks, perTask: perTask, into: store, events,
+                                                        until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)))
+                let rawPool = newEvents(tasks: tasks, perTask: perTask, tag: "coalesced\(tasks)r\(round)")
+                rawRounds.append(await coalesceEvents(rawPool, tasks: tasks, perTask: perTask, through: coalescer,
+                                                      until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)))
+            }
+            let metrics = store.writer.metrics
+            let counters = coalescer.counters
+            coalescer.stop()
+            acknowledged.store += storeRounds.reduce(0) { $0 + $1.latencies.count }
+            let found = try events.count()
+            store.close()
+            if found != acknowledged.store {
+                throw BenchmarkFailure("event log, \(tasks) tasks: DataStoreKit stored \(found) events, acknowledged \(acknowledged.store)")
+            }
+            let roundRatios = zip(storeRounds, rawRounds).map { store, raw in
+                (Double(store.latencies.count) / Double(store.nanoseconds)) / (Double(raw.latencies.count) / Double(raw.nanoseconds))
+            }
+            report.notes.append("event log, \(tasks) tasks: DataStoreKit ÷ raw coalescer per round: "
+                + roundRatios.map { fixed($0, 2) }.joined(separator: ", ") + "; DataStoreKit's writer: \(metrics.batches) batches, "
+                + "\(fixed(Double(metrics.commitNanoseconds) / Double(max(1, metrics.batches)) / 1e6, 2)) ms each inside the transaction, "
+                + "\(metrics.idleSyncs) idle syncs")
+            try record(tasks: tasks, backend: CommitBackend.dataStoreKit,
+                       (storeRounds.flatMap(\.latencies), storeRounds.reduce(0) { $0 + $1.nanoseconds }, []),
+                       meanBatch: Double(metrics.committedChangeSets) / Double(max(1, metrics.batches)), table: \.eventCommits)
+
+            // The baselines: one transaction per save.
+            let (single, singleEvents) = try await openStore(Writer.Limits(maxChangeSetsPerBatch: 1))
+            let singlePool = newEvents(tasks: tasks, perTask: perTask * rounds, tag: "dsk1-\(tasks)")
+            let singleResult = try await saveEvents(singlePool, tasks: tasks, perTask: perTask * rounds, into: single, singleEvents,
+                                                    until: Clock.wall() + UInt64(seconds * 1e9))
+            acknowledged.store += singleResult.latencies.count
+            let singleFound = try singleEvents.count()
+            single.close()
+            if singleFound != acknowledged.store {
+                throw BenchmarkFailure("event log, \(tasks) tasks: DataStoreKit stored \(singleFound) events, acknowledged \(acknowledged.store)")
+            }
+            try record(tasks: tasks, backend: CommitBackend.dataStoreKitOnePerSave, (singleResult.latencies, singleResult.nanoseconds, []),
+                       meanBatch: 1, table: \.eventCommits)
+
+            let rawPool = newEvents(tasks: tasks, perTask: perTask * rounds, tag: "raw\(tasks)")
+            let deadline = Clock.wall() + UInt64(seconds * 1e9)
+            let rawSingle = await onThreads(tasks) { index in
+                var latencies: [UInt64] = []
+                for event in rawPool[(index * perTask * rounds)..<((index + 1) * perTask * rounds)] {
+                    let start = Clock.wall()
+                    if start >= deadline { break }
+                    try raw.write { transaction in try raw.insert(event, in: transaction) }
+                    latencies.append(Clock.wall() - start)
+                }
+                return latencies
+            }
+            acknowledged.raw += rawSingle.latencies.count
+            try record(tasks: tasks, backend: CommitBackend.rawOnePerSave, rawSingle, meanBatch: 1, table: \.eventCommits)
+
+            var failures = rawRounds.flatMap(\.failures)
+            if counters.failures > 0 { failures.append("\(counters.failures) coalesced saves failed") }
+            acknowledged.raw += rawRounds.reduce(0) { $0 + $1.latencies.count }
+            try record(tasks: tasks, backend: CommitBackend.rawCoalescer,
+                       (rawRounds.flatMap(\.latencies), rawRounds.reduce(0) { $0 + $1.nanoseconds }, failures),
+                       meanBatch: Double(counters.committed) / Double(max(1, counters.batches)), table: \.eventCommits)
+        }
+        let rawCounts = try raw.counts()
+        report.checks.append("event log: raw LMDB holds \(rawCounts.records) events and \(rawCounts.indexEntries) index entries for "
+            + "\(acknowledged.raw) acknowledged saves; DataStoreKit held as many events as it acknowledged after every row: "
+            + (rawCounts.records == acknowledged.raw && rawCounts.indexEntries == acknowledged.raw ? "ok" : "MISMATCH"))
+    }
+
+    /// Alternating rounds per event-log row.
+    static let eventRounds = 4
+}
