@@ -30,7 +30,7 @@ public struct RecordFields: ~Copyable {
 
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
-        index = RecordFieldIndex(bytes)
+        index = RecordFieldIndex(record: bytes)
     }
 
     /// The fields of the record in `bytes`, which must stay valid while this is used.
@@ -135,10 +135,7 @@ public struct RecordFields: ~Copyable {
     /// Where field `name` is, by the fast scan.
     @inline(__always)
     private func scan(_ name: String) -> RecordScan.Lookup {
-        let bytes = bytes
-        return name.utf8.withContiguousStorageIfAvailable { utf8 in
-            index.field(UnsafeRawBufferPointer(utf8), in: bytes)
-        } ?? .general
+        index.field(name, in: bytes)
     }
 
     private static func mismatch(_ name: String, _ wanted: String, _ found: Value) -> CodecError {

@@ -103,6 +103,29 @@ struct RecordFieldsTests {
         }
     }
 
+    @Test("records with more fields than the inline index holds, and long names, read every field")
+    func beyondTheIndex() throws {
+        var document = Document()
+        let long = String(repeating: "n", count: 300)
+        for number in 0..<40 { document["f\(number)"] = .int(Int64(number)) }
+        document[long] = "long"
+        document["a" + long] = .double(2.5)
+        let bytes = RecordCodec.encode(document)
+        try bytes.withUnsafeBytes { buffer throws in
+            let fields = RecordFields(unsafeBytes: buffer)
+            for number in (0..<40).reversed() { #expect(try fields.int("f\(number)") == Int64(number)) }
+            #expect(try fields.string(long) == "long")
+            #expect(try fields.double("a" + long) == 2.5)
+            #expect(try fields.int("f40") == nil)
+        }
+        // RecordDecoder's keyed container on such a record (a dictionary reads every key).
+        var numbers = Document()
+        for number in 0..<40 { numbers["f\(number)"] = .int(Int64(number)) }
+        numbers[long] = .double(0.5)
+        let decoded = try RecordDecoder().decode([String: Double].self, from: RecordCodec.encode(numbers))
+        #expect(decoded.count == 41 && decoded["f17"] == 17 && decoded["f39"] == 39 && decoded[long] == 0.5)
+    }
+
     @Test("truncated and damaged records throw CodecError or answer, never crash", arguments: [UInt64(111)])
     func damaged(seed: UInt64) {
         var generator = ValueGenerator(seed: seed)

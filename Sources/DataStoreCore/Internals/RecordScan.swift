@@ -30,29 +30,30 @@ enum RecordScan {
         var offset = 1
         let count = varint(bytes, &offset)
         guard count >= 0 else { return .general }
-        return field(name, in: bytes, from: offset, count: count)
+        return field(name, in: bytes, from: offset, count: count, end: bytes.count)
     }
 
-    /// Finds the field whose name is exactly the bytes `name` among the `count` top-level entries
-    /// that start at `offset` and run to the end of the record.
+    /// Finds the field whose name is exactly the bytes `name` among the `count` entries that
+    /// start at `start` and fill the bytes up to `end` (an object's body, or the record's rest).
     ///
     /// Unlike ``RecordCodec/findField(_:_:)`` it does not stop at a name sorting after `name`:
     /// comparing lengths first, then bytes, is cheaper than ordering every name passed, and
     /// records have few fields.
     ///
     /// - Complexity: O(fields before it), each passed in O(1) plus its name when the lengths match.
-    static func field(_ name: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer, from start: Int, count: Int) -> Lookup {
-        let end = bytes.count
+    static func field(_ name: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer, from start: Int, count: Int, end: Int) -> Lookup {
+        guard start >= 0, end <= bytes.count else { return .general }
+        let entries = UnsafeRawBufferPointer(rebasing: bytes[..<end])
         var offset = start
         let target = name.count
         for _ in 0..<count {
-            let length = varint(bytes, &offset)
+            let length = varint(entries, &offset)
             guard length >= 0, length <= end - offset else { return .general }
-            if length == target && UTF8Validation.equal(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), name) {
+            if length == target && UTF8Validation.equal(UnsafeRawBufferPointer(rebasing: entries[offset..<(offset + length)]), name) {
                 return .found(offset + length)
             }
             offset += length
-            guard skipValue(bytes, &offset) else { return .general }
+            guard skipValue(entries, &offset) else { return .general }
         }
         return offset == end ? .absent : .general
     }
