@@ -95,12 +95,48 @@ struct Result {
     let nanoseconds: Double
 }
 
-/// `CodecBenchmark [substring]` runs only the cases whose names contain `substring` (for profiling);
-/// JSONDecoder always runs, as the reference for the ratios.
-let filter = CommandLine.arguments.dropFirst().first
+/// Command-line options, for profiling one case under callgrind:
+///
+/// - `CodecBenchmark [substring]` runs only the cases whose names contain `substring`;
+///   JSONDecoder always runs, as the reference for the ratios.
+/// - `--only <substring>` runs only the matching cases, without the JSONDecoder reference.
+/// - `--iterations <N>` runs every selected case exactly N times, once, with no warm-up, so that
+///   two runs with different N, differenced, give the cost per operation without start-up:
+///
+///       valgrind --tool=callgrind .build/release/CodecBenchmark --only "RecordDecoder" --iterations 20000
+struct Options {
+    var filter: String?
+    var only: String?
+    var iterations: Int?
+
+    init(_ arguments: [String]) {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--only": only = rest.popFirst()
+            case "--iterations": iterations = rest.popFirst().flatMap { Int($0) }
+            default: filter = argument
+            }
+        }
+    }
+
+    /// Whether the case called `name` runs.
+    func selects(_ name: String) -> Bool {
+        if let only { return name.contains(only) }
+        if let filter { return name.contains(filter) || name.contains("JSONDecoder") }
+        return true
+    }
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
 
 func measure(_ name: String, iterations: Int = 20_000, samples: Int = 7, warmup: Int = 2_000, _ body: () throws -> Int) rethrows -> Result {
-    if let filter, !name.contains(filter), !name.contains("JSONDecoder") { return Result(name: name, nanoseconds: .nan) }
+    guard options.selects(name) else { return Result(name: name, nanoseconds: .nan) }
+    if let fixed = options.iterations {
+        let start = threadCPUNanoseconds()
+        for _ in 0..<fixed { checksum &+= try body() }
+        return Result(name: name, nanoseconds: Double(threadCPUNanoseconds() - start) / Double(max(fixed, 1)))
+    }
     for _ in 0..<warmup { checksum &+= try body() }
     var timings: [Double] = []
     for _ in 0..<samples {

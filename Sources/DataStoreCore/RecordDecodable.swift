@@ -25,11 +25,16 @@ public protocol RecordDecodable {
 /// ``CodecError`` `.unsupportedType` naming the field when it holds another type.
 public struct RecordFields: ~Copyable {
     let bytes: UnsafeRawBufferPointer
+    /// Where the fields are, found once here rather than by every accessor.
+    let index: RecordFieldIndex
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        index = RecordFieldIndex(record: bytes)
+    }
 
     /// The fields of the record in `bytes`, which must stay valid while this is used.
-    public init(unsafeBytes bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    public init(unsafeBytes bytes: UnsafeRawBufferPointer) { self.init(bytes) }
 
     /// The field's value, or `nil` when absent.
     /// - Complexity: O(fields before it): names are read and values skipped, not decoded.
@@ -37,8 +42,20 @@ public struct RecordFields: ~Copyable {
         try RecordCodec.field(name, in: bytes)
     }
 
+    // Each typed accessor first tries ``RecordScan``, which reads a well-formed value of the
+    // asked-for type straight from the bytes (no `Value`, no thrown error); everything else —
+    // null, another type, damaged bytes — goes through ``value(_:)``, which decides and reports.
+
     /// The string in field `name`.
     public func string(_ name: String) throws(CodecError) -> String? {
+        switch scan(name) {
+        case .found(let offset):
+            if let text = RecordScan.string(bytes, at: offset) { return text }
+        case .absent:
+            return nil
+        case .general:
+            break
+        }
         switch try value(name) {
         case nil, .null?: return nil
         case .string(let text)?: return text
@@ -48,6 +65,15 @@ public struct RecordFields: ~Copyable {
 
     /// The number in field `name` as a `Double` (an integer converts).
     public func double(_ name: String) throws(CodecError) -> Double? {
+        switch scan(name) {
+        case .found(let offset):
+            if let number = RecordScan.double(bytes, at: offset) { return number }
+            if let number = RecordScan.int(bytes, at: offset) { return Double(number) }
+        case .absent:
+            return nil
+        case .general:
+            break
+        }
         switch try value(name) {
         case nil, .null?: return nil
         case let number? where number.isNumber: return number.doubleValue
@@ -57,6 +83,14 @@ public struct RecordFields: ~Copyable {
 
     /// The integer in field `name` (a double with an exact integral value converts).
     public func int(_ name: String) throws(CodecError) -> Int64? {
+        switch scan(name) {
+        case .found(let offset):
+            if let number = RecordScan.int(bytes, at: offset) { return number }
+        case .absent:
+            return nil
+        case .general:
+            break
+        }
         switch try value(name) {
         case nil, .null?: return nil
         case let number? where number.intValue != nil: return number.intValue
@@ -66,6 +100,14 @@ public struct RecordFields: ~Copyable {
 
     /// The Boolean in field `name`.
     public func bool(_ name: String) throws(CodecError) -> Bool? {
+        switch scan(name) {
+        case .found(let offset):
+            if let flag = RecordScan.bool(bytes, at: offset) { return flag }
+        case .absent:
+            return nil
+        case .general:
+            break
+        }
         switch try value(name) {
         case nil, .null?: return nil
         case .bool(let flag)?: return flag
@@ -75,11 +117,25 @@ public struct RecordFields: ~Copyable {
 
     /// The bytes in field `name`.
     public func bytes(_ name: String) throws(CodecError) -> [UInt8]? {
+        switch scan(name) {
+        case .found(let offset):
+            if let raw = RecordScan.payload(bytes, at: offset, tag: RecordCodec.Tag.bytes) { return Array(raw) }
+        case .absent:
+            return nil
+        case .general:
+            break
+        }
         switch try value(name) {
         case nil, .null?: return nil
         case .bytes(let raw)?: return raw
         case let other?: throw Self.mismatch(name, "bytes", other)
         }
+    }
+
+    /// Where field `name` is, by the fast scan.
+    @inline(__always)
+    private func scan(_ name: String) -> RecordScan.Lookup {
+        index.field(name, in: bytes)
     }
 
     private static func mismatch(_ name: String, _ wanted: String, _ found: Value) -> CodecError {

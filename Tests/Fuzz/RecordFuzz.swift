@@ -2,7 +2,8 @@
 //
 // Any input must throw CodecError or decode; never crash, hang or over-allocate. And:
 // - an accepted record re-encodes to exactly its bytes (the format is canonical),
-// - `RecordCodec.field` agrees with `decode` on every field of an accepted record,
+// - `RecordCodec.field` agrees with `decode` on every field of an accepted record, and
+//   `RecordFields`' accessors never crash,
 // - `RecordDecoder` into a Codable type never crashes, and agrees with `DocumentDecoder` on the
 //   decoded document when both succeed.
 import Foundation
@@ -32,8 +33,15 @@ func recordFuzz(_ bytes: UnsafeRawBufferPointer) {
             fuzzCheck(field == .some(value), "field \(name) reads \(String(describing: field)), decode gave \(value)")
         }
     }
+    let fields = RecordFields(unsafeBytes: bytes)
     for name in ["", "a", "d", "id", "zz"] {
         _ = try? RecordCodec.field(name, in: bytes)
+        // RecordFields' fast scan must be as safe as the general path on any bytes.
+        _ = try? fields.string(name)
+        _ = try? fields.double(name)
+        _ = try? fields.int(name)
+        _ = try? fields.bool(name)
+        _ = try? fields.bytes(name)
     }
     let direct = try? RecordDecoder().decode(FuzzShape.self, from: bytes)
     if let direct, let document = decoded, let viaDocument = try? DocumentDecoder().decode(FuzzShape.self, from: document) {

@@ -11,15 +11,16 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     let position: DecodingPosition
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
-    /// The object at ``position``, indexed once when the decoder is made, so that its keyed
-    /// containers hold nothing but this decoder (one reference: the standard library's container
-    /// box copies the container on every call); `nil` when the position holds no object or its
-    /// entries are damaged (``objectError``).
-    let object: DecodingObject?
-    /// The record object's fields when ``object`` is one (the same table), apart for the hot path.
-    let recordObject: RecordSource.Object?
+    /// Where the fields of the record object at ``position`` are, for the keyed containers' hot
+    /// path (``field(_:_:key:)``): inline, so no allocation. ``RecordFieldIndex/unavailable``
+    /// for document positions, non-objects, and objects the fast index does not handle.
+    let index: RecordFieldIndex
     /// Why the object at ``position`` could not be indexed, thrown when a container is asked for.
     let objectError: CodecError?
+    /// ``object``, once built.
+    private var builtObject: DecodingObject?
+    /// Whether ``builtObject`` is set (it may be `nil`: no object there).
+    private var isObjectBuilt: Bool
 
     init(source: DecodingSource, position: DecodingPosition, codingPath: [any CodingKey]) {
         self.source = source
@@ -27,27 +28,51 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
         self.codingPath = codingPath
         switch position {
         case .value(let value):
-            object = value.objectValue.map { .document($0) }
-            recordObject = nil
+            index = .unavailable
+            builtObject = value.objectValue.map { .document($0) }
+            isObjectBuilt = true
             objectError = nil
         case .record(let offset):
             let record = RecordSource(bytes: source.bytes)
             guard record.isObject(at: offset) else {
-                object = nil
-                recordObject = nil
+                index = .unavailable
+                builtObject = nil
+                isObjectBuilt = true
                 objectError = nil
                 return
             }
+            index = offset == RecordSource.root ? RecordFieldIndex(record: source.bytes) : RecordFieldIndex(object: source.bytes, at: offset)
+            if index.isAvailable {
+                // The entries are sound (checked while indexing); the general table is built
+                // only if a path other than the scalar fast path asks for it.
+                builtObject = nil
+                isObjectBuilt = false
+                objectError = nil
+                return
+            }
+            isObjectBuilt = true
             do throws(CodecError) {
-                recordObject = try record.object(at: offset)
-                object = recordObject.map { .record($0) }
+                builtObject = try record.object(at: offset).map { .record($0) }
                 objectError = nil
             } catch {
-                recordObject = nil
-                object = nil
+                builtObject = nil
                 objectError = error
             }
         }
+    }
+
+    /// The object at ``position``, indexed in full, so that its keyed containers hold nothing
+    /// but this decoder (one reference: the standard library's container box copies the
+    /// container on every call); `nil` when the position holds no object or its entries are
+    /// damaged (``objectError``).
+    var object: DecodingObject? {
+        if !isObjectBuilt {
+            if case .record(let offset) = position {
+                builtObject = (try? RecordSource(bytes: source.bytes).object(at: offset))?.map { .record($0) }
+            }
+            isObjectBuilt = true
+        }
+        return builtObject
     }
 
     // MARK: Unboxing, shared by every container
@@ -112,35 +137,45 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     /// over the `CodingKey` type, so it is compiled once per scalar type, fully optimised, and
     /// reads record bytes straight into `T` (see ``DecodableScalar/read(_:at:)``).
     func field<T: DecodableScalar>(_ type: T.Type, _ name: String, key: () -> any CodingKey) throws -> T {
-        if recordObject != nil {
-            let record = RecordSource(bytes: source.bytes)
-            guard let offset = recordObject?.lookup(name, in: record) else { throw keyNotFound(key()) }
-            if let result = try codec({ () throws(CodecError) in try T.read(record, at: offset) }, path: codingPath + [key()]) {
+        switch index.field(name, in: source.bytes) {
+        case .found(let offset):
+            if let result = try codec({ () throws(CodecError) in try T.read(RecordSource(bytes: source.bytes), at: offset) }, path: codingPath + [key()]) {
                 return result
             }
             return try unboxScalar(type, at: .record(offset), path: codingPath + [key()])
+        case .absent:
+            throw keyNotFound(key())
+        case .general:
+            guard let object, let position = source.lookup(name, in: object) else { throw keyNotFound(key()) }
+            return try unboxScalar(type, at: position, path: codingPath + [key()])
         }
-        guard let object, let position = source.lookup(name, in: object) else { throw keyNotFound(key()) }
-        return try unboxScalar(type, at: position, path: codingPath + [key()])
     }
 
     /// Decodes the scalar field `name` of `object`, or `nil` when it is absent or null.
     func fieldIfPresent<T: DecodableScalar>(_ type: T.Type, _ name: String, key: () -> any CodingKey) throws -> T? {
-        if recordObject != nil {
-            let record = RecordSource(bytes: source.bytes)
-            guard let offset = recordObject?.lookup(name, in: record) else { return nil }
-            if let result = try codec({ () throws(CodecError) in try T.read(record, at: offset) }, path: codingPath + [key()]) {
+        switch index.field(name, in: source.bytes) {
+        case .found(let offset):
+            if let result = try codec({ () throws(CodecError) in try T.read(RecordSource(bytes: source.bytes), at: offset) }, path: codingPath + [key()]) {
                 return result
             }
             return try unboxScalarIfPresent(type, at: .record(offset), path: codingPath + [key()])
+        case .absent:
+            return nil
+        case .general:
+            guard let object else { return nil }
+            return try unboxScalarIfPresent(type, at: source.lookup(name, in: object), path: codingPath + [key()])
         }
-        guard let object else { return nil }
-        return try unboxScalarIfPresent(type, at: source.lookup(name, in: object), path: codingPath + [key()])
     }
 
     /// Finds field `name` in this decoder's object.
-    func find(_ name: String, in object: DecodingObject) -> DecodingPosition? {
-        source.lookup(name, in: object)
+    func find(_ name: String) -> DecodingPosition? {
+        switch index.field(name, in: source.bytes) {
+        case .found(let offset): return .record(offset)
+        case .absent: return nil
+        case .general:
+            guard let object else { return nil }
+            return source.lookup(name, in: object)
+        }
     }
 
     func keyNotFound(_ key: any CodingKey) -> DecodingError {
@@ -191,7 +226,7 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
         if let objectError {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: objectError.description, underlyingError: objectError))
         }
-        guard object != nil else {
+        guard index.isAvailable || object != nil else {
             // Not an object: read it again the general way, to report damaged bytes as such.
             _ = try codec({ () throws(CodecError) in try source.object(at: position) }, path: codingPath)
             throw mismatchContainer([String: Any].self)
@@ -260,11 +295,11 @@ struct SourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// ``SourceDecoder/container(keyedBy:)`` has handed the container out.
     let decoder: SourceDecoder
 
-    private var object: DecodingObject { decoder.object! }
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 
     var allKeys: [Key] {
+        guard let object = decoder.object else { return [] }
         let names = (try? decoder.source.names(in: object)) ?? []
         return names.compactMap { Key(stringValue: $0) }
     }
@@ -274,7 +309,7 @@ struct SourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func find(_ key: Key) -> DecodingPosition? {
-        decoder.find(key.stringValue, in: object)
+        decoder.find(key.stringValue)
     }
 
     private func require(_ key: Key) throws -> DecodingPosition {
