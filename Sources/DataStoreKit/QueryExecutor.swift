@@ -29,8 +29,12 @@ struct QueryExecutor {
             if case .indexScan(let scan) = plan.access, plan.sortFromScan { return StorageKeys.componentBudget(fieldCount: scan.index.fields.count) }
             return nil
         }()
+        // Without a sort, items are kept as they come (scan order); rows carry sort keys and ids
+        // only for a sort.
+        let sorted = !query.sort.isEmpty
+        var items: [Item] = []
         var rows: [Row<Item>] = []
-        rows.reserveCapacity(min(stopEarly ?? 64, 1_024))
+        if sorted { rows.reserveCapacity(min(stopEarly ?? 64, 1_024)) } else { items.reserveCapacity(min(stopEarly ?? 64, 1_024)) }
         var seen = Set<[UInt8]>()
         var lastGroup: [UInt8]?
 
@@ -50,6 +54,12 @@ struct QueryExecutor {
         func considerReadable(_ record: UnsafeRawBufferPointer) throws -> Bool {
             let body = RecordVersion.body(record)
             guard try matches(body) else { return true }
+            guard sorted else {
+                if let stopEarly, items.count >= stopEarly { return false }
+                items.append(try materialize(body, try RecordVersion.read(record)))
+                // With the limit reached, stop without reading another record.
+                return stopEarly.map { items.count < $0 } ?? true
+            }
             var sortValues: [Value?] = []
             if !query.sort.isEmpty {
                 sortValues = try query.sort.map { try field($0.field, in: body) }
@@ -123,6 +133,11 @@ struct QueryExecutor {
                     return !stopped
                 }
             }
+        }
+        guard sorted else {
+            let from = min(query.offset, items.count)
+            let to = query.limit.map { min(items.count, from + $0) } ?? items.count
+            return from == 0 && to == items.count ? items : Array(items[from..<to])
         }
         return finish(rows)
     }
