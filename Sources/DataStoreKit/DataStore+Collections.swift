@@ -93,8 +93,7 @@ extension DataStore {
             if !build.isEmpty {
                 var added: [IndexStorage] = []
                 for definition in build {
-                    let database = try environment.openDatabase(
-                        named: StoreSchema.indexDatabaseName(name, definition.name), options: .create)
+                    let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, definition.name), options: .create)
                     added.append(IndexStorage(definition: definition, database: database, state: .building))
                 }
                 let newIndexes = added
@@ -148,14 +147,14 @@ extension DataStore {
         let readOnly = environment.configuration.flags.contains(.readOnly)
         let records: Database
         do {
-            records = try environment.openDatabase(named: StoreSchema.recordsDatabaseName(name), options: readOnly ? [] : .create)
-        } catch {
+            records = try openStoreDatabase(named: StoreSchema.recordsDatabaseName(name), options: readOnly ? [] : .create)
+        } catch let error as LMDBError {
             guard error.code == .notFound else { throw error }
             throw DataStoreError(.notFound, "no collection \(name) in the read-only store at \(path)", underlying: error)
         }
         var indexes: [IndexStorage] = []
         for index in stored?.indexes ?? [] {
-            let database = try environment.openDatabase(named: StoreSchema.indexDatabaseName(name, index.definition.name))
+            let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, index.definition.name))
             indexes.append(IndexStorage(definition: index.definition, database: database, state: index.state))
         }
         let storage = CollectionStorage(name: name, idField: idField, records: records, indexes: indexes)
@@ -219,5 +218,26 @@ extension CollectionStorage {
             }
         }
         return batch.last?.key
+    }
+}
+
+extension DataStore {
+    /// Opens one of the store's LMDB databases, naming ``Options/maxDatabases`` when the store
+    /// already holds as many as it allows.
+    /// - Throws: ``DataStoreError/Code/storage`` past the limit; otherwise the `LMDBError`.
+    func openStoreDatabase(named name: String, options: Database.Options = []) throws -> Database {
+        let opened: Result<Database, LMDBError> = Result { () throws(LMDBError) in
+            try environment.openDatabase(named: name, options: options)
+        }
+        switch opened {
+        case .success(let database):
+            return database
+        case .failure(let error) where error.code == .databasesFull:
+            throw DataStoreError(.storage, "the store at \(path) holds as many databases as it may "
+                + "(DataStore.Options.maxDatabases = \(environment.configuration.maxDatabases): one per collection "
+                + "and one per index); opening \(name) needs a larger maxDatabases", underlying: error)
+        case .failure(let error):
+            throw error
+        }
     }
 }

@@ -25,21 +25,28 @@ public final class DataStore: Sendable {
         public var writerLimits: Writer.Limits
         /// The most concurrent readers across processes.
         public var maxReaders: Int
+        /// The most LMDB databases the store may hold: one for the store's own records, one per
+        /// collection and one per index. Every nested transaction (one per change set) allocates
+        /// and clears a table of this size, so it is kept modest; past it, declaring a collection
+        /// or an index fails with ``DataStoreError/Code/storage`` naming this option.
+        public var maxDatabases: Int
         /// Open read-only: every write fails with ``DataStoreError/Code/storage``.
         public var readOnly: Bool
 
-        /// Defaults: a 1 GiB initial map, durable saves.
+        /// Defaults: a 1 GiB initial map, durable saves, 126 readers, 128 databases.
         public init(
             mapSize: Int = 1 << 30,
             durability: Durability = .durable,
             writerLimits: Writer.Limits = Writer.Limits(),
             maxReaders: Int = 126,
+            maxDatabases: Int = 128,
             readOnly: Bool = false
         ) {
             self.mapSize = mapSize
             self.durability = durability
             self.writerLimits = writerLimits
             self.maxReaders = maxReaders
+            self.maxDatabases = maxDatabases
             self.readOnly = readOnly
         }
     }
@@ -104,7 +111,7 @@ public final class DataStore: Sendable {
         case .none: flags.insert(.noSync)
         }
         let configuration = Environment.Configuration(
-            mapSize: options.mapSize, maxDatabases: 1_024, maxReaders: options.maxReaders, flags: flags)
+            mapSize: options.mapSize, maxDatabases: options.maxDatabases, maxReaders: options.maxReaders, flags: flags)
         return try openStores.withLock { stores in
             let environment: Environment
             do {
@@ -121,6 +128,9 @@ public final class DataStore: Sendable {
             let meta: Database
             do {
                 meta = try environment.openDatabase(named: "_meta", options: options.readOnly ? [] : .create)
+            } catch let error as LMDBError where error.code == .databasesFull {
+                throw DataStoreError(.storage, "the store at \(path) cannot open its _meta database with "
+                    + "DataStore.Options.maxDatabases = \(options.maxDatabases)", underlying: error)
             } catch let error as LMDBError where error.code == .notFound {
                 throw DataStoreError(.storage, "\(path) holds an LMDB environment that is not a DataStoreKit store "
                     + "(no _meta database)", underlying: error)

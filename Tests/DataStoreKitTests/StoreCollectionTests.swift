@@ -117,6 +117,26 @@ struct StoreCollectionTests {
         second.close()
     }
 
+    @Test("past maxDatabases, declaring a collection is a named error and the store goes on")
+    func maxDatabasesReached() async throws {
+        // Three named databases: _meta, the records of `notes`, its index.
+        let temporary = try TemporaryStore(options: DataStore.Options(maxDatabases: 3))
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        _ = try await notes.add(object: note("n1"))
+        do {
+            _ = try await temporary.store.collection(Note.self, name: "Other", idField: "id")
+            Issue.record("a fourth database opened past maxDatabases = 3")
+        } catch let error as DataStoreError {
+            #expect(error.code == .storage)
+            #expect(error.message.contains("maxDatabases = 3"))
+            #expect(error.message.contains("Other"))
+        }
+        #expect(try await notes.get(id: "n1").id == "n1")
+        _ = try await notes.add(object: note("n2"))
+        #expect(try notes.count() == 2)
+    }
+
     @Test("an in-memory store works and leaves nothing behind")
     func inMemory() async throws {
         var path = ""
