@@ -103,14 +103,14 @@ extension BenchmarkRun {
         let cpu = Clock.threadCPU()
         let operations: Int
         switch workload {
-        case "get": operations = try profileLoop(seconds: seconds) { try store.get(id: ids[$0 % ids.count]).digest }
-        case "range": operations = try profileLoop(seconds: seconds) { fold(try store.created(since: starts[$0 % starts.count])).checksum }
+        case "get": operations = try profileLoop(seconds: seconds) { fold([try store.get(id: ids[$0 % ids.count])], full: false).checksum }
+        case "range": operations = try profileLoop(seconds: seconds) { fold(try store.created(since: starts[$0 % starts.count]), full: false).checksum }
         case "pair", "pair-compound":
             operations = try profileLoop(seconds: seconds) { index in
                 let pair = pairs[index % pairs.count]
-                return fold(try store.messages(from: pair.from, to: pair.to)).checksum
+                return fold(try store.messages(from: pair.from, to: pair.to), full: false).checksum
             }
-        case "scan": operations = try profileLoop(seconds: seconds) { _ in fold(try store.messages(ofType: dataset.scanType)).checksum }
+        case "scan": operations = try profileLoop(seconds: seconds) { _ in fold(try store.messages(ofType: dataset.scanType), full: false).checksum }
         default: throw BenchmarkFailure("--profile \(workload): one of \(Self.profileWorkloads.joined(separator: ", "))")
         }
         progress("  \(operations) operations, \(fixed(Double(Clock.threadCPU() - cpu) / Double(operations), 0)) ns CPU each")
