@@ -6,6 +6,14 @@ import LMDB
 struct QueryExecutor {
     let storage: CollectionStorage
     let plan: QueryPlan
+    /// The conditions, prepared to be checked on record bytes.
+    private let predicates: [RecordPredicate]
+
+    init(storage: CollectionStorage, plan: QueryPlan) {
+        self.storage = storage
+        self.plan = plan
+        predicates = plan.query.conditions.map(RecordPredicate.init)
+    }
 
     /// One result, with what sorting needs.
     private struct Row<Item> {
@@ -143,8 +151,15 @@ struct QueryExecutor {
     }
 
     private func matches(_ body: UnsafeRawBufferPointer) throws -> Bool {
-        for condition in plan.query.conditions {
-            guard condition.matches(fieldValue: try field(condition.field, in: body)) else { return false }
+        for predicate in predicates {
+            let holds: Bool
+            do {
+                holds = try predicate.matches(record: body)
+            } catch {
+                throw DataStoreError(.codec, "a record in \(storage.name) cannot be read (field \(predicate.condition.field))",
+                                     underlying: error)
+            }
+            guard holds else { return false }
         }
         return true
     }

@@ -1,0 +1,83 @@
+/// A ``Condition`` prepared for checking stored records without decoding them: the answer of
+/// ``Condition/matches(fieldValue:)`` on the record's field, read straight from the bytes.
+///
+/// Queries re-check every candidate record against every condition, most of which a record
+/// fails (the other conditions of an index scan, a full scan's filter). Decoding the field into a
+/// ``Value`` for that allocates a `String` for every string field compared; here a string is
+/// compared as bytes where it lies (after the same UTF-8 check the decoder makes) and a number or
+/// a Boolean is read into a scalar ``Value``, which allocates nothing. Everything else — a null,
+/// bytes, arrays and objects, a record the fast scan does not handle — goes through
+/// ``RecordCodec/field(_:in:)-(_,UnsafeRawBufferPointer)`` and ``Condition/matches(fieldValue:)``,
+/// so the answer, and any error for damaged bytes, is theirs.
+///
+/// ```swift
+/// let predicate = RecordPredicate(Condition(field: "type", op: .equal, value: "video"))
+/// let isVideo = try predicate.matches(record: recordBytes)
+/// ```
+public struct RecordPredicate: Sendable {
+    /// The condition this checks.
+    public let condition: Condition
+    private let name: [UInt8]
+    /// The UTF-8 bytes of a string condition value compared by `==`, `!=` or a range operator.
+    private let text: [UInt8]?
+
+    /// Prepares `condition`.
+    public init(_ condition: Condition) {
+        self.condition = condition
+        name = Array(condition.field.utf8)
+        switch (condition.op, condition.value) {
+        case (.equal, .string(let value)), (.notEqual, .string(let value)), (.less, .string(let value)),
+             (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)):
+            text = Array(value.utf8)
+        default:
+            text = nil
+        }
+    }
+
+    /// Whether the record in `bytes` satisfies the condition (a record without the field never
+    /// does).
+    /// - Throws: ``CodecError`` when the bytes the general path reads are damaged.
+    public func matches(record bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
+        let lookup = name.withUnsafeBytes { RecordScan.field($0, in: bytes) }
+        switch lookup {
+        case .absent:
+            return false
+        case .found(let offset):
+            if let answer = answerFromBytes(bytes, at: offset) { return answer }
+        case .general:
+            break
+        }
+        return condition.matches(fieldValue: try RecordCodec.field(condition.field, in: bytes))
+    }
+
+    /// The answer for the value whose tag is at `offset`, or `nil` when the general path must
+    /// decide.
+    @inline(__always)
+    private func answerFromBytes(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool? {
+        switch bytes[offset] {
+        case RecordCodec.Tag.double:
+            return RecordScan.double(bytes, at: offset).map { condition.matches(fieldValue: .double($0)) }
+        case RecordCodec.Tag.int8, RecordCodec.Tag.int16, RecordCodec.Tag.int32, RecordCodec.Tag.int64:
+            return RecordScan.int(bytes, at: offset).map { condition.matches(fieldValue: .int($0)) }
+        case RecordCodec.Tag.true:
+            return condition.matches(fieldValue: .bool(true))
+        case RecordCodec.Tag.false:
+            return condition.matches(fieldValue: .bool(false))
+        case RecordCodec.Tag.string:
+            guard let text, let payload = RecordScan.payload(bytes, at: offset, tag: RecordCodec.Tag.string),
+                  UTF8Validation.validate(payload) != nil else { return nil }
+            let order = text.withUnsafeBytes { UTF8Order.compare(payload, $0) }
+            switch condition.op {
+            case .equal: return order == 0
+            case .notEqual: return order != 0
+            case .less: return order < 0
+            case .lessOrEqual: return order <= 0
+            case .greater: return order > 0
+            case .greaterOrEqual: return order >= 0
+            case .in: return nil
+            }
+        default:
+            return nil
+        }
+    }
+}
