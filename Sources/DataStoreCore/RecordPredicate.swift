@@ -34,6 +34,58 @@ public struct RecordPredicate: Sendable {
         }
     }
 
+    /// The predicates of `conditions` in the order ``all(_:match:)`` needs: by field name bytes,
+    /// the order of a record's fields.
+    public static func ordered(_ conditions: [Condition]) -> [RecordPredicate] {
+        conditions.map(RecordPredicate.init).sorted { a, b in
+            a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) < 0 } }
+        }
+    }
+
+    /// Whether the record in `bytes` satisfies every predicate of `predicates`, which must be in
+    /// ``ordered(_:)`` order: one pass over the record's fields (themselves sorted by name)
+    /// serves them all, and stops at the first that fails.
+    /// - Throws: ``CodecError`` when the bytes the general path reads are damaged.
+    public static func all(_ predicates: [RecordPredicate], match bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
+        func oneByOne() throws(CodecError) -> Bool {
+            for predicate in predicates where try !predicate.matches(record: bytes) { return false }
+            return true
+        }
+        guard !predicates.isEmpty else { return true }
+        guard bytes.count >= 2, bytes[0] == RecordCodec.formatVersion else { return try oneByOne() }
+        var offset = 1
+        let count = RecordScan.varint(bytes, &offset)
+        guard count >= 0 else { return try oneByOne() }
+        var next = 0
+        for _ in 0..<count {
+            let length = RecordScan.varint(bytes, &offset)
+            guard length >= 0, length <= bytes.count - offset else { return try oneByOne() }
+            let field = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
+            offset += length
+            while next < predicates.count {
+                let order = predicates[next].name.withUnsafeBytes { UTF8Order.compare($0, field) }
+                if order > 0 { break }
+                // A predicate whose field sorts before this one has no field: it fails.
+                guard order == 0 else { return false }
+                if let holds = predicates[next].answerFromBytes(bytes, at: offset) {
+                    guard holds else { return false }
+                } else {
+                    guard try predicates[next].generalAnswer(bytes) else { return false }
+                }
+                next += 1
+            }
+            if next == predicates.count { return true }
+            guard RecordScan.skipValue(bytes, &offset) else { return try oneByOne() }
+        }
+        // The fields ran out before the predicates: those left have no field, if the record is whole.
+        return offset == bytes.count ? false : try oneByOne()
+    }
+
+    /// The condition on the field as ``RecordCodec`` decodes it.
+    private func generalAnswer(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
+        condition.matches(fieldValue: try RecordCodec.field(condition.field, in: bytes))
+    }
+
     /// Whether the record in `bytes` satisfies the condition (a record without the field never
     /// does).
     /// - Throws: ``CodecError`` when the bytes the general path reads are damaged.
@@ -47,7 +99,7 @@ public struct RecordPredicate: Sendable {
         case .general:
             break
         }
-        return condition.matches(fieldValue: try RecordCodec.field(condition.field, in: bytes))
+        return try generalAnswer(bytes)
     }
 
     /// The answer for the value whose tag is at `offset`, or `nil` when the general path must

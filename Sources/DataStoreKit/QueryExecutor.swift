@@ -12,7 +12,7 @@ struct QueryExecutor {
     init(storage: CollectionStorage, plan: QueryPlan) {
         self.storage = storage
         self.plan = plan
-        predicates = plan.query.conditions.map(RecordPredicate.init)
+        predicates = RecordPredicate.ordered(plan.query.conditions)
     }
 
     /// One result, with what sorting needs.
@@ -151,17 +151,12 @@ struct QueryExecutor {
     }
 
     private func matches(_ body: UnsafeRawBufferPointer) throws -> Bool {
-        for predicate in predicates {
-            let holds: Bool
-            do {
-                holds = try predicate.matches(record: body)
-            } catch {
-                throw DataStoreError(.codec, "a record in \(storage.name) cannot be read (field \(predicate.condition.field))",
-                                     underlying: error)
-            }
-            guard holds else { return false }
+        do {
+            return try RecordPredicate.all(predicates, match: body)
+        } catch {
+            let field = error.fieldPath.isEmpty ? "" : " (field \(error.fieldPath))"
+            throw DataStoreError(.codec, "a record in \(storage.name) cannot be read\(field)", underlying: error)
         }
-        return true
     }
 
     private func field(_ name: String, in body: UnsafeRawBufferPointer) throws -> Value? {

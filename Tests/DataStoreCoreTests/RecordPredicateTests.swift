@@ -52,3 +52,36 @@ struct RecordPredicateTests {
         }
     }
 }
+
+@Suite("Several conditions checked in one pass over a record")
+struct RecordPredicateAllTests {
+    /// `all(_:match:)` answers as the conjunction of the single predicates, for random documents
+    /// and one to four random conditions (fields present, absent, repeated, in any order).
+    @Test(arguments: [UInt64(21), 22, 23])
+    func agreesWithConjunction(seed: UInt64) throws {
+        var random = QueryRandom(seed: seed)
+        var held = 0
+        for round in 0..<2_000 {
+            let document = random.document(index: round)
+            let conditions = (0..<Int.random(in: 1...4, using: &random)).map { _ in random.condition() }
+            let record = RecordCodec.encode(document)
+            let expected = conditions.allSatisfy { $0.matches(document) }
+            let answered = try record.withUnsafeBytes { try RecordPredicate.all(RecordPredicate.ordered(conditions), match: $0) }
+            #expect(answered == expected, "round \(round): \(conditions) on \(document)")
+            if expected { held += 1 }
+        }
+        #expect(held > 50)
+    }
+
+    @Test("no predicates hold for any record; a record without a field fails its predicate")
+    func edges() throws {
+        let record = RecordCodec.encode(["b": 1, "d": "x"])
+        func all(_ conditions: [Condition]) throws -> Bool {
+            try record.withUnsafeBytes { try RecordPredicate.all(RecordPredicate.ordered(conditions), match: $0) }
+        }
+        #expect(try all([]))
+        #expect(try !all([Condition(field: "a", op: .notEqual, value: 0), Condition(field: "b", op: .equal, value: 1)]))
+        #expect(try !all([Condition(field: "d", op: .equal, value: "x"), Condition(field: "e", op: .notEqual, value: 0)]))
+        #expect(try all([Condition(field: "d", op: .equal, value: "x"), Condition(field: "b", op: .greaterOrEqual, value: 1)]))
+    }
+}
