@@ -4,7 +4,8 @@
 # ours calling `withLock`. Mutex locks with a futex inside libswiftSynchronization, which is not
 # instrumented, so TSan never sees the lock's happens-before edge.
 #
-# Prints every other report in full and exits 1 if there is any; prints a one-line count of the
+# A stack starts at "… access … by thread" or "[Previous] read/write of size … by thread" (TSan
+# capitalises the first word only). Prints every other report in full and exits 1 if there is any; prints a one-line count of the
 # known ones. Usage: awk -f tsan-filter.awk test-output.log
 function source_line(file, line,    text, n, i) {
     if ((file, line) in cache) return cache[file, line]
@@ -24,7 +25,7 @@ function flush_report(    i, known) {
 /^WARNING: ThreadSanitizer:/ { flush_report(); in_report = 1; nlines = 0; stacks = 0; locked = 0; state = "" }
 in_report {
     lines[++nlines] = $0
-    if ($0 ~ /access .* by thread|(Read|Write|Atomic) of size .* by thread|access of Swift variable/) {
+    if ($0 ~ /access .* by thread|([Rr]ead|[Ww]rite|[Aa]tomic[^ ]*) of size .* by thread|access of Swift variable/) {
         stacks++; state = "stack"; decided = 0; next
     }
     if (state == "stack" && $0 ~ /^    #[1-3] / && !decided) {
