@@ -43,10 +43,13 @@ public struct RecordPredicate: Sendable {
     }
 
     /// Whether the record in `bytes` satisfies every predicate of `predicates`, which must be in
-    /// ``ordered(_:)`` order: one pass over the record's fields (themselves sorted by name)
-    /// serves them all, and stops at the first that fails.
+    /// ``ordered(_:)`` order (checked in debug builds): one pass over the record's fields
+    /// (themselves sorted by name) serves them all, and stops at the first that fails.
     /// - Throws: ``CodecError`` when the bytes the general path reads are damaged.
     public static func all(_ predicates: [RecordPredicate], match bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
+        assert(zip(predicates, predicates.dropFirst()).allSatisfy { a, b in
+            a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) <= 0 } }
+        }, "RecordPredicate.all needs predicates in ordered(_:) order")
         func oneByOne() throws(CodecError) -> Bool {
             for predicate in predicates where try !predicate.matches(record: bytes) { return false }
             return true
@@ -106,6 +109,8 @@ public struct RecordPredicate: Sendable {
     /// decide.
     @inline(__always)
     private func answerFromBytes(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool? {
+        // A name at the very end of damaged bytes has no tag after it: the general path reports it.
+        guard offset >= 0, offset < bytes.count else { return nil }
         switch bytes[offset] {
         case RecordCodec.Tag.double:
             return RecordScan.double(bytes, at: offset).map { condition.matches(fieldValue: .double($0)) }

@@ -13,17 +13,24 @@ extension Context {
     @discardableResult
     public func save() async throws -> CommitID? {
         if let parent {
-            mergeIntoParent(parent)
+            try mergeIntoParent(parent)
             return nil
         }
         // Take what to save, and end the snapshot: a save must not hold a reader open while it
         // waits for the writer (the writer may need every reader gone to grow the map).
-        let (order, changes, revisions, versions, storages) = state.withLock { state in
-            state.snapshot = nil
-            return (state.order, state.changes, state.revisions, state.versions, state.storages)
-        }
-        if order.isEmpty && (policy == .lastWriterWins || versions.isEmpty) { return nil }
         let policy = self.policy
+        let taken = try state.withLock { state throws(DataStoreError) in
+            guard !state.saving else {
+                throw DataStoreError(.conflict, "this context's save() is already committing; call it again after it returns")
+            }
+            state.snapshot = nil
+            let nothing = state.order.isEmpty && (policy == .lastWriterWins || state.versions.isEmpty)
+            if !nothing { state.saving = true }
+            return (state.order, state.changes, state.revisions, state.versions, state.storages, nothing)
+        }
+        let (order, changes, revisions, versions, storages, nothing) = taken
+        if nothing { return nil }
+        defer { state.withLock { $0.saving = false } }
         // Encode here, in the caller's task: the writer thread only stores bytes.
         var prepared: [Key: PreparedDocument] = [:]
         var bytes = 0
@@ -59,18 +66,28 @@ extension Context {
         return commit
     }
 
-    private func mergeIntoParent(_ parent: Context) {
-        let taken = state.withLock { state in
-            defer { state = State() }
-            return state
-        }
-        parent.state.withLock { state in
-            state.storages.merge(taken.storages) { current, _ in current }
+    private func mergeIntoParent(_ parent: Context) throws {
+        // The parent's lock first, then the child's (the only place both are held): the child's
+        // changes are taken only once the parent is known to accept them.
+        try parent.state.withLock { parentState throws(DataStoreError) in
+            guard !parentState.saving else {
+                throw DataStoreError(.conflict, "cannot save a child into its parent while the parent's save() is committing; "
+                    + "save the child after it returns")
+            }
+            let taken = state.withLock { state in
+                defer {
+                    let nextRevision = state.nextRevision
+                    state = State()
+                    state.nextRevision = nextRevision
+                }
+                return state
+            }
+            parentState.storages.merge(taken.storages) { current, _ in current }
             for key in taken.order {
-                if let change = taken.changes[key] { Self.combine(change, into: &state, at: key) }
+                if let change = taken.changes[key] { Self.combine(change, into: &parentState, at: key) }
             }
             // The parent keeps the earliest version it knew.
-            for (key, version) in taken.versions where state.versions[key] == nil { state.versions[key] = version }
+            for (key, version) in taken.versions where parentState.versions[key] == nil { parentState.versions[key] = version }
         }
     }
 

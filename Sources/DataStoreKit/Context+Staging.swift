@@ -8,16 +8,14 @@ extension Context {
     public func add<Object>(_ object: Object, to collection: StoreCollection<Object>) throws -> Object {
         let storage = collection.storage
         var document = try collection.encodeForStorage(object)
-        let given = DataStore.identity(of: document, idField: storage.idField)
-        let id = given ?? .string(IDGenerator.next())
+        let id = DataStore.identity(of: document, idField: storage.idField) ?? .string(IDGenerator.next())
         _ = try storage.idKey(id)
         document[storage.idField] = id
         if try viewDocument(id, in: storage) != nil {
             throw DataStoreError(.duplicateID, "an object with id \(id) already exists in \(storage.name)")
         }
-        stage(.insert(document), for: Key(collection: storage.name, id: id), storage: storage)
-        // Only a generated id changes the object; otherwise it is stored as given.
-        return given == nil ? try collection.mapping.decode(document) : object
+        try stage(.insert(document), for: Key(collection: storage.name, id: id), storage: storage)
+        return try collection.mapping.decode(document)
     }
 
     /// Stages storing `object` under `id`, replacing what is there or inserting it.
@@ -28,7 +26,7 @@ extension Context {
         _ = try storage.idKey(id)
         document[storage.idField] = id
         let exists = try viewDocument(id, in: storage) != nil
-        stage(exists ? .upsert(document) : .insert(document), for: Key(collection: storage.name, id: id), storage: storage)
+        try stage(exists ? .upsert(document) : .insert(document), for: Key(collection: storage.name, id: id), storage: storage)
         return try collection.mapping.decode(document)
     }
 
@@ -40,15 +38,22 @@ extension Context {
         guard id != .null, let document = try viewDocument(id, in: storage) else {
             throw DataStoreError(.notFound, "no object with id \(id) in \(storage.name)")
         }
-        stage(.remove, for: Key(collection: storage.name, id: id), storage: storage)
+        try stage(.remove, for: Key(collection: storage.name, id: id), storage: storage)
         return try collection.mapping.decode(document)
     }
 
-    func stage(_ change: Change, for key: Key, storage: CollectionStorage) {
-        state.withLock { state in
+    func stage(_ change: Change, for key: Key, storage: CollectionStorage) throws {
+        try state.withLock { state throws(DataStoreError) in
+            guard !state.saving else { throw Self.busy(staging: key) }
             state.storages[key.collection] = storage
             Self.combine(change, into: &state, at: key)
         }
+    }
+
+    /// The error for staging while this context's save is committing.
+    static func busy(staging key: Key) -> DataStoreError {
+        DataStoreError(.conflict, "cannot stage \(key.collection)/\(key.id) while this context's save() is committing; "
+            + "stage it after the save returns, or in a child context (newChild())")
     }
 
     /// Folds a later change to `key` into what is staged: only the net effect is kept, so an

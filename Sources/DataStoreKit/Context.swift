@@ -19,7 +19,10 @@ import Synchronization
 /// ``DataStoreError/Code/conflict`` listing them, and writes nothing — unless the context was made
 /// with ``ConflictPolicy/lastWriterWins``.
 ///
-/// A context is safe to share between tasks; its calls run one at a time.
+/// A context is safe to share between tasks; its calls run one at a time. While a root context's
+/// `save()` is committing, staging into it (or saving a child into it) throws `.conflict` instead
+/// of mixing new changes into the change set in flight; stage after the save returns, or in a
+/// child context.
 public final class Context: Sendable {
     /// What a save does when records changed underneath the context.
     public enum ConflictPolicy: Sendable, Hashable {
@@ -51,6 +54,9 @@ public final class Context: Sendable {
         /// without comparing documents.
         var revisions: [Key: Int] = [:]
         var nextRevision = 0
+        /// A root save is committing this context's changes: staging now would fold new changes
+        /// into the ones being saved, so it is refused until the save ends.
+        var saving = false
         var order: [Key] = []
         /// The version each record had when this context first read or changed it (`nil`: absent).
         var versions: [Key: Int?] = [:]
@@ -83,7 +89,10 @@ public final class Context: Sendable {
     /// Drops every staged change and the snapshot; the context can be used again afresh.
     public func discard() {
         state.withLock { state in
+            // Revisions keep growing, so a save in flight cannot mistake a later change for its own.
+            let (nextRevision, saving) = (state.nextRevision, state.saving)
             state = State()
+            (state.nextRevision, state.saving) = (nextRevision, saving)
         }
     }
 

@@ -31,7 +31,9 @@ struct QueryExecutor {
         materialize: (_ body: UnsafeRawBufferPointer, _ version: Int) throws -> Item
     ) throws -> [Item] {
         let query = plan.query
-        let wanted = query.limit.map { query.offset + $0 }
+        // Negative values mean 0 (``Query/limit``, ``Query/offset``).
+        let offset = max(0, query.offset), limit = query.limit.map { max(0, $0) }
+        let wanted = limit.map { offset + $0 }
         let stopEarly = plan.limitPushedDown ? wanted : nil
         let sortBudget: Int? = {
             if case .indexScan(let scan) = plan.access, plan.sortFromScan { return StorageKeys.componentBudget(fieldCount: scan.index.fields.count) }
@@ -143,8 +145,8 @@ struct QueryExecutor {
             }
         }
         guard sorted else {
-            let from = min(query.offset, items.count)
-            let to = query.limit.map { min(items.count, from + $0) } ?? items.count
+            let from = min(offset, items.count)
+            let to = limit.map { min(items.count, from + $0) } ?? items.count
             return from == 0 && to == items.count ? items : Array(items[from..<to])
         }
         return finish(rows)
@@ -193,8 +195,8 @@ struct QueryExecutor {
                 rows.sort(by: inOrder)
             }
         }
-        let from = min(query.offset, rows.count)
-        let to = query.limit.map { min(rows.count, from + $0) } ?? rows.count
+        let from = min(max(0, query.offset), rows.count)
+        let to = query.limit.map { min(rows.count, from + max(0, $0)) } ?? rows.count
         // A closure, not `\.item`: a key path is instantiated at run time on every call.
         return rows[from..<to].map { $0.item }
     }

@@ -67,6 +67,50 @@ struct ContextTests {
         #expect(try notes.count() == 1)
     }
 
+    @Test("while a save is committing, staging and saving a child into the context are named conflicts that lose nothing")
+    func stagingDuringSave() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let context = temporary.store.newContext()
+        try context.add(note("a"), to: notes)
+        let child = context.newChild()
+        try child.add(note("b"), to: notes)
+        // As `save()` marks the context while its change set is with the writer.
+        context.state.withLock { $0.saving = true }
+        do {
+            try context.add(note("c"), to: notes)
+            Issue.record("staging during a save was accepted")
+        } catch let error as DataStoreError {
+            #expect(error.code == .conflict)
+            #expect(error.message.contains("Note/\"c\""))
+        }
+        await #expect(throws: DataStoreError.self) { try await child.save() }
+        await #expect(throws: DataStoreError.self) { try await context.save() }  // a second save at once
+        #expect(child.hasChanges)  // the child kept its change
+        context.state.withLock { $0.saving = false }
+
+        try await child.save()
+        try await context.save()
+        #expect(try await notes.all().compactMap(\.id).sorted() == ["a", "b"])
+        #expect(!context.hasChanges)
+    }
+
+    @Test("revisions keep growing across discard, so a save in flight never forgets a later change")
+    func revisionsAcrossDiscard() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let context = temporary.store.newContext()
+        try context.add(note("k"), to: notes)
+        let key = Context.Key(collection: "Note", id: "k")
+        let first = try #require(context.state.withLock { $0.revisions[key] })
+        context.discard()
+        try context.add(note("k", message: "again"), to: notes)
+        let second = try #require(context.state.withLock { $0.revisions[key] })
+        #expect(second > first)
+    }
+
     @Test("discard drops staged changes")
     func discard() async throws {
         let temporary = try TemporaryStore()
