@@ -86,7 +86,9 @@ public final class DataStore: Sendable {
     }
 
     /// Opens the store in the directory at `path` (creating it), or returns the store already
-    /// open at that path in this process (unless that one was closed).
+    /// open at that path in this process. A store that was closed is not returned: a new one on
+    /// the same environment replaces it (the closed object still reads, but its observers see no
+    /// commits made through the new one).
     ///
     /// - Throws: ``DataStoreError`` `.storage` wrapping an `LMDBError` that names the path (missing,
     ///   unwritable, not an LMDB environment), or `.unsupportedFormat` for a store written by a
