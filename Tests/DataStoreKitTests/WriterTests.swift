@@ -2,6 +2,7 @@ import DataStoreCore
 import Dispatch
 import Foundation
 import Synchronization
+import LMDB
 import Testing
 @testable import DataStoreKit
 
@@ -180,6 +181,46 @@ struct WriterTests {
         try expectConsistent(temporary.store)
     }
 
+    @Test("a batch the transaction cannot hold is split and retried until it fits; a change set that never fits fails alone")
+    func transactionFullSplits() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        // LMDB's MDB_TXN_FULL needs ~512 MiB of dirty pages; these change sets report it instead
+        // once their transaction already holds four of them, as a batch too large would.
+        let filler = TransactionFiller(fits: 4)
+        let (storage, environment) = (notes.storage, temporary.store.environment)
+        let gate = WriterGate()
+        let blocker = Task { try await temporary.store.writer.submit(estimatedBytes: 0) { _ in gate.wait() } }
+        try await eventually { gate.isHeld }
+        let before = temporary.store.writerMetrics
+        let saves = (0..<16).map { index in
+            Task { try await temporary.store.writer.submit(estimatedBytes: 0, filler.insert("s\(index)", into: storage, of: environment)).result }
+        }
+        let hopeless = Task {
+            try await temporary.store.writer.submit(estimatedBytes: 0) { (_: inout WriteTransaction) throws -> Int in
+                throw LMDBError(.transactionFull, context: "test: never fits")
+            }.result
+        }
+        try await eventually { temporary.store.writer.queuedCount == 17 }
+        gate.open()
+        _ = try await blocker.value
+
+        for save in saves { #expect(try await save.value <= filler.fits) }
+        do {
+            _ = try await hopeless.value
+            Issue.record("a change set larger than any transaction committed")
+        } catch let error as DataStoreError {
+            #expect(error.code == .storage)
+            #expect(error.message.contains("larger than a write transaction"))
+        }
+        let metrics = temporary.store.writerMetrics
+        #expect(metrics.batchSplits - before.batchSplits >= 3)  // 17 → 8 + 9 → … until each part fits
+        #expect(metrics.committedChangeSets - before.committedChangeSets == 16 + 1)  // and the blocker
+        #expect(try notes.count() == 16)
+        try expectConsistent(temporary.store)
+    }
+
     @Test("a map that may not grow fails writes by name, keeps what was acknowledged, and serves reads")
     func mapCannotGrow() async throws {
         let temporary = try TemporaryStore(options: .init(mapSize: 256 * 1024, writerLimits: .init(maxMapSize: 256 * 1024)))
@@ -234,5 +275,24 @@ struct WriterTests {
         #expect(changes.flatMap(\.inserted) == ["a", "b", "c"])
         #expect(changes.flatMap(\.updated) == ["a"])
         #expect(changes.flatMap(\.removed) == ["a"])
+    }
+}
+
+/// Change sets that insert a note but report `MDB_TXN_FULL` when their write transaction already
+/// holds `fits` uncommitted notes — the writer's view of a batch too large for one transaction.
+/// (Uncommitted = seen by the write transaction but not by a fresh snapshot; an aborted attempt
+/// leaves nothing behind, so every retry counts afresh.)
+final class TransactionFiller: Sendable {
+    let fits: Int
+    init(fits: Int) { self.fits = fits }
+
+    func insert(_ id: String, into storage: CollectionStorage, of environment: Environment)
+        -> @Sendable (inout WriteTransaction) throws -> Int {
+        { [fits] transaction in
+            let pending = try transaction.count(of: storage.records) - environment.read { try $0.count(of: storage.records) }
+            if pending >= fits { throw LMDBError(.transactionFull, context: "test: more than \(fits) change sets") }
+            try storage.write(try DocumentEncoder().encode(note(id)), id: .string(id), mode: .insert, in: &transaction)
+            return pending + 1
+        }
     }
 }
