@@ -26,9 +26,9 @@ extension Context {
             state.snapshot = nil
             let nothing = state.order.isEmpty && (policy == .lastWriterWins || state.versions.isEmpty)
             if !nothing { state.saving = true }
-            return (state.order, state.changes, state.revisions, state.versions, state.storages, nothing)
+            return (state.order, state.changes, state.versions, state.storages, nothing)
         }
-        let (order, changes, revisions, versions, storages, nothing) = taken
+        let (order, changes, versions, storages, nothing) = taken
         if nothing { return nil }
         defer { state.withLock { $0.saving = false } }
         // Encode here, in the caller's task: the writer thread only stores bytes.
@@ -52,15 +52,11 @@ extension Context {
             return try Self.apply(order: order, changes: changes, prepared: prepared, storages: storages, policy: policy,
                                   in: &transaction)
         }
-        // Forget exactly what was saved; anything staged meanwhile stays.
+        // Nothing could be staged while the save ran (`saving`), so what is staged now is what was
+        // saved — or nothing, after a `discard()`.
         state.withLock { state in
-            var saved = Set<Key>()
-            for key in order where state.revisions[key] == revisions[key] {
-                state.changes[key] = nil
-                state.revisions[key] = nil
-                saved.insert(key)
-            }
-            state.order.removeAll { saved.contains($0) }
+            state.changes = [:]
+            state.order = []
             for key in versions.keys { state.versions[key] = nil }
         }
         return commit
@@ -75,11 +71,7 @@ extension Context {
                     + "save the child after it returns")
             }
             let taken = state.withLock { state in
-                defer {
-                    let nextRevision = state.nextRevision
-                    state = State()
-                    state.nextRevision = nextRevision
-                }
+                defer { state = State() }
                 return state
             }
             parentState.storages.merge(taken.storages) { current, _ in current }

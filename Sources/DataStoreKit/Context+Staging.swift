@@ -71,8 +71,6 @@ extension Context {
         }
         if state.changes[key] == nil { state.order.append(key) }
         state.changes[key] = combined
-        state.nextRevision += 1
-        state.revisions[key] = combined == nil ? nil : state.nextRevision
         if combined == nil { state.order.removeAll { $0 == key } }
     }
 }

@@ -50,10 +50,6 @@ public final class Context: Sendable {
     struct State: Sendable {
         var snapshot: Snapshot?
         var changes: [Key: Change] = [:]
-        /// When each change was last staged, so a save forgets exactly the changes it saved
-        /// without comparing documents.
-        var revisions: [Key: Int] = [:]
-        var nextRevision = 0
         /// A root save is committing this context's changes: staging now would fold new changes
         /// into the ones being saved, so it is refused until the save ends.
         var saving = false
@@ -89,10 +85,10 @@ public final class Context: Sendable {
     /// Drops every staged change and the snapshot; the context can be used again afresh.
     public func discard() {
         state.withLock { state in
-            // Revisions keep growing, so a save in flight cannot mistake a later change for its own.
-            let (nextRevision, saving) = (state.nextRevision, state.saving)
+            // A save in flight stays marked, so nothing can be staged until it ends.
+            let saving = state.saving
             state = State()
-            (state.nextRevision, state.saving) = (nextRevision, saving)
+            state.saving = saving
         }
     }
 
