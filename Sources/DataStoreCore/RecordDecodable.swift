@@ -42,84 +42,44 @@ public struct RecordFields: ~Copyable {
         try RecordCodec.field(name, in: bytes)
     }
 
-    // Each typed accessor first tries ``RecordScan``, which reads a well-formed value of the
-    // asked-for type straight from the bytes (no `Value`, no thrown error); everything else —
-    // null, another type, damaged bytes — goes through ``value(_:)``, which decides and reports.
-
     /// The string in field `name`.
     public func string(_ name: String) throws(CodecError) -> String? {
-        switch scan(name) {
-        case .found(let offset):
-            if let text = RecordScan.string(bytes, at: offset) { return text }
-        case .absent:
-            return nil
-        case .general:
-            break
-        }
-        switch try value(name) {
-        case nil, .null?: return nil
-        case .string(let text)?: return text
-        case let other?: throw Self.mismatch(name, "string", other)
-        }
+        try read(name, "string", fast: { RecordScan.string(bytes, at: $0) }, general: { $0.stringValue })
     }
 
     /// The number in field `name` as a `Double` (an integer converts).
     public func double(_ name: String) throws(CodecError) -> Double? {
-        switch scan(name) {
-        case .found(let offset):
-            if let number = RecordScan.double(bytes, at: offset) { return number }
-            if let number = RecordScan.int(bytes, at: offset) { return Double(number) }
-        case .absent:
-            return nil
-        case .general:
-            break
-        }
-        switch try value(name) {
-        case nil, .null?: return nil
-        case let number? where number.isNumber: return number.doubleValue
-        case let other?: throw Self.mismatch(name, "number", other)
-        }
+        try read(name, "number", fast: { RecordScan.double(bytes, at: $0) ?? RecordScan.int(bytes, at: $0).map(Double.init) },
+                 general: { $0.isNumber ? $0.doubleValue : nil })
     }
 
     /// The integer in field `name` (a double with an exact integral value converts).
     public func int(_ name: String) throws(CodecError) -> Int64? {
-        switch scan(name) {
-        case .found(let offset):
-            if let number = RecordScan.int(bytes, at: offset) { return number }
-        case .absent:
-            return nil
-        case .general:
-            break
-        }
-        switch try value(name) {
-        case nil, .null?: return nil
-        case let number? where number.intValue != nil: return number.intValue
-        case let other?: throw Self.mismatch(name, "integer", other)
-        }
+        try read(name, "integer", fast: { RecordScan.int(bytes, at: $0) }, general: { $0.intValue })
     }
 
     /// The Boolean in field `name`.
     public func bool(_ name: String) throws(CodecError) -> Bool? {
-        switch scan(name) {
-        case .found(let offset):
-            if let flag = RecordScan.bool(bytes, at: offset) { return flag }
-        case .absent:
-            return nil
-        case .general:
-            break
-        }
-        switch try value(name) {
-        case nil, .null?: return nil
-        case .bool(let flag)?: return flag
-        case let other?: throw Self.mismatch(name, "bool", other)
-        }
+        try read(name, "bool", fast: { RecordScan.bool(bytes, at: $0) }, general: { $0.boolValue })
     }
 
     /// The bytes in field `name`.
     public func bytes(_ name: String) throws(CodecError) -> [UInt8]? {
+        try read(name, "bytes", fast: { RecordScan.payload(bytes, at: $0, tag: RecordCodec.Tag.bytes).map(Array.init) },
+                 general: { $0.bytesValue })
+    }
+
+    /// Every typed accessor: first ``RecordScan``, which reads a well-formed value of the asked-for
+    /// type straight from the bytes at the field (`fast`; no `Value`, no thrown error); everything
+    /// else — null, another type, damaged bytes — goes through ``value(_:)``, which decides and
+    /// reports (`general` converts the value, or is `nil` for another type).
+    @inline(__always)
+    private func read<T>(
+        _ name: String, _ wanted: String, fast: (Int) -> T?, general: (Value) -> T?
+    ) throws(CodecError) -> T? {
         switch scan(name) {
         case .found(let offset):
-            if let raw = RecordScan.payload(bytes, at: offset, tag: RecordCodec.Tag.bytes) { return Array(raw) }
+            if let value = fast(offset) { return value }
         case .absent:
             return nil
         case .general:
@@ -127,8 +87,9 @@ public struct RecordFields: ~Copyable {
         }
         switch try value(name) {
         case nil, .null?: return nil
-        case .bytes(let raw)?: return raw
-        case let other?: throw Self.mismatch(name, "bytes", other)
+        case let found?:
+            guard let value = general(found) else { throw Self.mismatch(name, wanted, found) }
+            return value
         }
     }
 

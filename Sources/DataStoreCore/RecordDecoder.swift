@@ -295,7 +295,7 @@ struct RecordSource {
                 while index + 1 < table.count {
                     if table[index + 1] == length {
                         let name = table[index]
-                        if UTF8Validation.equal(UnsafeRawBufferPointer(rebasing: bytes[name..<(name + length)]), target) {
+                        if UTF8Order.equal(UnsafeRawBufferPointer(rebasing: bytes[name..<(name + length)]), target) {
                             return name + length
                         }
                     }

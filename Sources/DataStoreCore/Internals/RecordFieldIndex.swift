@@ -118,7 +118,7 @@ struct RecordFieldIndex {
                 let entry = slots.load(fromByteOffset: slot * 4, as: UInt32.self)
                 guard entry & 0xFF == target else { continue }
                 let start = Int(truncatingIfNeeded: entry >> 8)
-                if UTF8Validation.equal(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + name.count)]), name) {
+                if UTF8Order.equal(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + name.count)]), name) {
                     return start + name.count
                 }
             }

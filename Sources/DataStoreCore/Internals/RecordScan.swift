@@ -49,7 +49,7 @@ enum RecordScan {
         for _ in 0..<count {
             let length = varint(entries, &offset)
             guard length >= 0, length <= end - offset else { return .general }
-            if length == target && UTF8Validation.equal(UnsafeRawBufferPointer(rebasing: entries[offset..<(offset + length)]), name) {
+            if length == target && UTF8Order.equal(UnsafeRawBufferPointer(rebasing: entries[offset..<(offset + length)]), name) {
                 return .found(offset + length)
             }
             offset += length

@@ -34,6 +34,25 @@ enum UTF8Order {
         return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
     }
 
+    /// Whether `a` and `b` hold the same bytes.
+    @inline(__always)
+    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let count = a.count
+        guard count == b.count else { return false }
+        guard count >= 8 else {
+            for index in 0..<count where a[index] != b[index] { return false }
+            return true
+        }
+        var index = 0
+        while index + 8 <= count {
+            guard a.loadUnaligned(fromByteOffset: index, as: UInt64.self) == b.loadUnaligned(fromByteOffset: index, as: UInt64.self) else {
+                return false
+            }
+            index += 8
+        }
+        return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+    }
+
     /// Calls `body` with the UTF-8 bytes of `string`, keeping a typed `CodecError` typed
     /// (`String.withUTF8` rethrows untyped errors).
     static func withBytes<R>(of string: String, _ body: (UnsafeRawBufferPointer) throws(CodecError) -> R) throws(CodecError) -> R {

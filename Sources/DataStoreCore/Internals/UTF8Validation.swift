@@ -89,41 +89,4 @@ enum UTF8Validation {
             return nil
         }
     }
-
-    /// Whether every byte is below 0x80.
-    @inline(__always)
-    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let count = bytes.count
-        guard count >= 8 else {
-            var bits: UInt8 = 0
-            for index in 0..<count { bits |= bytes[index] }
-            return bits < 0x80
-        }
-        var index = 0
-        while index + 8 <= count {
-            guard bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & highBits == 0 else { return false }
-            index += 8
-        }
-        // The last word overlaps the previous one rather than checking the tail byte by byte.
-        return bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) & highBits == 0
-    }
-
-    /// Whether `a` and `b` hold the same bytes.
-    @inline(__always)
-    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        let count = a.count
-        guard count == b.count else { return false }
-        guard count >= 8 else {
-            for index in 0..<count where a[index] != b[index] { return false }
-            return true
-        }
-        var index = 0
-        while index + 8 <= count {
-            guard a.loadUnaligned(fromByteOffset: index, as: UInt64.self) == b.loadUnaligned(fromByteOffset: index, as: UInt64.self) else {
-                return false
-            }
-            index += 8
-        }
-        return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-    }
 }
