@@ -67,24 +67,13 @@ enum WriteMode: Sendable {
 }
 
 extension CollectionStorage {
-    /// Writes `document` under `id`, maintaining every index, inside `transaction`.
+    /// Writes a document prepared with ``prepare(_:id:)`` under its id, maintaining every index,
+    /// inside `transaction`.
     ///
-    /// Validation (the id, index values, unique constraints, the expected version) happens before
-    /// anything is written; a throw leaves the caller's nested transaction to be rolled back.
+    /// What depends on the stored state (the id's presence, unique constraints, the expected
+    /// version) is checked before anything is written; a throw leaves the caller's nested
+    /// transaction to be rolled back.
     /// - Returns: the previous document (for upserts) and the new version.
-    @discardableResult
-    func write(
-        _ document: Document,
-        id: Value,
-        mode: WriteMode,
-        expecting expected: ExpectedVersion = .any,
-        in transaction: inout WriteTransaction
-    ) throws -> (previous: Document?, version: Int) {
-        try write(prepare(document, id: id), mode: mode, expecting: expected, in: &transaction)
-    }
-
-    /// Writes a document prepared with ``prepare(_:id:)``: the same as ``write(_:id:mode:expecting:in:)``
-    /// with the encoding already done.
     @discardableResult
     func write(
         _ prepared: PreparedDocument,

@@ -291,7 +291,7 @@ final class TransactionFiller: Sendable {
         { [fits] transaction in
             let pending = try transaction.count(of: storage.records) - environment.read { try $0.count(of: storage.records) }
             if pending >= fits { throw LMDBError(.transactionFull, context: "test: more than \(fits) change sets") }
-            try storage.write(try DocumentEncoder().encode(note(id)), id: .string(id), mode: .insert, in: &transaction)
+            try storage.write(storage.prepare(try DocumentEncoder().encode(note(id)), id: .string(id)), mode: .insert, in: &transaction)
             return pending + 1
         }
     }
