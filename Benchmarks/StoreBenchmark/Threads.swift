@@ -40,3 +40,49 @@ func onThreads(
         coordinator.start()
     }
 }
+
+/// `count` OS threads, thread `i` saving the `i`-th slice of `perThread` messages of `pool` one
+/// at a time until `deadline`: every save's latency, the wall time, and the errors thrown.
+func saveOnThreads(
+    _ count: Int, _ pool: [Message], perThread: Int, until deadline: UInt64,
+    _ save: @escaping @Sendable (Message) throws -> Void
+) async -> (latencies: [UInt64], nanoseconds: UInt64, failures: [String]) {
+    await onThreads(count) { index in
+        var latencies: [UInt64] = []
+        for message in pool[(index * perThread)..<((index + 1) * perThread)] {
+            let start = Clock.wall()
+            if start >= deadline { break }
+            try save(message)
+            latencies.append(Clock.wall() - start)
+        }
+        return latencies
+    }
+}
+
+/// The same from `count` tasks, for DataStoreKit's async calls.
+func saveInTasks(
+    _ count: Int, _ pool: [Message], perTask: Int, until deadline: UInt64,
+    _ save: @escaping @Sendable (Message) async throws -> Void
+) async throws -> (latencies: [UInt64], nanoseconds: UInt64) {
+    let start = Clock.wall()
+    let latencies = try await withThrowingTaskGroup(of: [UInt64].self) { group in
+        for index in 0..<count {
+            let mine = pool[(index * perTask)..<((index + 1) * perTask)]
+            group.addTask {
+                var latencies: [UInt64] = []
+                latencies.reserveCapacity(mine.count)
+                for message in mine {
+                    let begin = Clock.wall()
+                    if begin >= deadline { break }
+                    try await save(message)
+                    latencies.append(Clock.wall() - begin)
+                }
+                return latencies
+            }
+        }
+        var all: [UInt64] = []
+        for try await part in group { all += part }
+        return all
+    }
+    return (latencies, Clock.wall() - start)
+}

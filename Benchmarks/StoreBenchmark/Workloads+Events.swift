@@ -27,49 +27,6 @@ extension BenchmarkRun {
         return events
     }
 
-    /// Saves `pool` through one-document contexts from `tasks` concurrent tasks until `deadline`.
-    private func saveEvents(_ pool: [Message], tasks: Int, perTask: Int, into store: DataStore,
-                            _ events: StoreCollection<Message>, until deadline: UInt64) async throws -> (latencies: [UInt64], nanoseconds: UInt64) {
-        let start = Clock.wall()
-        let latencies = try await withThrowingTaskGroup(of: [UInt64].self) { group in
-            for index in 0..<tasks {
-                let mine = pool[(index * perTask)..<((index + 1) * perTask)]
-                group.addTask {
-                    var latencies: [UInt64] = []
-                    latencies.reserveCapacity(mine.count)
-                    for event in mine {
-                        let begin = Clock.wall()
-                        if begin >= deadline { break }
-                        let context = store.newContext()
-                        try context.add(event, to: events)
-                        _ = try await context.save()
-                        latencies.append(Clock.wall() - begin)
-                    }
-                    return latencies
-                }
-            }
-            var all: [UInt64] = []
-            for try await part in group { all += part }
-            return all
-        }
-        return (latencies, Clock.wall() - start)
-    }
-
-    /// Saves `pool` through the raw coalescer from `tasks` threads until `deadline`.
-    private func coalesceEvents(_ pool: [Message], tasks: Int, perTask: Int, through coalescer: RawCoalescer,
-                                until deadline: UInt64) async -> (latencies: [UInt64], nanoseconds: UInt64, failures: [String]) {
-        await onThreads(tasks) { index in
-            var latencies: [UInt64] = []
-            for event in pool[(index * perTask)..<((index + 1) * perTask)] {
-                let start = Clock.wall()
-                if start >= deadline { break }
-                coalescer.save(event)
-                latencies.append(Clock.wall() - start)
-            }
-            return latencies
-        }
-    }
-
     /// The event-log rows. The disk of a shared machine changes speed from one second to the next,
     /// so DataStoreKit and the raw coalescer — the comparison that matters — run in alternating
     /// rounds (`eventRounds` of each, sharing the time budget), and each row sums its rounds; the
@@ -106,11 +63,15 @@ extension BenchmarkRun {
             var rawRounds: [(latencies: [UInt64], nanoseconds: UInt64, failures: [String])] = []
             for round in 0..<rounds {
                 let pool = newEvents(tasks: tasks, perTask: perTask, tag: "dsk\(tasks)r\(round)")
-                storeRounds.append(try await saveEvents(pool, tasks: tasks, perTask: perTask, into: store, events,
-                                                        until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)))
+                storeRounds.append(try await saveInTasks(tasks, pool, perTask: perTask,
+                                                         until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)) { event in
+                    let context = store.newContext()
+                    try context.add(event, to: events)
+                    _ = try await context.save()
+                })
                 let rawPool = newEvents(tasks: tasks, perTask: perTask, tag: "coalesced\(tasks)r\(round)")
-                rawRounds.append(await coalesceEvents(rawPool, tasks: tasks, perTask: perTask, through: coalescer,
-                                                      until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)))
+                rawRounds.append(await saveOnThreads(tasks, rawPool, perThread: perTask,
+                                                     until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)) { coalescer.save($0) })
             }
             let metrics = store.writer.metrics
             let counters = coalescer.counters
@@ -135,8 +96,12 @@ extension BenchmarkRun {
             // The baselines: one transaction per save.
             let (single, singleEvents) = try await openStore(Writer.Limits(maxChangeSetsPerBatch: 1))
             let singlePool = newEvents(tasks: tasks, perTask: perTask * rounds, tag: "dsk1-\(tasks)")
-            let singleResult = try await saveEvents(singlePool, tasks: tasks, perTask: perTask * rounds, into: single, singleEvents,
-                                                    until: Clock.wall() + UInt64(seconds * 1e9))
+            let singleResult = try await saveInTasks(tasks, singlePool, perTask: perTask * rounds,
+                                                     until: Clock.wall() + UInt64(seconds * 1e9)) { event in
+                let context = single.newContext()
+                try context.add(event, to: singleEvents)
+                _ = try await context.save()
+            }
             acknowledged.store += singleResult.latencies.count
             let singleFound = try singleEvents.count()
             single.close()
@@ -147,16 +112,8 @@ extension BenchmarkRun {
                        meanBatch: 1, table: \.eventCommits)
 
             let rawPool = newEvents(tasks: tasks, perTask: perTask * rounds, tag: "raw\(tasks)")
-            let deadline = Clock.wall() + UInt64(seconds * 1e9)
-            let rawSingle = await onThreads(tasks) { index in
-                var latencies: [UInt64] = []
-                for event in rawPool[(index * perTask * rounds)..<((index + 1) * perTask * rounds)] {
-                    let start = Clock.wall()
-                    if start >= deadline { break }
-                    try raw.write { transaction in try raw.insert(event, in: transaction) }
-                    latencies.append(Clock.wall() - start)
-                }
-                return latencies
+            let rawSingle = await saveOnThreads(tasks, rawPool, perThread: perTask * rounds, until: Clock.wall() + UInt64(seconds * 1e9)) { event in
+                try raw.write { transaction in try raw.insert(event, in: transaction) }
             }
             acknowledged.raw += rawSingle.latencies.count
             try record(tasks: tasks, backend: CommitBackend.rawOnePerSave, rawSingle, meanBatch: 1, table: \.eventCommits)

@@ -292,33 +292,16 @@ final class BenchmarkRun {
 
             let rawMessages = newMessages(total, tag: "raw\(tasks)")
             let raw = self.raw
-            var deadline = Clock.wall() + UInt64(seconds * 1e9)
-            let rawResult = await onThreads(tasks) { [deadline] index in
-                var latencies: [UInt64] = []
-                for message in rawMessages[(index * perTask)..<((index + 1) * perTask)] {
-                    let start = Clock.wall()
-                    if start >= deadline { break }
-                    try raw.write { transaction in try raw.insert(message, in: transaction) }
-                    latencies.append(Clock.wall() - start)
-                }
-                return latencies
+            let rawResult = await saveOnThreads(tasks, rawMessages, perThread: perTask, until: Clock.wall() + UInt64(seconds * 1e9)) { message in
+                try raw.write { transaction in try raw.insert(message, in: transaction) }
             }
             try record(tasks: tasks, backend: CommitBackend.rawOnePerSave, rawResult, meanBatch: 1)
 
             let coalescedMessages = newMessages(total, tag: "coalesced\(tasks)")
             let coalescer = RawCoalescer(backend: raw)
             let coalescerCPU = (ThreadTimes.cpuSeconds(threadsNamed: "RawCoalescer"), ThreadTimes.processCPUSeconds())
-            deadline = Clock.wall() + UInt64(seconds * 1e9)
-            let coalescedResult = await onThreads(tasks) { [deadline] index in
-                var latencies: [UInt64] = []
-                for message in coalescedMessages[(index * perTask)..<((index + 1) * perTask)] {
-                    let start = Clock.wall()
-                    if start >= deadline { break }
-                    coalescer.save(message)
-                    latencies.append(Clock.wall() - start)
-                }
-                return latencies
-            }
+            let coalescedResult = await saveOnThreads(tasks, coalescedMessages, perThread: perTask,
+                                                      until: Clock.wall() + UInt64(seconds * 1e9)) { coalescer.save($0) }
             let counters = coalescer.counters
             if tasks == configuration.taskCounts.max() {
                 let batches = Double(max(1, counters.batches))
@@ -335,17 +318,8 @@ final class BenchmarkRun {
 
             let sqliteMessages = newMessages(total, tag: "sqlite\(tasks)")
             let sqlite = self.sqlite
-            deadline = Clock.wall() + UInt64(seconds * 1e9)
-            let sqliteResult = await onThreads(tasks) { [deadline] index in
-                var latencies: [UInt64] = []
-                for message in sqliteMessages[(index * perTask)..<((index + 1) * perTask)] {
-                    let start = Clock.wall()
-                    if start >= deadline { break }
-                    try sqlite.insertOne(message)
-                    latencies.append(Clock.wall() - start)
-                }
-                return latencies
-            }
+            let sqliteResult = await saveOnThreads(tasks, sqliteMessages, perThread: perTask,
+                                                   until: Clock.wall() + UInt64(seconds * 1e9)) { try sqlite.insertOne($0) }
             try record(tasks: tasks, backend: CommitBackend.sqlite, sqliteResult, meanBatch: 1)
             if tasks == 1 {
                 singleRates = [CommitBackend.dataStoreKitOnePerSave, CommitBackend.rawOnePerSave, CommitBackend.sqlite].map { name in
@@ -365,28 +339,10 @@ final class BenchmarkRun {
         let collection = store.messages!
         let before = store.metrics
         let processCPU = ThreadTimes.processCPUSeconds()
-        let start = Clock.wall()
-        let deadline = start + UInt64(configuration.secondsPerConfiguration * 1e9)
-        let latencies = try await withThrowingTaskGroup(of: [UInt64].self) { group in
-            for index in 0..<tasks {
-                let mine = messages[(index * perTask)..<((index + 1) * perTask)]
-                group.addTask {
-                    var latencies: [UInt64] = []
-                    latencies.reserveCapacity(mine.count)
-                    for message in mine {
-                        let begin = Clock.wall()
-                        if begin >= deadline { break }
-                        _ = try await collection.add(object: message)
-                        latencies.append(Clock.wall() - begin)
-                    }
-                    return latencies
-                }
-            }
-            var all: [UInt64] = []
-            for try await part in group { all += part }
-            return all
+        let (latencies, elapsed) = try await saveInTasks(tasks, messages, perTask: perTask,
+                                                         until: Clock.wall() + UInt64(configuration.secondsPerConfiguration * 1e9)) { message in
+            _ = try await collection.add(object: message)
         }
-        let elapsed = Clock.wall() - start
         let after = store.metrics
         let batches = Double(max(1, after.batches - before.batches))
         let meanBatch = Double(after.committedChangeSets - before.committedChangeSets) / batches
