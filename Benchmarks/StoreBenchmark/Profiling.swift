@@ -65,10 +65,11 @@ func profileLoop(seconds: Double, _ body: (Int) throws -> UInt64) rethrows -> In
 }
 
 extension BenchmarkRun {
-    static let profileWorkloads = ["load", "get", "range", "pair", "pair-compound", "scan", "commit"]
+    static let profileWorkloads = ["load", "get", "range", "pair", "pair-compound", "scan", "commit", "events"]
 
     /// Loads DataStoreKit alone, then loops over one of its workloads.
     func profile(_ workload: String, seconds: Double) async throws {
+        if workload == "events" { return try await profileEvents(seconds: seconds) }
         let messages = dataset.messages
         let batches = stride(from: 0, to: messages.count, by: 1_000).map { messages[$0..<min($0 + 1_000, messages.count)] }
         progress("profile: loading DataStoreKit alone…")
@@ -114,5 +115,36 @@ extension BenchmarkRun {
         default: throw BenchmarkFailure("--profile \(workload): one of \(Self.profileWorkloads.joined(separator: ", "))")
         }
         progress("  \(operations) operations, \(fixed(Double(Clock.threadCPU() - cpu) / Double(operations), 0)) ns CPU each")
+    }
+}
+
+extension BenchmarkRun {
+    /// `--profile events`: only DataStoreKit's side of the event-log group commit at 64 savers,
+    /// in a fresh store, for `seconds`.
+    func profileEvents(seconds: Double) async throws {
+        let path = configuration.directory + "/datastorekit-events-profile"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let store = try DataStore.open(path: path, options: DataStore.Options(mapSize: 1 << 30, durability: .durable))
+        defer { store.close() }
+        let events: StoreCollection<Message> = try await store.collection(
+            "events", mapping: .recordDecodable(idField: "id"), indexes: [IndexDefinition("created_ts")])
+        let tasks = 64
+        // Enough for 40 k saves/s, so generating the pool stays a small part of a profile.
+        let perTask = max(100, Int(seconds * 40_000) / tasks)
+        progress("profile: DataStoreKit event log, \(tasks) tasks for \(fixed(seconds, 0)) s…")
+        let pool = newEvents(tasks: tasks, perTask: perTask, tag: "profile")
+        let cpu = (ThreadTimes.processCPUSeconds(), ThreadTimes.cpuSeconds(threadsNamed: "DataStoreWriter"))
+        let result = try await saveInTasks(tasks, pool, perTask: perTask, until: Clock.wall() + UInt64(seconds * 1e9)) { event in
+            let context = store.newContext()
+            try context.add(event, to: events)
+            _ = try await context.save()
+        }
+        let metrics = store.writer.metrics
+        let saves = Double(result.latencies.count)
+        progress("  \(result.latencies.count) saves, \(grouped(saves / (Double(result.nanoseconds) / 1e9))) saves/s, "
+            + "\(metrics.batches) batches (mean \(fixed(Double(metrics.committedChangeSets) / Double(max(1, metrics.batches)), 1))), "
+            + "\(fixed(Double(metrics.commitNanoseconds) / Double(max(1, metrics.batches)) / 1e6, 2)) ms each in the transaction; CPU per save: "
+            + "process \(fixed((ThreadTimes.processCPUSeconds() - cpu.0) / saves * 1e6, 1)) µs, writer thread "
+            + "\(fixed((ThreadTimes.cpuSeconds(threadsNamed: "DataStoreWriter") - cpu.1) / saves * 1e6, 1)) µs")
     }
 }

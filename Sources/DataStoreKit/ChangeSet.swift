@@ -1,11 +1,13 @@
 import LMDB
 
-/// One unit of work for the writer: a function applied inside its own nested transaction.
+/// One unit of work for the writer: a function applied inside the batch's write transaction.
 ///
-/// The writer calls `apply` on its own thread, inside a nested write transaction; if `apply`
-/// throws, only that nested transaction is rolled back and only this change set's caller sees the
-/// error. `apply` must not block or wait for anything: every other change set in the batch is
-/// waiting for it.
+/// The writer calls `apply` on its own thread. If `apply` throws, only this change set is rolled
+/// back and only its caller sees the error: the writer abandons the transaction and applies the
+/// batch again with this change set left out and the ones after it in nested transactions
+/// (`WriterCore.ApplyPlan`). So `apply` may run more than once, on the same state each time: it
+/// must depend only on the transaction, and anything it does outside it must be idempotent.
+/// It must not block or wait for anything: every other change set in the batch is waiting for it.
 struct ChangeSet: Sendable {
     /// Applies the change inside `transaction`, returning what the caller is told on success.
     let apply: @Sendable (inout WriteTransaction) throws -> any Sendable

@@ -99,7 +99,8 @@ extension DataStore {
                 let newIndexes = added
                 _ = try await writer.submit(estimatedBytes: 0) { [meta] transaction in
                     for index in newIndexes { try transaction.empty(index.database) }
-                    storage.replaceIndexes { $0 += newIndexes }
+                    // Idempotent: a change set may be applied again (see ChangeSet).
+                    storage.replaceIndexes { list in list += newIndexes.filter { new in !list.contains { $0.name == new.name } } }
                     try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
                 }
             }

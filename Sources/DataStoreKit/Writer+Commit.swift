@@ -3,9 +3,32 @@ import Dispatch
 import LMDB
 
 extension WriterCore {
+    /// How one attempt applies a batch's change sets.
+    ///
+    /// A nested transaction per change set is what lets one fail alone, but LMDB makes each
+    /// nested transaction allocate and free several megabytes of bookkeeping (a dirty-page list
+    /// and a free-page list sized for the largest transaction, `mdb_txn_begin`), and in a busy
+    /// heap each free costs a consolidation pass. Most change sets succeed, so an attempt first
+    /// applies them straight into the batch's transaction. When one throws, the transaction —
+    /// with whatever that change set half-wrote — is abandoned, and the batch is applied again:
+    /// the change sets before it (which succeeded on the same state, so succeed again) straight,
+    /// the failed one not at all (its error is known: it failed on exactly that state), and
+    /// those after it each in a nested transaction. A batch is thus applied at most twice.
+    struct ApplyPlan {
+        /// Change sets that failed on this batch's state in an earlier attempt, with their errors.
+        var knownFailures: [Int: any Error] = [:]
+        /// From this position on, each change set runs in its own nested transaction.
+        var nestedFrom: Int
+
+        /// Everything straight into the batch's transaction.
+        static func direct(_ count: Int) -> ApplyPlan { ApplyPlan(nestedFrom: count) }
+    }
+
     /// How one attempt at committing a batch ended.
     private enum Attempt {
         case committed
+        /// A change set applied straight into the transaction failed: apply the batch again so.
+        case replay(ApplyPlan)
         /// The map is full: grow it and try the same batch again.
         case mapFull(LMDBError)
         /// The transaction has too many dirty pages: split the batch.
@@ -18,14 +41,17 @@ extension WriterCore {
     /// every change set in it exactly once. Runs on the writer thread.
     func commit(_ batch: [Pending]) {
         // A stack of batches still to commit, the next at the end, so splits keep their order.
-        var work = [batch]
-        while let next = work.popLast() {
-            switch attempt(next) {
+        var work = [(batch, ApplyPlan.direct(batch.count))]
+        while let (next, plan) = work.popLast() {
+            switch attempt(next, plan) {
             case .committed:
                 continue
+            case .replay(let isolating):
+                state.withLock { $0.metrics.isolationReplays += 1 }
+                work.append((next, isolating))
             case .mapFull(let error):
                 if growMap() {
-                    work.append(next)
+                    work.append((next, plan))
                 } else {
                     fail(next, DataStoreError(.storage, "the store at \(environment.path) is full and its map "
                         + "may not grow past \(limits.maxMapSize) bytes", underlying: error))
@@ -34,8 +60,8 @@ extension WriterCore {
                 if next.count > 1 {
                     state.withLock { $0.metrics.batchSplits += 1 }
                     let middle = next.count / 2
-                    work.append(Array(next[middle...]))
-                    work.append(Array(next[..<middle]))
+                    work.append((Array(next[middle...]), .direct(next.count - middle)))
+                    work.append((Array(next[..<middle]), .direct(middle)))
                 } else {
                     fail(next, DataStoreError(.storage, "one change set is larger than a write transaction "
                         + "may hold in \(environment.path)", underlying: error))
@@ -47,8 +73,8 @@ extension WriterCore {
         }
     }
 
-    /// One write transaction: each change set in a nested transaction, then one commit.
-    private func attempt(_ batch: [Pending]) -> Attempt {
+    /// One write transaction applying the batch as `plan` says, then one commit.
+    private func attempt(_ batch: [Pending], _ plan: ApplyPlan) -> Attempt {
         let started = DispatchTime.now().uptimeNanoseconds
         var outcomes: [Result<any Sendable, any Error>] = []
         outcomes.reserveCapacity(batch.count)
@@ -56,14 +82,29 @@ extension WriterCore {
         do {
             var transaction = try environment.beginWrite()
             commitID = CommitID(rawValue: transaction.transactionID)
-            for pending in batch {
+            for (position, pending) in batch.enumerated() {
+                if let known = plan.knownFailures[position] {
+                    outcomes.append(.failure(known))
+                    continue
+                }
                 do {
-                    let value = try transaction.nested { child in try pending.change.apply(&child) }
-                    outcomes.append(.success(value))
+                    if position < plan.nestedFrom {
+                        outcomes.append(.success(try pending.change.apply(&transaction)))
+                    } else {
+                        outcomes.append(.success(try transaction.nested { child in try pending.change.apply(&child) }))
+                    }
                 } catch {
                     // Map or transaction full concern the batch, not this change set.
                     if let code = Self.lmdbCode(of: error), code == .mapFull || code == .transactionFull {
                         throw error
+                    }
+                    if position < plan.nestedFrom {
+                        // Its partial writes are in the batch's transaction: abandon it (going out
+                        // of scope aborts it) and isolate this change set.
+                        var isolating = plan
+                        isolating.knownFailures[position] = error
+                        isolating.nestedFrom = position + 1
+                        return .replay(isolating)
                     }
                     outcomes.append(.failure(error))
                 }

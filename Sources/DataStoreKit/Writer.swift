@@ -7,9 +7,12 @@ import Synchronization
 /// The one writer of an environment: queues change sets from every caller and commits them in
 /// batches, one LMDB write transaction and one sync per batch.
 ///
-/// While one batch commits, the next gathers. A batch applies each change set in its own nested
-/// transaction, so a change set that fails (a unique violation, a conflict, a bad value) is rolled
-/// back alone and only its caller sees the error; then one commit acknowledges every other caller.
+/// While one batch commits, the next gathers. A change set that fails (a unique violation, a
+/// conflict, a bad value) is rolled back alone and only its caller sees the error; then one commit
+/// acknowledges every other caller. Change sets are applied straight into the batch's transaction;
+/// only once one fails is the batch applied again with each later change set in its own nested
+/// transaction (LMDB's nested transactions cost megabytes of allocation each; see
+/// `WriterCore.ApplyPlan`).
 ///
 /// The write transaction runs on the writer's own thread from begin to commit, with no suspension
 /// inside: LMDB requires a write transaction to stay on the thread that began it. Callers `await`
@@ -54,8 +57,12 @@ public final class Writer: Sendable {
         core = WriterCore(environment: environment, limits: limits, acknowledgeAfterNextSync: acknowledgeAfterNextSync,
                           afterCommit: afterCommit)
         let core = self.core
-        let thread = Thread { core.run() }
-        thread.name = "DataStoreKit.Writer"
+        let thread = Thread {
+            // Named from inside the thread, and in at most 15 bytes: Linux refuses longer thread
+            // names, and profilers and /proc show only the OS name.
+            Thread.current.name = "DataStoreWriter"
+            core.run()
+        }
         thread.start()
     }
 

@@ -4,8 +4,11 @@ public struct WriterMetrics: Sendable, Hashable {
     public var batches = 0
     /// Change sets that committed.
     public var committedChangeSets = 0
-    /// Change sets that failed alone (their nested transaction rolled back).
+    /// Change sets that failed alone (rolled back while the rest of their batch committed).
     public var failedChangeSets = 0
+    /// Times a batch was applied again to isolate a change set that failed (change sets are
+    /// applied straight into the batch's transaction until one fails; see ``Writer``).
+    public var isolationReplays = 0
     /// The largest number of change sets one batch carried.
     public var largestBatch = 0
     /// Times the map was grown after `mapFull`.

@@ -122,8 +122,61 @@ struct WriterTests {
         let metrics = temporary.store.writerMetrics
         #expect(metrics.batches - batchesBefore == 2)  // the blocker's batch, then one batch of three
         #expect(metrics.largestBatch >= 3)
+        #expect(metrics.isolationReplays == 1)  // applied straight, then again with the duplicate isolated
         #expect(try await notes.get(id: "taken").message == "hello")
         #expect(try notes.count() == 3)
+        try expectConsistent(temporary.store)
+    }
+
+    @Test("change sets that fail after writing leave nothing behind; the batch is applied again once, the rest commit")
+    func halfWrittenFailuresInBatch() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let storage = notes.storage
+        let gate = WriterGate()
+        let blocker = Task { try await temporary.store.writer.submit(estimatedBytes: 0) { _ in gate.wait() } }
+        try await eventually { gate.isHeld }
+        let before = temporary.store.writerMetrics
+
+        // Each change set writes two notes; the odd ones then throw, after their writes.
+        struct Refused: Error { let number: Int }
+        let submissions = (0..<6).map { number in
+            Task {
+                try await temporary.store.writer.submit(estimatedBytes: 0) { transaction -> Int in
+                    for part in ["a", "b"] {
+                        let id = "n\(number)\(part)"
+                        try storage.write(storage.prepare(try DocumentEncoder().encode(note(id, ts: Double(number))), id: .string(id)),
+                                          mode: .insert, in: &transaction)
+                    }
+                    if number % 2 == 1 { throw Refused(number: number) }
+                    return number
+                }.result
+            }
+        }
+        try await eventually { temporary.store.writer.queuedCount == 6 }
+        gate.open()
+        _ = try await blocker.value
+
+        for (number, submission) in submissions.enumerated() {
+            do {
+                #expect(try await submission.value == number)
+                #expect(number % 2 == 0)
+            } catch let error as Refused {
+                #expect(error.number == number && number % 2 == 1)
+            }
+        }
+        let metrics = temporary.store.writerMetrics
+        #expect(metrics.batches - before.batches == 2)  // the blocker's, then all six in one
+        #expect(metrics.isolationReplays - before.isolationReplays == 1)  // the first failure; the later ones were nested
+        #expect(metrics.failedChangeSets - before.failedChangeSets == 3)
+        #expect(try notes.count() == 6)
+        for number in 0..<6 {
+            for part in ["a", "b"] {
+                let found = try await notes.query(params: ["id": .string("n\(number)\(part)")], options: [:])
+                #expect(found.count == (number % 2 == 0 ? 1 : 0))
+            }
+        }
         try expectConsistent(temporary.store)
     }
 
