@@ -9,7 +9,8 @@ internal import CLMDB
 public struct Cursor: ~Copyable {
     let pointer: OpaquePointer
     let database: Database
-    let environment: Environment
+    /// The environment's `maxKeySize` (see ``TransactionHandle``).
+    let maxKeySize: Int
 
     init(transaction: TransactionHandle, database: Database) throws(LMDBError) {
         var cursor: OpaquePointer?
@@ -18,7 +19,7 @@ public struct Cursor: ~Copyable {
         guard let cursor else { preconditionFailure("mdb_cursor_open returned no cursor") }
         self.pointer = cursor
         self.database = database
-        self.environment = transaction.environment
+        self.maxKeySize = transaction.maxKeySize
     }
 
     deinit {
@@ -113,7 +114,7 @@ public struct Cursor: ~Copyable {
         atOrAfter key: [UInt8],
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
-        try environment.validateKey(key.count, database)
+        try validateKey(key.count, database, maxKeySize: maxKeySize)
         return try key.withUnsafeBytes { try perform(MDB_SET_RANGE, key: $0, value: nil, body) }
     }
 
@@ -123,7 +124,7 @@ public struct Cursor: ~Copyable {
         to key: [UInt8],
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
-        try environment.validateKey(key.count, database)
+        try validateKey(key.count, database, maxKeySize: maxKeySize)
         return try key.withUnsafeBytes { try perform(MDB_SET_KEY, key: $0, value: nil, body) }
     }
 
@@ -134,7 +135,7 @@ public struct Cursor: ~Copyable {
         valueAtOrAfter value: [UInt8],
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
-        try environment.validateKey(key.count, database)
+        try validateKey(key.count, database, maxKeySize: maxKeySize)
         return try key.withUnsafeBytes { keyBytes in
             try value.withUnsafeBytes { try perform(MDB_GET_BOTH_RANGE, key: keyBytes, value: $0, body) }
         }

@@ -17,14 +17,16 @@ extension MDB_val {
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: mv_data, count: mv_size) }
 }
 
-extension Environment {
-    /// Throws `.badValueSize` for a key LMDB would refuse, naming its size and the database, so
-    /// nothing is attempted (and nothing written) with it.
-    @inline(__always)
-    func validateKey(_ count: Int, _ database: Database) throws(LMDBError) {
-        if count == 0 || count > maxKeySize {
-            throw LMDBError(.badValueSize, context: "key of \(count) bytes for database "
-                + "\(database.name ?? "(main)") (keys must be 1...\(maxKeySize) bytes)")
-        }
+/// Throws `.badValueSize` for a key LMDB would refuse (empty, or longer than the environment's
+/// `maxKeySize`), naming its size and the database, so nothing is attempted (and nothing
+/// written) with it.
+///
+/// It takes the size limit, not the environment: transactions and cursors keep the limit so that
+/// a lookup never touches (retains) the environment object.
+@inline(__always)
+func validateKey(_ count: Int, _ database: Database, maxKeySize: Int) throws(LMDBError) {
+    if count == 0 || count > maxKeySize {
+        throw LMDBError(.badValueSize, context: "key of \(count) bytes for database "
+            + "\(database.name ?? "(main)") (keys must be 1...\(maxKeySize) bytes)")
     }
 }

@@ -15,19 +15,29 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction, @unchecked Sendab
     // any thread, one at a time; being ~Copyable, it has exactly one owner.
 
     let pointer: OpaquePointer
-    let environment: Environment
+    /// Not retained, so that a read does not retain and release the environment (on the slow,
+    /// side-table path: the registry holds it weakly). Safe because either `owner` holds it or
+    /// the transaction lives only inside ``Environment/read(_:)``, whose `self` does.
+    private let environment: Unmanaged<Environment>
+    /// The environment, held strongly by a transaction that may outlive the caller's reference
+    /// (``Environment/beginRead()``); `nil` inside ``Environment/read(_:)``.
+    private let owner: Environment?
+    private let maxKeySize: Int
 
     public var transactionHandle: TransactionHandle {
-        TransactionHandle(pointer: pointer, environment: environment)
+        TransactionHandle(pointer: pointer, maxKeySize: maxKeySize)
     }
 
-    init(environment: Environment) throws(LMDBError) {
-        self.environment = environment
+    init(environment: Environment, owned: Bool) throws(LMDBError) {
+        self.environment = Unmanaged.passUnretained(environment)
+        self.owner = owned ? environment : nil
+        self.maxKeySize = environment.maxKeySize
         self.pointer = try environment.beginReadTransaction()
     }
 
     deinit {
-        environment.endReadTransaction(pointer)
+        let pointer = self.pointer
+        environment._withUnsafeGuaranteedRef { $0.endReadTransaction(pointer) }
     }
 
     /// Ends the transaction now. (It also ends when it goes out of scope.)
@@ -45,13 +55,13 @@ extension Environment {
     /// - Complexity: beginning a read transaction reuses a reset one when available
     ///   (`mdb_txn_renew`), so this is cheap enough to call once per lookup.
     public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
-        let transaction = try ReadTransaction(environment: self)
+        let transaction = try ReadTransaction(environment: self, owned: false)
         return try body(transaction)
     }
 
     /// Begins a read transaction that the caller owns until it goes out of scope.
     public func beginRead() throws(LMDBError) -> ReadTransaction {
-        try ReadTransaction(environment: self)
+        try ReadTransaction(environment: self, owned: true)
     }
 
     /// Begins (or renews a pooled) `MDB_RDONLY` transaction, entering the gate.

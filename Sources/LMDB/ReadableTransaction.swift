@@ -1,9 +1,14 @@
 internal import CLMDB
 
 /// The opaque handle of a live transaction. Nothing outside this module can use it.
+///
+/// It holds no reference to the environment: a retain and a release of the environment for every
+/// lookup took the slow, side-table path (the registry holds environments weakly) and cost ~6 %
+/// of an index scan.
 public struct TransactionHandle {
     let pointer: OpaquePointer
-    let environment: Environment
+    /// The environment's `maxKeySize`, to refuse a key LMDB would.
+    let maxKeySize: Int
 }
 
 /// Operations every transaction offers: a ``WriteTransaction`` can be used wherever a
@@ -29,7 +34,7 @@ extension ReadableTransaction where Self: ~Copyable {
         _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
         let handle = transactionHandle
-        try handle.environment.validateKey(key.count, database)
+        try validateKey(key.count, database, maxKeySize: handle.maxKeySize)
         var data = MDB_val()
         let code = LMDB.withValue(key) { mdb_get(handle.pointer, database.handle, &$0, &data) }
         if code == MDB_NOTFOUND { return nil }

@@ -24,7 +24,7 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
     private var isFinished = false
 
     public var transactionHandle: TransactionHandle {
-        TransactionHandle(pointer: pointer, environment: environment)
+        TransactionHandle(pointer: pointer, maxKeySize: environment.maxKeySize)
     }
 
     init(environment: Environment, parent: OpaquePointer?) throws(LMDBError) {
@@ -134,7 +134,7 @@ extension WriteTransaction {
         in database: Database,
         options: PutOptions = []
     ) throws(LMDBError) {
-        try environment.validateKey(key.count, database)
+        try validateKey(key.count, database, maxKeySize: environment.maxKeySize)
         if database.options.contains(.duplicateSort) && value.count > environment.maxKeySize {
             throw LMDBError(.badValueSize, context: "value of \(value.count) bytes for duplicate-sorted "
                 + "database \(database.name ?? "(main)") (at most \(environment.maxKeySize))")
@@ -171,7 +171,7 @@ extension WriteTransaction {
         value: [UInt8]? = nil,
         in database: Database
     ) throws(LMDBError) -> Bool {
-        try environment.validateKey(key.count, database)
+        try validateKey(key.count, database, maxKeySize: environment.maxKeySize)
         let pointer = self.pointer
         let code: Int32 = key.withUnsafeBytes { keyBytes in
             LMDB.withValue(keyBytes) { key in
