@@ -8,23 +8,40 @@ final class CollectionStorage: Sendable {
     let name: String
     let idField: String
     let records: Database
-    private let indexList: Mutex<[IndexStorage]>
+    private let indexList: Mutex<(all: [IndexStorage], ready: [IndexStorage])>
+    /// The planner's remembered choices for this collection's queries, forgotten whenever the
+    /// indexes change.
+    let planChoices = PlanChoices()
 
     init(name: String, idField: String, records: Database, indexes: [IndexStorage]) {
         self.name = name
         self.idField = idField
         self.records = records
-        self.indexList = Mutex(indexes)
+        self.indexList = Mutex((indexes, indexes.filter { $0.state == .ready }))
     }
 
     /// Every index, complete or being built (writes maintain both).
-    var indexes: [IndexStorage] { indexList.withLock { $0 } }
+    var indexes: [IndexStorage] { indexList.withLock { $0.all } }
 
-    /// The complete indexes, which queries may use.
-    var readyIndexes: [IndexStorage] { indexes.filter { $0.state == .ready } }
+    /// The complete indexes, which queries may use (kept apart so that planning a query does not
+    /// filter the list each time).
+    var readyIndexes: [IndexStorage] { indexList.withLock { $0.ready } }
 
     func replaceIndexes(_ update: (inout [IndexStorage]) -> Void) {
-        indexList.withLock { update(&$0) }
+        indexList.withLock { list in
+            update(&list.all)
+            list.ready = list.all.filter { $0.state == .ready }
+            planChoices.forgetAll()
+        }
+    }
+
+    /// The plan for `query` over the complete indexes, reusing the choice made for earlier
+    /// queries of its shape (``PlanChoices``).
+    func plan(_ query: Query) -> QueryPlan {
+        // The generation before the list: a list that changes after it makes the choice stale.
+        let generation = planChoices.generation
+        return QueryPlanner.plan(query, idField: idField, indexes: readyIndexes, collection: name,
+                                 choices: (planChoices, generation))
     }
 
     /// The record key of `id` in this collection.

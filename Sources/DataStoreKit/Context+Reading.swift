@@ -80,7 +80,7 @@ extension Context {
         // Without staged changes the store answers alone, limit and all; with them, the snapshot's
         // matches are merged with the staged documents and then sorted and cut.
         let base = staged.isEmpty ? query : Query(conditions: query.conditions, sort: query.sort)
-        let plan = QueryPlanner.plan(base, idField: storage.idField, indexes: storage.readyIndexes, collection: storage.name)
+        let plan = storage.plan(base)
         let rows = try withSnapshot { transaction in
             try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, version in
                 (try RecordCodec.decode(body), version)

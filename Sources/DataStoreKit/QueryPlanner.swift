@@ -3,14 +3,22 @@ import DataStoreCore
 /// Chooses how to answer a query: a primary-key lookup, the index that serves the most (equality
 /// prefix, then one range, then the sort), or a full scan.
 enum QueryPlanner {
-    static func plan(_ query: Query, idField: String, indexes: [IndexStorage], collection: String) -> QueryPlan {
+    /// - Parameter choices: where to remember and reuse the choice for this query's shape, with
+    ///   the generation read before `indexes` (``PlanChoices``); `nil` plans afresh.
+    static func plan(
+        _ query: Query,
+        idField: String,
+        indexes: [IndexStorage],
+        collection: String,
+        choices: (table: PlanChoices, generation: Int)? = nil
+    ) -> QueryPlan {
         var plan = QueryPlan(access: .fullScan, query: query, sortFromScan: false, limitPushedDown: false, collection: collection)
         // Contradictions only count on fields a single-value index covers: writes refuse arrays
         // there, and an array field can meet "a < 3 and a > 5" with two elements.
         // Each condition field's range, computed once for every index considered.
         let ranges = FieldRanges(query)
-        let contradicted = query.conditionFields.contains { field in
-            ranges[field]?.isEmpty == true && indexes.contains { index in
+        let contradicted = ranges.emptyFields.contains { field in
+            indexes.contains { index in
                 !index.definition.multiValue && index.definition.fields.contains { $0.name == field }
             }
         }
@@ -23,11 +31,32 @@ enum QueryPlanner {
             plan.access = ids.isEmpty ? .empty : .primaryKey(ids)
             return plan
         }
-        // 2. The index that serves the most.
+        // 2. The index that serves the most: the one chosen for this shape before, if it still
+        //    scores the same with these values, or the best of all.
         var best: (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)?
-        for index in indexes where index.state == .ready {
-            guard let candidate = evaluate(index.definition, for: query, ranges: ranges) else { continue }
-            if candidate.score > (best?.score ?? 0) { best = candidate }
+        let shape = choices.map { _ in PlanChoices.Shape(query) }
+        var reused = false
+        if let choices, let shape, let choice = choices.table.choice(for: shape) {
+            switch choice {
+            case .records:
+                reused = true
+            case .index(let name, let score):
+                if let index = indexes.first(where: { $0.definition.name == name && $0.state == .ready }),
+                   let candidate = evaluate(index.definition, for: query, ranges: ranges), candidate.score == score {
+                    best = candidate
+                    reused = true
+                }
+            }
+        }
+        if !reused {
+            for index in indexes where index.state == .ready {
+                guard let candidate = evaluate(index.definition, for: query, ranges: ranges) else { continue }
+                if candidate.score > (best?.score ?? 0) { best = candidate }
+            }
+            if let choices, let shape {
+                let choice = best.map { PlanChoices.Choice.index(name: $0.scan.index.name, score: $0.score) } ?? .records
+                choices.table.remember(choice, for: shape, generation: choices.generation)
+            }
         }
         // The records themselves are ordered by id: a range or a sort on the id field walks them.
         let idRange = ranges[idField]
@@ -147,11 +176,32 @@ struct FieldRanges {
     private var fields: [String] = []
     private var ranges: [ValueRange?] = []
 
+    /// One pass over the conditions, intersecting each field's ranges as ``Query/range(on:)``
+    /// does (a pass per field, and the list of fields, cost a third of planning a point query).
     init(_ query: Query) {
-        for field in query.conditionFields {
-            fields.append(field)
-            ranges.append(query.range(on: field))
+        fields.reserveCapacity(query.conditions.count)
+        ranges.reserveCapacity(query.conditions.count)
+        for condition in query.conditions {
+            // Conditions are sorted by field, so a field's conditions are usually adjacent; a
+            // query whose conditions were assigned in another order is still handled.
+            let position: Int
+            if let last = fields.indices.last, fields[last] == condition.field {
+                position = last
+            } else if let earlier = fields.firstIndex(of: condition.field) {
+                position = earlier
+            } else {
+                fields.append(condition.field)
+                ranges.append(nil)
+                position = fields.count - 1
+            }
+            guard let range = condition.range else { continue }
+            ranges[position] = ranges[position].map { $0.intersection(range) } ?? range
         }
+    }
+
+    /// The fields whose conditions no value meets.
+    var emptyFields: [String] {
+        zip(fields, ranges).compactMap { field, range in range?.isEmpty == true ? field : nil }
     }
 
     /// The range of `field`, or `nil` when no `==` or range condition names it.

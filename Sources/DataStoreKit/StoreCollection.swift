@@ -110,7 +110,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     }
 
     func plan(for query: Query) -> QueryPlan {
-        QueryPlanner.plan(query, idField: storage.idField, indexes: storage.readyIndexes, collection: name)
+        storage.plan(query)
     }
 
     private func decode(_ body: UnsafeRawBufferPointer, id: Value?) throws -> Object {

@@ -61,6 +61,56 @@ struct PlannerTests {
         }
     }
 
+    @Test("a query of a shape planned before reuses its choice, with its own values")
+    func remembersChoicePerShape() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await Self.makeNotes(temporary.store)
+        for index in 0..<20 {
+            _ = try await notes.add(object: note("n\(index)", from: "u\(index % 3)", to: "u\(index % 4)", ts: Double(index)))
+        }
+        let choices = notes.storage.planChoices
+        #expect(choices.count == 0)
+        for from in 0..<3 {
+            for to in 0..<4 {
+                let params: [String: Value] = ["from_user_key": .string("u\(from)"), "to_user_key": .string("u\(to)")]
+                #expect(try notes.explain(params: params).description == "index scan of pair on Note (from_user_key == \"u\(from)\", "
+                    + "to_user_key == \"u\(to)\"), forward; filter: from_user_key == \"u\(from)\" and to_user_key == \"u\(to)\"; "
+                    + "order: unspecified (scan order)")
+                let found = try await notes.query(params: params, options: nil)
+                #expect(Set(found.map(\.id)) == Set((0..<20).filter { $0 % 3 == from && $0 % 4 == to }.map { "n\($0)" }))
+            }
+        }
+        #expect(choices.count == 1)  // twelve queries, one shape
+        // Another kind of value is another shape; so is a limit.
+        _ = try notes.explain(params: ["from_user_key": 1, "to_user_key": "u1"])
+        _ = try notes.explain(params: ["from_user_key": "u1", "to_user_key": "u1"], options: ["limit": 1])
+        #expect(choices.count == 3)
+        // Values that turn the remembered index's range into an equality score differently: planned afresh.
+        #expect(try notes.explain(params: ["created_ts >=": 3, "created_ts <=": 7]).description.hasPrefix(
+            "index scan of created_ts on Note (created_ts in [3, 7])"))
+        #expect(try notes.explain(params: ["created_ts >=": 5, "created_ts <=": 5]).description.hasPrefix(
+            "index scan of created_ts on Note (created_ts == 5)"))
+        #expect(try await notes.query(params: ["created_ts >=": 5, "created_ts <=": 5], options: nil).map(\.id) == ["n5"])
+        // Contradictions and ids are decided by each query's values, whatever its shape chose.
+        #expect(try notes.explain(params: ["created_ts >": 9, "created_ts <": 1]).description.hasPrefix("no scan"))
+    }
+
+    @Test("remembered choices are forgotten when the indexes change")
+    func forgetsChoicesWhenIndexesChange() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let plain = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        for index in 0..<10 { _ = try await plain.add(object: note("n\(index)", from: "u\(index % 2)", ts: Double(index))) }
+        #expect(try plain.explain(params: ["from_user_key": "u1"]).description.hasPrefix("full scan of Note"))
+        #expect(plain.storage.planChoices.count == 1)
+        let indexed = try await temporary.store.collection(Note.self, idField: "id", indexes: [
+            IndexDefinition("created_ts"), IndexDefinition("from_user_key"),
+        ])
+        #expect(try indexed.explain(params: ["from_user_key": "u0"]).description.hasPrefix("index scan of from_user_key on Note"))
+        #expect(try await indexed.query(params: ["from_user_key": "u0"], options: nil).count == 5)
+    }
+
     @Test("index scans stop at the range's end and at the limit")
     func rangeAndLimit() async throws {
         let temporary = try TemporaryStore()

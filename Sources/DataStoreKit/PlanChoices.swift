@@ -1,0 +1,105 @@
+import DataStoreCore
+import Synchronization
+
+/// What the planner chose for queries of one shape — the same fields, operators and kinds of
+/// value, the same sort, a limit or none — so that the next query of that shape evaluates only
+/// that choice instead of every index, as a prepared statement is planned once for its SQL text.
+///
+/// Planning a point query over a collection with four indexes was ~30 % of its time (ranges for
+/// every field, a score for every index, each building and dropping ranges and bounds). With a
+/// choice remembered, the planner still computes what depends on this query's values — a
+/// contradiction makes the plan empty, ids fixed by the id field are looked up directly — and
+/// re-scores the remembered index for these values; if its score changed (two range conditions
+/// that meet in one value make an equality), it plans afresh. So a remembered choice is never
+/// applied where it no longer fits, and at worst a rare value could have made another index
+/// score higher; the plan is still right, since every candidate is re-checked against every
+/// condition. Each collection keeps its own choices and forgets them all whenever its indexes
+/// change (declared, built, dropped).
+final class PlanChoices: Sendable {
+    /// The parts of a query that decide its plan, without the values.
+    struct Shape: Hashable, Sendable {
+        private let conditions: [ConditionShape]
+        private let sort: [SortKey]
+        private let limited: Bool
+
+        init(_ query: Query) {
+            conditions = query.conditions.map { ConditionShape(field: $0.field, op: $0.op, kind: ValueKind($0.value)) }
+            sort = query.sort
+            limited = query.limit != nil
+        }
+    }
+
+    /// A condition without its value.
+    private struct ConditionShape: Hashable, Sendable {
+        let field: String
+        let op: Operator
+        let kind: ValueKind
+    }
+
+    /// What the planner distinguishes in a value: its type, and for an array whether it holds
+    /// only scalars (an `in` over scalars seeks each value; otherwise it cannot).
+    private enum ValueKind: Hashable, Sendable {
+        case null, bool, number, string, bytes, object, scalarArray, otherArray
+
+        init(_ value: Value) {
+            switch value {
+            case .null: self = .null
+            case .bool: self = .bool
+            case .int, .double: self = .number
+            case .string: self = .string
+            case .bytes: self = .bytes
+            case .object: self = .object
+            case .array(let elements):
+                let scalars = !elements.isEmpty && elements.allSatisfy { element in
+                    switch element {
+                    case .array, .object: return false
+                    default: return true
+                    }
+                }
+                self = scalars ? .scalarArray : .otherArray
+            }
+        }
+    }
+
+    /// A remembered choice.
+    enum Choice: Sendable, Equatable {
+        /// The index of this name, which scored `score`.
+        case index(name: String, score: Int)
+        /// No index: the records themselves (an id range, or a full scan).
+        case records
+    }
+
+    /// Shapes remembered per collection before all are forgotten (queries built from user input
+    /// could otherwise grow the table without bound).
+    static let capacity = 256
+
+    private let state = Mutex<(generation: Int, table: [Shape: Choice])>((0, [:]))
+
+    /// Changes whenever the choices are forgotten. Read it before the index list a plan uses,
+    /// and pass it to ``remember(_:for:generation:)``: a choice made from an index list that
+    /// changed meanwhile is then dropped instead of outliving the change.
+    var generation: Int { state.withLock { $0.generation } }
+
+    /// The choice remembered for `shape`, if any.
+    func choice(for shape: Shape) -> Choice? { state.withLock { $0.table[shape] } }
+
+    /// Remembers `choice` for `shape`, unless the choices were forgotten since `generation`.
+    func remember(_ choice: Choice, for shape: Shape, generation: Int) {
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state.table.count >= Self.capacity { state.table.removeAll(keepingCapacity: true) }
+            state.table[shape] = choice
+        }
+    }
+
+    /// How many shapes are remembered (for tests).
+    var count: Int { state.withLock { $0.table.count } }
+
+    /// Forgets every choice (the indexes changed).
+    func forgetAll() {
+        state.withLock { state in
+            state.generation += 1
+            state.table.removeAll()
+        }
+    }
+}
