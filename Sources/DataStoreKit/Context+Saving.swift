@@ -31,26 +31,33 @@ extension Context {
         let (order, changes, versions, storages, nothing) = taken
         if nothing { return nil }
         defer { state.withLock { $0.saving = false } }
-        // Encode here, in the caller's task: the writer thread only stores bytes.
-        var prepared: [Key: PreparedDocument] = [:]
+        // Encode here, in the caller's task, into a list of steps: the writer thread — which
+        // every write in the process passes through — only walks it and stores bytes.
+        var steps: [SaveStep] = []
+        steps.reserveCapacity(order.count)
         var bytes = 0
         for key in order {
-            guard let storage = storages[key.collection] else { continue }
-            switch changes[key] {
-            case .insert(let document)?, .upsert(let document)?:
+            guard let storage = storages[key.collection], let change = changes[key] else { continue }
+            switch change {
+            case .insert(let document), .upsert(let document):
                 let ready = try storage.prepare(document, id: key.id)
                 bytes += ready.body.count
-                prepared[key] = ready
-            case .remove?, nil:
+                // Last writer wins: someone may have inserted it meanwhile; replace it.
+                let mode: WriteMode = if case .insert = change, policy == .detect { .insert } else { .upsert }
+                steps.append(SaveStep(id: key.id, storage: storage, write: (ready, mode)))
+            case .remove:
                 bytes += 64
+                steps.append(SaveStep(id: key.id, storage: storage, write: nil))
             }
         }
-        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes) { [prepared] transaction -> ContextSaveReport in
-            if policy == .detect {
-                try Self.checkVersions(versions, storages: storages, in: transaction)
+        let expected: [ExpectedVersion] = policy == .detect
+            ? versions.compactMap { key, version in
+                storages[key.collection].map { ExpectedVersion(key: key, storage: $0, version: version) }
             }
-            return try Self.apply(order: order, changes: changes, prepared: prepared, storages: storages, policy: policy,
-                                  in: &transaction)
+            : []
+        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes) { [steps] transaction -> ContextSaveReport in
+            try Self.checkVersions(expected, in: transaction)
+            return try Self.apply(steps, policy: policy, in: &transaction)
         }
         // Nothing could be staged while the save ran (`saving`), so what is staged now is what was
         // saved — or nothing, after a `discard()`.
@@ -83,20 +90,32 @@ extension Context {
         }
     }
 
+    /// One staged change, ready for the writer: a prepared document to write in a mode, or a
+    /// removal (`write == nil`).
+    struct SaveStep: Sendable {
+        let id: Value
+        let storage: CollectionStorage
+        let write: (document: PreparedDocument, mode: WriteMode)?
+    }
+
+    /// A record's version as the context last knew it (`nil`: absent).
+    struct ExpectedVersion: Sendable {
+        let key: Key
+        let storage: CollectionStorage
+        let version: Int?
+    }
+
     /// Throws `.conflict` listing every remembered record whose version changed.
-    private static func checkVersions(
-        _ versions: [Key: Int?],
-        storages: [String: CollectionStorage],
-        in transaction: borrowing WriteTransaction
-    ) throws {
+    private static func checkVersions(_ expected: [ExpectedVersion], in transaction: borrowing WriteTransaction) throws {
         var conflicts: [String] = []
-        for (key, remembered) in versions {
-            guard let storage = storages[key.collection] else { continue }
-            let current = try transaction.withValue(forKey: storage.idKey(key.id), in: storage.records) { try RecordVersion.read($0) }
-            if current != remembered {
-                let was = remembered.map { "version \($0)" } ?? "absent"
+        for record in expected {
+            let current = try transaction.withValue(forKey: record.storage.idKey(record.key.id), in: record.storage.records) {
+                try RecordVersion.read($0)
+            }
+            if current != record.version {
+                let was = record.version.map { "version \($0)" } ?? "absent"
                 let now = current.map { "version \($0)" } ?? "absent"
-                conflicts.append("\(key.collection)/\(key.id) (read \(was), now \(now))")
+                conflicts.append("\(record.key.collection)/\(record.key.id) (read \(was), now \(now))")
             }
         }
         if !conflicts.isEmpty {
@@ -105,38 +124,29 @@ extension Context {
         }
     }
 
-    private static func apply(
-        order: [Key],
-        changes: [Key: Change],
-        prepared: [Key: PreparedDocument],
-        storages: [String: CollectionStorage],
-        policy: ConflictPolicy,
-        in transaction: inout WriteTransaction
-    ) throws -> ContextSaveReport {
-        var report: [String: CollectionChanges] = [:]
-        for key in order {
-            guard let change = changes[key], let storage = storages[key.collection] else { continue }
-            var entry = report[key.collection] ?? CollectionChanges(collection: key.collection)
-            switch change {
-            case .insert:
-                // Last writer wins: someone may have inserted it meanwhile; replace it.
-                let mode: WriteMode = policy == .lastWriterWins ? .upsert : .insert
-                let (previous, _) = try storage.write(prepared[key]!, mode: mode, in: &transaction)
-                if previous == nil { entry.inserted.append(key.id) } else { entry.updated.append(key.id) }
-            case .upsert:
-                let (previous, _) = try storage.write(prepared[key]!, mode: .upsert, in: &transaction)
-                if previous == nil { entry.inserted.append(key.id) } else { entry.updated.append(key.id) }
-            case .remove:
+    private static func apply(_ steps: [SaveStep], policy: ConflictPolicy, in transaction: inout WriteTransaction) throws -> ContextSaveReport {
+        // A context usually touches one or two collections: a short list, not a dictionary.
+        var changes: [CollectionChanges] = []
+        for step in steps {
+            let collection = step.storage.name
+            let position = changes.firstIndex { $0.collection == collection } ?? {
+                changes.append(CollectionChanges(collection: collection))
+                return changes.count - 1
+            }()
+            if let (document, mode) = step.write {
+                let (previous, _) = try step.storage.write(document, mode: mode, in: &transaction)
+                if previous == nil { changes[position].inserted.append(step.id) } else { changes[position].updated.append(step.id) }
+            } else {
                 do {
-                    _ = try storage.remove(id: key.id, in: &transaction)
-                    entry.removed.append(key.id)
+                    _ = try step.storage.remove(id: step.id, in: &transaction)
+                    changes[position].removed.append(step.id)
                 } catch let error as DataStoreError where error.code == .notFound && policy == .lastWriterWins {
                     // Already gone: the net effect holds.
                 }
             }
-            report[key.collection] = entry
         }
-        return ContextSaveReport(changes: report.keys.sorted().map { report[$0]! })
+        if changes.count > 1 { changes.sort { $0.collection < $1.collection } }
+        return ContextSaveReport(changes: changes)
     }
 }
 
