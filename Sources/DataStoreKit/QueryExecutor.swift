@@ -50,8 +50,12 @@ struct QueryExecutor {
 
         // Returns false to stop the scan. A record that cannot be read is named by its id.
         func consider(_ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool {
+            // Most candidates of a filtered scan fail: check them in non-generic code first, so
+            // that only matches reach the code generic over `Item` (unspecialized when the
+            // caller's module cannot see it, and paying generic-metadata lookups per call).
+            guard try candidateMatches(idKey, record) else { return true }
             do {
-                return try considerReadable(record)
+                return try considerMatching(record)
             } catch let error as DataStoreError where error.code == .codec {
                 throw storage.unreadable(idKey, error.underlying ?? error)
             } catch let error as DataStoreError {
@@ -61,9 +65,8 @@ struct QueryExecutor {
             }
         }
 
-        func considerReadable(_ record: UnsafeRawBufferPointer) throws -> Bool {
+        func considerMatching(_ record: UnsafeRawBufferPointer) throws -> Bool {
             let body = RecordVersion.body(record)
-            guard try matches(body) else { return true }
             guard sorted else {
                 if let stopEarly, items.count >= stopEarly { return false }
                 items.append(try materialize(body, try RecordVersion.read(record)))
@@ -150,6 +153,15 @@ struct QueryExecutor {
             return from == 0 && to == items.count ? items : Array(items[from..<to])
         }
         return finish(rows)
+    }
+
+    /// Whether the record passes every condition; a record that cannot be read is named by its id.
+    private func candidateMatches(_ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool {
+        do {
+            return try matches(RecordVersion.body(record))
+        } catch let error as DataStoreError where error.code == .codec {
+            throw storage.unreadable(idKey, error.underlying ?? error)
+        }
     }
 
     private func matches(_ body: UnsafeRawBufferPointer) throws -> Bool {
