@@ -13,6 +13,12 @@ struct ChangeSet: Sendable {
     let apply: @Sendable (inout WriteTransaction) throws -> any Sendable
     /// An estimate of the bytes the change writes, for bounding batches.
     let estimatedBytes: Int
+    /// Committed in a batch of its own. For changes that do more than write through the
+    /// transaction (a schema change drops a database, which closes its handle at once, and
+    /// updates the collection's index list in memory): alone, no other change set's failure can
+    /// make the writer apply it a second time, and no other change set sees its in-memory effect
+    /// in one attempt and not in the next.
+    var exclusive = false
 }
 
 /// The identity of a committed LMDB write transaction: the transaction id it committed as.

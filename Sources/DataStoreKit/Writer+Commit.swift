@@ -13,7 +13,10 @@ extension WriterCore {
     /// with whatever that change set half-wrote — is abandoned, and the batch is applied again:
     /// the change sets before it (which succeeded on the same state, so succeed again) straight,
     /// the failed one not at all (its error is known: it failed on exactly that state), and
-    /// those after it each in a nested transaction. A batch is thus applied at most twice.
+    /// those after it each in a nested transaction. A batch is thus applied at most twice (plus
+    /// the retries after growing the map). A change set that does more than write through the
+    /// transaction is committed alone (``ChangeSet/exclusive``), so no other change set can cause
+    /// it to be applied again.
     struct ApplyPlan {
         /// Change sets that failed on this batch's state in an earlier attempt, with their errors.
         var knownFailures: [Int: any Error] = [:]
@@ -47,6 +50,12 @@ extension WriterCore {
             case .committed:
                 continue
             case .replay(let isolating):
+                if isolating.knownFailures.count == next.count {
+                    // Every change set failed (a batch of one, usually): nothing to commit.
+                    state.withLock { $0.metrics.failedChangeSets += next.count }
+                    for (position, pending) in next.enumerated() { pending.complete(.failure(isolating.knownFailures[position]!)) }
+                    continue
+                }
                 state.withLock { $0.metrics.isolationReplays += 1 }
                 work.append((next, isolating))
             case .mapFull(let error):
@@ -102,6 +111,9 @@ extension WriterCore {
                         // Its partial writes are in the batch's transaction: abandon it (going out
                         // of scope aborts it) and isolate this change set.
                         var isolating = plan
+                        // A failure known for a later position was met on a state that included
+                        // this change set's writes: forget it, and run that one again (nested).
+                        isolating.knownFailures = plan.knownFailures.filter { $0.key < position }
                         isolating.knownFailures[position] = error
                         isolating.nestedFrom = position + 1
                         return .replay(isolating)

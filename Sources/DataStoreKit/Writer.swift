@@ -87,13 +87,16 @@ public final class Writer: Sendable {
     /// - Throws: whatever `apply` threw (only this change set was rolled back), or
     ///   ``DataStoreError/Code/storage`` when the commit itself failed (disk full, map at its
     ///   limit), or ``DataStoreError/Code/closed`` after the store closed.
+    /// - Parameter exclusive: commit it in a batch of its own (see ``ChangeSet/exclusive``).
     func submit<R: Sendable>(
         estimatedBytes: Int,
+        exclusive: Bool = false,
         _ apply: @escaping @Sendable (inout WriteTransaction) throws -> R
     ) async throws -> (result: R, commit: CommitID) {
         await core.waitForRoom()
         let (value, commit) = try await withCheckedThrowingContinuation { continuation in
-            let change = ChangeSet(apply: { transaction in try apply(&transaction) }, estimatedBytes: estimatedBytes)
+            let change = ChangeSet(apply: { transaction in try apply(&transaction) }, estimatedBytes: estimatedBytes,
+                                   exclusive: exclusive)
             core.enqueue(change) { continuation.resume(with: $0) }
         }
         // The writer built `value` from `apply`, whose result type is R.
@@ -250,6 +253,11 @@ final class WriterCore: Sendable {
             var end = state.pendingStart
             var bytes = 0
             while end < state.pending.count, end - state.pendingStart < limits.maxChangeSetsPerBatch {
+                if state.pending[end].change.exclusive {
+                    // Alone: taken by itself when first, otherwise left for the next batch.
+                    if end == state.pendingStart { end += 1 }
+                    break
+                }
                 let size = state.pending[end].change.estimatedBytes
                 if end > state.pendingStart && bytes + size > limits.maxBytesPerBatch { break }
                 bytes += size

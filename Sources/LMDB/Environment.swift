@@ -102,7 +102,8 @@ public final class Environment: @unchecked Sendable {
     }
 
     deinit {
-        // No transaction can be live: each holds a strong reference to its environment.
+        // No transaction can be live: a write transaction and an owned read transaction hold a
+        // strong reference to the environment, and `read(_:)` runs inside a call on it.
         for transaction in readTransactionPool.withLock({ $0 }) { mdb_txn_abort(transaction.pointer) }
         Registry.shared.close(self)
     }

@@ -180,6 +180,46 @@ struct WriterTests {
         try expectConsistent(temporary.store)
     }
 
+    @Test("an exclusive change set (a schema change) is committed in a batch of its own")
+    func exclusiveChangeSetAlone() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let writer = temporary.store.writer
+        let gate = WriterGate()
+        let blocker = Task { try await writer.submit(estimatedBytes: 0) { _ in gate.wait() } }
+        try await eventually { gate.isHeld }
+        let before = temporary.store.writerMetrics
+        let first = Task { try await notes.add(object: note("a")) }
+        try await eventually { writer.queuedCount == 1 }
+        let exclusive = Task { try await writer.submit(estimatedBytes: 0, exclusive: true) { _ in 7 }.result }
+        try await eventually { writer.queuedCount == 2 }
+        let last = Task { try await notes.add(object: note("b")) }
+        try await eventually { writer.queuedCount == 3 }
+        gate.open()
+        _ = try await blocker.value
+        _ = try await (first.value, last.value)
+        #expect(try await exclusive.value == 7)
+        let metrics = temporary.store.writerMetrics
+        #expect(metrics.batches - before.batches == 4)  // the blocker's, [a], [exclusive], [b]
+        #expect(try notes.count() == 2)
+    }
+
+    @Test("a change set that fails alone in its batch commits nothing")
+    func loneFailureCommitsNothing() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("taken"))
+        let before = temporary.store.writerMetrics
+        await #expect(throws: DataStoreError.self) { try await notes.add(object: note("taken", message: "again")) }
+        let metrics = temporary.store.writerMetrics
+        #expect(metrics.batches == before.batches)
+        #expect(metrics.failedChangeSets == before.failedChangeSets + 1)
+        #expect(metrics.isolationReplays == before.isolationReplays)
+        #expect(try await notes.get(id: "taken").message == "hello")
+    }
+
     @Test("a full queue makes submitters wait (backpressure) instead of growing")
     func backpressure() async throws {
         let temporary = try TemporaryStore(options: .init(writerLimits: .init(maxChangeSetsPerBatch: 2, maxQueuedChangeSets: 4)))
