@@ -1,4 +1,5 @@
 import DataStoreCore
+import Dispatch
 import LMDB
 
 /// A committed batch whose callers have not been told yet.
@@ -23,12 +24,22 @@ struct CommittedBatch: Sendable {
 /// Readers in this process may see batch N (it is committed in memory) slightly before its
 /// callers are acknowledged. Observers are told only once it is durable.
 extension WriterCore {
-    /// Completes every caller of `batches`, in commit order, and tells observers.
+    /// Tells observers of `batches`, in commit order, and completes every caller.
+    ///
+    /// The callers are completed on a pool thread, not here: resuming a continuation enqueues its
+    /// task and may wake a thread, several microseconds each, and the writer thread — through
+    /// which every write passes — would otherwise spend them between one commit and the next
+    /// batch (perf: 8–14 % of its time at 64 savers).
     func acknowledge(_ batches: [CommittedBatch]) {
-        for batch in batches {
-            if !batch.successes.isEmpty { notifyCommitted(batch.commit, batch.successes) }
-            for (pending, outcome) in zip(batch.pending, batch.outcomes) {
-                pending.complete(outcome.map { ($0, batch.commit) })
+        guard !batches.isEmpty else { return }
+        for batch in batches where !batch.successes.isEmpty {
+            notifyCommitted(batch.commit, batch.successes)
+        }
+        DispatchQueue.global().async {
+            for batch in batches {
+                for (pending, outcome) in zip(batch.pending, batch.outcomes) {
+                    pending.complete(outcome.map { ($0, batch.commit) })
+                }
             }
         }
     }
