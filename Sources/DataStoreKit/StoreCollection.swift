@@ -171,7 +171,12 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 /// What a store write reports to observers, and to its caller the document it removed.
 struct WriteReport: ReportsChanges {
     var changes: [CollectionChanges]
-    var removed: Document? = nil
+}
+
+/// What a removal reports: its change, and the document it removed (returned to the caller).
+struct RemoveReport: ReportsChanges {
+    var changes: [CollectionChanges]
+    var removed: Document
 }
 
 extension DataStore {
@@ -231,12 +236,12 @@ extension DataStore {
     func removeDocument(id: Value, in storage: CollectionStorage) async throws -> Document {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(storage.name)") }
         _ = try storage.idKey(id)
-        let (report, _) = try await writer.submit(estimatedBytes: 64) { transaction -> WriteReport in
+        let (report, _) = try await writer.submit(estimatedBytes: 64) { transaction -> RemoveReport in
             let removed = try storage.remove(id: id, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
             changes.removed = [id]
-            return WriteReport(changes: [changes], removed: removed)
+            return RemoveReport(changes: [changes], removed: removed)
         }
-        return report.removed ?? Document()
+        return report.removed
     }
 }
