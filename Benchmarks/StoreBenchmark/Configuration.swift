@@ -39,7 +39,8 @@ struct Configuration: Sendable {
           --keep             keep the stores afterwards
           --json             print the report as JSON on stdout (progress still goes to stderr)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
-                             load, get, range, pair, pair-compound, scan, commit (64 tasks)
+                             load, get, range, pair, pair-compound, scan, commit (64 tasks),
+                             events (the event log alone, 64 tasks, fresh store)
           --profile-seconds  how long the --profile loop runs (default 20)
         """
 
