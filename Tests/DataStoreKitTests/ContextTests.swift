@@ -152,6 +152,24 @@ struct ContextTests {
         #expect(try await notes.get(id: "mine-only").id == "mine-only")
     }
 
+    @Test("an id inserted underneath a context that inserts it too is a conflict, not a duplicate id")
+    func insertedUnderneathIsConflict() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let context = temporary.store.newContext()
+        try context.add(note("both", message: "mine"), to: notes)
+        try context.add(note("alone"), to: notes)
+        _ = try await notes.add(object: note("both", message: "theirs"))
+
+        let error = await #expect(throws: DataStoreError.self) { try await context.save() }
+        #expect(error?.code == .conflict)
+        #expect(error?.message.contains("Note/\"both\" (read absent, now version") == true)
+        #expect(error?.message.contains("alone") == false)
+        #expect(try await notes.get(id: "both").message == "theirs")
+        #expect(throws: DataStoreError.self) { try notes.getNow(id: "alone") }  // nothing of the change set landed
+    }
+
     @Test("a last-writer-wins context saves over a concurrent change")
     func lastWriterWins() async throws {
         let temporary = try TemporaryStore()
