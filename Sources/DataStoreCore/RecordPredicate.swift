@@ -55,14 +55,12 @@ public struct RecordPredicate: Sendable {
             return true
         }
         guard !predicates.isEmpty else { return true }
-        guard bytes.count >= 2, bytes[0] == RecordCodec.formatVersion else { return try oneByOne() }
+        guard let (start, count) = RecordScan.entries(ofRecord: bytes) else { return try oneByOne() }
         // Through a buffer pointer, `predicates[next]` is borrowed in place; an array subscript
         // copied the whole predicate (a condition, its value, two arrays) for every field compared,
         // which was a sixth of an index scan's time. `nil`: damaged or unusual bytes, for `oneByOne`.
         let walked = try predicates.withUnsafeBufferPointer { predicates throws(CodecError) -> Bool? in
-            var offset = 1
-            let count = RecordScan.varint(bytes, &offset)
-            guard count >= 0 else { return nil }
+            var offset = start
             var next = 0
             for _ in 0..<count {
                 let length = RecordScan.varint(bytes, &offset)

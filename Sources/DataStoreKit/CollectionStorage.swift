@@ -87,9 +87,8 @@ extension CollectionStorage {
     /// Writes a document prepared with ``prepare(_:id:)`` under its id, maintaining every index,
     /// inside `transaction`.
     ///
-    /// What depends on the stored state (the id's presence, unique constraints, the expected
-    /// version) is checked before anything is written; a throw leaves the caller's nested
-    /// transaction to be rolled back.
+    /// A throw may leave part of the write in `transaction`: the writer rolls the whole change set
+    /// back (see `WriterCore.ApplyPlan`).
     /// - Returns: the previous document (for upserts) and the new version.
     @discardableResult
     func write(
@@ -110,16 +109,11 @@ extension CollectionStorage {
 
         let version = transaction.transactionID
         for index in indexes {
-            let newEntries = try prepared.entries(of: index, collection: name)
             guard let (_, old) = existing else {
-                for entry in newEntries {
-                    if index.definition.unique && !entry.hasMissingField {
-                        try checkUnique(entry, of: document, in: index, idKey: key, transaction: transaction)
-                    }
-                }
-                for entry in newEntries { try transaction.put([], forKey: entry.key, in: index.database) }
+                try addEntries(of: prepared, to: index, in: &transaction)
                 continue
             }
+            let newEntries = try prepared.entries(of: index, collection: name)
             let oldEntries = try index.entries(for: old, idKey: key, collection: name)
             let oldKeys = Set(oldEntries.map(\.key))
             let newKeys = Set(newEntries.map(\.key))
@@ -135,12 +129,29 @@ extension CollectionStorage {
                 try transaction.put([], forKey: entry.key, in: index.database)
             }
         }
+        try transaction.put(Self.record(prepared, version: version), forKey: key, in: records)
+        return (existing?.1, version)
+    }
+
+    /// The stored record of `prepared`: its version, then its body.
+    private static func record(_ prepared: PreparedDocument, version: Int) -> [UInt8] {
         var record: [UInt8] = []
         record.reserveCapacity(RecordVersion.byteCount + prepared.body.count)
         RecordVersion.append(version, to: &record)
         record.append(contentsOf: prepared.body)
-        try transaction.put(record, forKey: key, in: records)
-        return (existing?.1, version)
+        return record
+    }
+
+    /// Puts the entries of a document with no previous version into `index`, after checking a
+    /// unique index.
+    private func addEntries(of prepared: PreparedDocument, to index: IndexStorage, in transaction: inout WriteTransaction) throws {
+        let entries = try prepared.entries(of: index, collection: name)
+        if index.definition.unique {
+            for entry in entries where !entry.hasMissingField {
+                try checkUnique(entry, of: prepared.document, in: index, idKey: prepared.key, transaction: transaction)
+            }
+        }
+        for entry in entries { try transaction.put([], forKey: entry.key, in: index.database) }
     }
 
     /// Inserts `prepared`, whose id must be free. A put that refuses an existing key answers
@@ -150,25 +161,13 @@ extension CollectionStorage {
     /// transaction, which the writer rolls back with the rest of the change set.
     private func insert(_ prepared: PreparedDocument, in transaction: inout WriteTransaction) throws -> (previous: Document?, version: Int) {
         let version = transaction.transactionID
-        var record: [UInt8] = []
-        record.reserveCapacity(RecordVersion.byteCount + prepared.body.count)
-        RecordVersion.append(version, to: &record)
-        record.append(contentsOf: prepared.body)
         do {
-            try transaction.put(record, forKey: prepared.key, in: records, options: .noOverwrite)
+            try transaction.put(Self.record(prepared, version: version), forKey: prepared.key, in: records, options: .noOverwrite)
         } catch {
             guard error.code == .keyExists else { throw error }
             throw DataStoreError(.duplicateID, "an object with id \(prepared.id) already exists in \(name)")
         }
-        for index in indexes {
-            let entries = try prepared.entries(of: index, collection: name)
-            if index.definition.unique {
-                for entry in entries where !entry.hasMissingField {
-                    try checkUnique(entry, of: prepared.document, in: index, idKey: prepared.key, transaction: transaction)
-                }
-            }
-            for entry in entries { try transaction.put([], forKey: entry.key, in: index.database) }
-        }
+        for index in indexes { try addEntries(of: prepared, to: index, in: &transaction) }
         return (nil, version)
     }
 

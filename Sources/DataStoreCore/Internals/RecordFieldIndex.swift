@@ -43,13 +43,11 @@ struct RecordFieldIndex {
 
     /// Indexes the fields of the record in `bytes`.
     init(record bytes: UnsafeRawBufferPointer) {
-        var offset = 1
-        guard bytes.count >= 2, bytes[0] == RecordCodec.formatVersion else {
+        guard let (start, declared) = RecordScan.entries(ofRecord: bytes) else {
             self.init()
             return
         }
-        let declared = RecordScan.varint(bytes, &offset)
-        self.init(bytes, entries: offset, end: bytes.count, count: declared)
+        self.init(bytes, entries: start, end: bytes.count, count: declared)
     }
 
     /// Indexes the object whose value tag is at `position` in `bytes`.

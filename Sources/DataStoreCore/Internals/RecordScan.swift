@@ -26,11 +26,18 @@ enum RecordScan {
     /// - Complexity: See ``field(_:in:from:count:)``.
     @inline(__always)
     static func field(_ name: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer) -> Lookup {
-        guard bytes.count >= 2, bytes[0] == RecordCodec.formatVersion else { return .general }
+        guard let (start, count) = entries(ofRecord: bytes) else { return .general }
+        return field(name, in: bytes, from: start, count: count, end: bytes.count)
+    }
+
+    /// Where the record's entries start, and how many it declares; `nil` for bytes that do not
+    /// begin as a record of this format.
+    @inline(__always)
+    static func entries(ofRecord bytes: UnsafeRawBufferPointer) -> (start: Int, count: Int)? {
+        guard bytes.count >= 2, bytes[0] == RecordCodec.formatVersion else { return nil }
         var offset = 1
         let count = varint(bytes, &offset)
-        guard count >= 0 else { return .general }
-        return field(name, in: bytes, from: offset, count: count, end: bytes.count)
+        return count >= 0 ? (offset, count) : nil
     }
 
     /// Finds the field whose name is exactly the bytes `name` among the `count` entries that
