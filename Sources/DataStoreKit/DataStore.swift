@@ -26,9 +26,10 @@ public final class DataStore: Sendable {
         /// The most concurrent readers across processes.
         public var maxReaders: Int
         /// The most LMDB databases the store may hold: one for the store's own records, one per
-        /// collection and one per index. Every nested transaction (one per change set) allocates
-        /// and clears a table of this size, so it is kept modest; past it, declaring a collection
-        /// or an index fails with ``DataStoreError/Code/storage`` naming this option.
+        /// collection and one per index. Every nested transaction (the writer uses them to isolate
+        /// a change set that failed) allocates and clears a table of this size, so it is kept
+        /// modest; past it, declaring a collection or an index fails with
+        /// ``DataStoreError/Code/storage`` naming this option.
         public var maxDatabases: Int
         /// Open read-only: every write fails with ``DataStoreError/Code/storage``.
         public var readOnly: Bool

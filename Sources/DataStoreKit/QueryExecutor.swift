@@ -73,10 +73,7 @@ struct QueryExecutor {
                 // With the limit reached, stop without reading another record.
                 return stopEarly.map { items.count < $0 } ?? true
             }
-            var sortValues: [Value?] = []
-            if !query.sort.isEmpty {
-                sortValues = try query.sort.map { try field($0.field, in: body) }
-            }
+            let sortValues = try query.sort.map { try field($0.field, in: body) }
             var group: [UInt8] = []
             if let sortBudget {
                 // Entries sharing a cut component are in id order, not value order, whatever
@@ -89,8 +86,8 @@ struct QueryExecutor {
                 // Past the limit: finish only the run of equal sort keys that straddles it.
                 guard sortBudget != nil, group == lastGroup else { return false }
             }
-            // Ids only break ties between sort keys.
-            let id = query.sort.isEmpty ? Value.null : try field(storage.idField, in: body) ?? .null
+            // Ids break ties between sort keys.
+            let id = try field(storage.idField, in: body) ?? .null
             rows.append(Row(id: id, sortValues: sortValues, group: group, item: try materialize(body, try RecordVersion.read(record))))
             lastGroup = group
             return true
@@ -148,11 +145,18 @@ struct QueryExecutor {
             }
         }
         guard sorted else {
-            let from = min(offset, items.count)
-            let to = limit.map { min(items.count, from + $0) } ?? items.count
-            return from == 0 && to == items.count ? items : Array(items[from..<to])
+            let kept = Self.window(items.count, offset: offset, limit: limit)
+            return kept == items.indices ? items : Array(items[kept])
         }
-        return finish(rows)
+        let ordered = sortRows(rows)
+        // A closure, not `\.item`: a key path is instantiated at run time on every call.
+        return ordered[Self.window(ordered.count, offset: offset, limit: limit)].map { $0.item }
+    }
+
+    /// The positions of `count` results that `offset` and `limit` (already clamped to ≥ 0) keep.
+    private static func window(_ count: Int, offset: Int, limit: Int?) -> Range<Int> {
+        let from = min(offset, count)
+        return from..<(limit.map { min(count, from + $0) } ?? count)
     }
 
     /// Whether the record passes every condition; a record that cannot be read is named by its id.
@@ -181,8 +185,9 @@ struct QueryExecutor {
         }
     }
 
-    /// Sorts (in memory, or within runs of equal index keys), then applies offset and limit.
-    private func finish<Item>(_ rows: [Row<Item>]) -> [Item] {
+    /// Sorts the rows of a sorted query: in memory, or — when the scan gave the order — within
+    /// runs of equal index keys only.
+    private func sortRows<Item>(_ rows: [Row<Item>]) -> [Row<Item>] {
         let query = plan.query
         var rows = rows
         let inOrder: (Row<Item>, Row<Item>) -> Bool = { a, b in
@@ -192,24 +197,19 @@ struct QueryExecutor {
             }
             return Value.compare(a.id, b.id) < 0
         }
-        if !query.sort.isEmpty {
-            if plan.sortFromScan {
-                // The scan ordered runs of equal (possibly cut) keys by id in scan direction:
-                // order each run by the real values, then by id.
-                var start = 0
-                while start < rows.count {
-                    var end = start + 1
-                    while end < rows.count && rows[end].group == rows[start].group { end += 1 }
-                    if end - start > 1 { rows[start..<end].sort(by: inOrder) }
-                    start = end
-                }
-            } else {
-                rows.sort(by: inOrder)
+        if plan.sortFromScan {
+            // The scan ordered runs of equal (possibly cut) keys by id in scan direction:
+            // order each run by the real values, then by id.
+            var start = 0
+            while start < rows.count {
+                var end = start + 1
+                while end < rows.count && rows[end].group == rows[start].group { end += 1 }
+                if end - start > 1 { rows[start..<end].sort(by: inOrder) }
+                start = end
             }
+        } else {
+            rows.sort(by: inOrder)
         }
-        let from = min(max(0, query.offset), rows.count)
-        let to = query.limit.map { min(rows.count, from + max(0, $0)) } ?? rows.count
-        // A closure, not `\.item`: a key path is instantiated at run time on every call.
-        return rows[from..<to].map { $0.item }
+        return rows
     }
 }

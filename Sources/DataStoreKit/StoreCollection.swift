@@ -168,7 +168,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     }
 }
 
-/// What a store write reports to observers, and to its caller the document it removed.
+/// What a store write reports to observers.
 struct WriteReport: ReportsChanges {
     var changes: [CollectionChanges]
 }
