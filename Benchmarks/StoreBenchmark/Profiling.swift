@@ -124,10 +124,8 @@ extension BenchmarkRun {
     func profileEvents(seconds: Double) async throws {
         let path = configuration.directory + "/datastorekit-events-profile"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let store = try DataStore.open(path: path, options: DataStore.Options(mapSize: 1 << 30, durability: .durable))
+        let (store, events) = try await Self.openEventStore(path: path, mapSize: 1 << 30)
         defer { store.close() }
-        let events: StoreCollection<Message> = try await store.collection(
-            "events", mapping: .recordDecodable(idField: "id"), indexes: [IndexDefinition("created_ts")])
         let tasks = 64
         // Enough for 40 k saves/s, so generating the pool stays a small part of a profile.
         let perTask = max(100, Int(seconds * 40_000) / tasks)
@@ -135,9 +133,7 @@ extension BenchmarkRun {
         let pool = newEvents(tasks: tasks, perTask: perTask, tag: "profile")
         let cpu = (ThreadTimes.processCPUSeconds(), ThreadTimes.cpuSeconds(threadsNamed: "DataStoreWriter"))
         let result = try await saveInTasks(tasks, pool, perTask: perTask, until: Clock.wall() + UInt64(seconds * 1e9)) { event in
-            let context = store.newContext()
-            try context.add(event, to: events)
-            _ = try await context.save()
+            try await Self.saveInContext(event, store: store, events: events)
         }
         let metrics = store.writer.metrics
         let saves = Double(result.latencies.count)

@@ -44,10 +44,7 @@ extension BenchmarkRun {
         let rounds = Self.eventRounds
 
         func openStore(_ limits: Writer.Limits) async throws -> (DataStore, StoreCollection<Message>) {
-            let store = try DataStore.open(path: path, options: DataStore.Options(mapSize: mapSize, durability: .durable, writerLimits: limits))
-            let events: StoreCollection<Message> = try await store.collection(
-                "events", mapping: .recordDecodable(idField: "id"), indexes: [IndexDefinition("created_ts")])
-            return (store, events)
+            try await Self.openEventStore(path: path, mapSize: mapSize, limits: limits)
         }
 
         for tasks in configuration.taskCounts {
@@ -65,9 +62,7 @@ extension BenchmarkRun {
                 let pool = newEvents(tasks: tasks, perTask: perTask, tag: "dsk\(tasks)r\(round)")
                 storeRounds.append(try await saveInTasks(tasks, pool, perTask: perTask,
                                                          until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)) { event in
-                    let context = store.newContext()
-                    try context.add(event, to: events)
-                    _ = try await context.save()
+                    try await Self.saveInContext(event, store: store, events: events)
                 })
                 let rawPool = newEvents(tasks: tasks, perTask: perTask, tag: "coalesced\(tasks)r\(round)")
                 rawRounds.append(await saveOnThreads(tasks, rawPool, perThread: perTask,
@@ -98,9 +93,7 @@ extension BenchmarkRun {
             let singlePool = newEvents(tasks: tasks, perTask: perTask * rounds, tag: "dsk1-\(tasks)")
             let singleResult = try await saveInTasks(tasks, singlePool, perTask: perTask * rounds,
                                                      until: Clock.wall() + UInt64(seconds * 1e9)) { event in
-                let context = single.newContext()
-                try context.add(event, to: singleEvents)
-                _ = try await context.save()
+                try await Self.saveInContext(event, store: single, events: singleEvents)
             }
             acknowledged.store += singleResult.latencies.count
             let singleFound = try singleEvents.count()
@@ -129,6 +122,23 @@ extension BenchmarkRun {
         report.checks.append("event log: raw LMDB holds \(rawCounts.records) events and \(rawCounts.indexEntries) index entries for "
             + "\(acknowledged.raw) acknowledged saves; DataStoreKit held as many events as it acknowledged after every row: "
             + (rawCounts.records == acknowledged.raw && rawCounts.indexEntries == acknowledged.raw ? "ok" : "MISMATCH"))
+    }
+
+    /// A durable store at `path` holding the event log's collection: `events`, indexed on
+    /// `created_ts`.
+    static func openEventStore(path: String, mapSize: Int, limits: Writer.Limits = Writer.Limits()) async throws
+        -> (DataStore, StoreCollection<Message>) {
+        let store = try DataStore.open(path: path, options: DataStore.Options(mapSize: mapSize, durability: .durable, writerLimits: limits))
+        let events: StoreCollection<Message> = try await store.collection(
+            "events", mapping: .recordDecodable(idField: "id"), indexes: [IndexDefinition("created_ts")])
+        return (store, events)
+    }
+
+    /// The yardstick's unit of work: `event` added in a one-document context, then saved.
+    static func saveInContext(_ event: Message, store: DataStore, events: StoreCollection<Message>) async throws {
+        let context = store.newContext()
+        try context.add(event, to: events)
+        _ = try await context.save()
     }
 
     /// Alternating rounds per event-log row.
