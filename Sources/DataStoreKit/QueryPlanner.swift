@@ -3,8 +3,10 @@ import DataStoreCore
 /// Chooses how to answer a query: a primary-key lookup, the index that serves the most (equality
 /// prefix, then one range, then the sort), or a full scan.
 enum QueryPlanner {
-    /// - Parameter choices: where to remember and reuse the choice for this query's shape, with
-    ///   the generation read before `indexes` (``PlanChoices``); `nil` plans afresh.
+    /// - Parameters:
+    ///   - indexes: the complete indexes (``CollectionStorage/readyIndexes``).
+    ///   - choices: where to remember and reuse the choice for this query's shape, with the
+    ///     generation read before `indexes` (``PlanChoices``); `nil` plans afresh.
     static func plan(
         _ query: Query,
         idField: String,
@@ -41,7 +43,7 @@ enum QueryPlanner {
             case .records:
                 reused = true
             case .index(let name, let score):
-                if let index = indexes.first(where: { $0.definition.name == name && $0.state == .ready }),
+                if let index = indexes.first(where: { $0.definition.name == name }),
                    let candidate = evaluate(index.definition, for: query, ranges: ranges), candidate.score == score {
                     best = candidate
                     reused = true
@@ -49,7 +51,7 @@ enum QueryPlanner {
             }
         }
         if !reused {
-            for index in indexes where index.state == .ready {
+            for index in indexes {
                 guard let candidate = evaluate(index.definition, for: query, ranges: ranges) else { continue }
                 if candidate.score > (best?.score ?? 0) { best = candidate }
             }
