@@ -130,7 +130,7 @@ extension BenchmarkRun {
         -> (DataStore, StoreCollection<Message>) {
         let store = try DataStore.open(path: path, options: DataStore.Options(mapSize: mapSize, durability: .durable, writerLimits: limits))
         let events: StoreCollection<Message> = try await store.collection(
-            "events", mapping: .recordDecodable(idField: "id"), indexes: [IndexDefinition("created_ts")])
+            "events", mapping: .record(idField: "id"), indexes: [IndexDefinition("created_ts")])
         return (store, events)
     }
 

@@ -14,18 +14,40 @@ public struct ObjectMapping<Object>: Sendable {
     public let decode: @Sendable (Document) throws -> Object
     /// Builds an object straight from record bytes (``RecordCodec``), skipping the document.
     public let decodeRecord: @Sendable (UnsafeRawBufferPointer) throws -> Object
+    /// Writes an object straight into record bytes, skipping the document, when the mapping can
+    /// (``record(idField:)``); otherwise `nil`, and objects are stored through ``encode``.
+    public let encodeRecord: (@Sendable (Object) throws -> [UInt8])?
 
-    /// A mapping from three functions. `decodeRecord` defaults to decoding a ``Document`` first.
+    /// A mapping from its functions. `decodeRecord` defaults to decoding a ``Document`` first;
+    /// without `encodeRecord`, objects are stored through `encode`.
     public init(
         idField: String,
         encode: @escaping @Sendable (Object) throws -> Document,
         decode: @escaping @Sendable (Document) throws -> Object,
-        decodeRecord: (@Sendable (UnsafeRawBufferPointer) throws -> Object)? = nil
+        decodeRecord: (@Sendable (UnsafeRawBufferPointer) throws -> Object)? = nil,
+        encodeRecord: (@Sendable (Object) throws -> [UInt8])? = nil
     ) {
         self.idField = idField
         self.encode = encode
         self.decode = decode
         self.decodeRecord = decodeRecord ?? { bytes in try decode(RecordCodec.decode(bytes)) }
+        self.encodeRecord = encodeRecord
+    }
+}
+
+extension ObjectMapping where Object: RecordDecodable & RecordEncodable & SendableMetatype {
+    /// The fastest mapping: the type writes and reads its records itself (``RecordEncodable``,
+    /// ``RecordDecodable``), with no `Codable` and no ``Document`` on the way to or from disk.
+    /// Documents are made only where one is asked for (``encode`` and ``decode``).
+    /// - Parameter idField: The field the type writes its identifier in.
+    public static func record(idField: String) -> ObjectMapping<Object> {
+        ObjectMapping(
+            idField: idField,
+            encode: { object in try RecordCodec.decode(object.recordBytes()) },
+            decode: { document in try RecordCodec.encode(document).withUnsafeBytes { try Object(record: RecordFields($0)) } },
+            decodeRecord: { bytes in try Object(record: RecordFields(bytes)) },
+            encodeRecord: { object in try object.recordBytes() }
+        )
     }
 }
 

@@ -75,7 +75,7 @@ public enum RecordCodec {
         }
     }
 
-    private static func appendValue(_ value: Value, to bytes: inout [UInt8], depth: Int) {
+    static func appendValue(_ value: Value, to bytes: inout [UInt8], depth: Int) {
         switch value {
         case .null:
             bytes.append(Tag.null)

@@ -97,7 +97,7 @@ extension CollectionStorage {
         expecting expected: ExpectedVersion = .any,
         in transaction: inout WriteTransaction
     ) throws -> (previous: Document?, version: Int) {
-        let (id, key, document) = (prepared.id, prepared.key, prepared.document)
+        let (id, key) = (prepared.id, prepared.key)
         if mode == .insert, expected == .any {
             return try insert(prepared, in: &transaction)
         }
@@ -119,7 +119,7 @@ extension CollectionStorage {
             let newKeys = Set(newEntries.map(\.key))
             for entry in newEntries where !oldKeys.contains(entry.key) {
                 if index.definition.unique && !entry.hasMissingField {
-                    try checkUnique(entry, of: document, in: index, idKey: key, transaction: transaction)
+                    try checkUnique(entry, of: prepared.document(), in: index, idKey: key, transaction: transaction)
                 }
             }
             for entry in oldEntries where !newKeys.contains(entry.key) {
@@ -148,7 +148,7 @@ extension CollectionStorage {
         let entries = try prepared.entries(of: index, collection: name)
         if index.definition.unique {
             for entry in entries where !entry.hasMissingField {
-                try checkUnique(entry, of: prepared.document, in: index, idKey: prepared.key, transaction: transaction)
+                try checkUnique(entry, of: prepared.document(), in: index, idKey: prepared.key, transaction: transaction)
             }
         }
         for entry in entries { try transaction.put([], forKey: entry.key, in: index.database) }

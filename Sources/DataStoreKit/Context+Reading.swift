@@ -53,7 +53,7 @@ extension Context {
     /// The document `id` has in this context's view (staged changes over the snapshot), or `nil`.
     func viewDocument(_ id: Value, in storage: CollectionStorage) throws -> Document? {
         switch stagedChange(Key(collection: storage.name, id: id)) {
-        case .insert(let document)?, .upsert(let document)?: return document
+        case .insert(let prepared)?, .upsert(let prepared)?: return try prepared.document()
         case .remove?: return nil
         case nil: return try storedRecord(id, in: storage)?.document
         }
@@ -94,8 +94,8 @@ extension Context {
         }
         if staged.isEmpty { return try documents.map(collection.mapping.decode) }
         for change in staged.values {
-            if case .insert(let document) = change { documents.append(document) }
-            if case .upsert(let document) = change { documents.append(document) }
+            if case .insert(let prepared) = change { documents.append(try prepared.document()) }
+            if case .upsert(let prepared) = change { documents.append(try prepared.document()) }
         }
         return try query.evaluate(documents, idField: storage.idField).map(collection.mapping.decode)
     }

@@ -39,8 +39,7 @@ extension Context {
         for key in order {
             guard let storage = storages[key.collection], let change = changes[key] else { continue }
             switch change {
-            case .insert(let document), .upsert(let document):
-                let ready = try storage.prepare(document, id: key.id)
+            case .insert(let ready), .upsert(let ready):
                 bytes += ready.body.count
                 // Last writer wins: someone may have inserted it meanwhile; replace it.
                 let mode: WriteMode = if case .insert = change, policy == .detect { .insert } else { .upsert }

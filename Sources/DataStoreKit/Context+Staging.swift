@@ -7,27 +7,23 @@ extension Context {
     @discardableResult
     public func add<Object>(_ object: Object, to collection: StoreCollection<Object>) throws -> Object {
         let storage = collection.storage
-        var document = try collection.encodeForStorage(object)
-        let id = DataStore.identity(of: document, idField: storage.idField) ?? .string(IDGenerator.next())
-        _ = try storage.idKey(id)
-        document[storage.idField] = id
-        if try viewDocument(id, in: storage) != nil {
-            throw DataStoreError(.duplicateID, "an object with id \(id) already exists in \(storage.name)")
+        // Encoded once, here: the save writes these bytes, and reads of this context decode them.
+        let prepared = try collection.prepare(object, id: nil, generatingMissingID: true)
+        if try viewDocument(prepared.id, in: storage) != nil {
+            throw DataStoreError(.duplicateID, "an object with id \(prepared.id) already exists in \(storage.name)")
         }
-        try stage(.insert(document), for: Key(collection: storage.name, id: id), storage: storage)
-        return try collection.mapping.decode(document)
+        try stage(.insert(prepared), for: Key(collection: storage.name, id: prepared.id), storage: storage)
+        return try collection.decodeStored(prepared)
     }
 
     /// Stages storing `object` under `id`, replacing what is there or inserting it.
     @discardableResult
     public func put<Object>(id: Value, object: Object, in collection: StoreCollection<Object>) throws -> Object {
         let storage = collection.storage
-        var document = try collection.encodeForStorage(object)
-        _ = try storage.idKey(id)
-        document[storage.idField] = id
+        let prepared = try collection.prepare(object, id: id)
         let exists = try viewDocument(id, in: storage) != nil
-        try stage(exists ? .upsert(document) : .insert(document), for: Key(collection: storage.name, id: id), storage: storage)
-        return try collection.mapping.decode(document)
+        try stage(exists ? .upsert(prepared) : .insert(prepared), for: Key(collection: storage.name, id: id), storage: storage)
+        return try collection.decodeStored(prepared)
     }
 
     /// Stages removing the object under `id`, and returns it.
@@ -62,12 +58,12 @@ extension Context {
         let combined: Change?
         switch (state.changes[key], change) {
         case (nil, _): combined = change
-        case (.insert?, .insert(let document)), (.insert?, .upsert(let document)): combined = .insert(document)
+        case (.insert?, .insert(let prepared)), (.insert?, .upsert(let prepared)): combined = .insert(prepared)
         case (.insert?, .remove): combined = nil
         case (.upsert?, .remove), (.remove?, .remove): combined = .remove
-        case (.upsert?, .insert(let document)), (.upsert?, .upsert(let document)),
-             (.remove?, .insert(let document)), (.remove?, .upsert(let document)):
-            combined = .upsert(document)
+        case (.upsert?, .insert(let prepared)), (.upsert?, .upsert(let prepared)),
+             (.remove?, .insert(let prepared)), (.remove?, .upsert(let prepared)):
+            combined = .upsert(prepared)
         }
         if state.changes[key] == nil { state.order.append(key) }
         state.changes[key] = combined
@@ -76,14 +72,37 @@ extension Context {
 }
 
 extension StoreCollection {
-    func encodeForStorage(_ object: Object) throws -> Document {
+    /// `object` made ready to write — through the mapping's record writer when it has one (no
+    /// document made), else through a document — under `id` when given, else under the id it
+    /// holds, else, with `generatingMissingID`, a new one.
+    /// - Throws: ``DataStoreError`` `.invalidValue` for an object that cannot be stored, `.invalidID`.
+    func prepare(_ object: Object, id: Value?, generatingMissingID: Bool = false) throws -> PreparedDocument {
+        let storage = self.storage
         do {
-            return try mapping.encode(object)
+            if let encodeRecord = mapping.encodeRecord {
+                return try storage.prepare(record: encodeRecord(object), id: id, generatingMissingID: generatingMissingID)
+            }
+            let document = try mapping.encode(object)
+            let own = DataStore.identity(of: document, idField: storage.idField)
+            let chosen: Value
+            if let given = id ?? own {
+                chosen = given
+            } else if generatingMissingID {
+                chosen = .string(IDGenerator.next())
+            } else {
+                throw DataStoreError(.invalidID, "an object without an id in field \(storage.idField) cannot be put into \(name)")
+            }
+            return try storage.prepare(document, id: chosen, keptObjectID: own == chosen)
         } catch let error as DataStoreError {
             throw error
         } catch {
             throw DataStoreError(.invalidValue, "an object of type \(Object.self) cannot be stored in \(name): \(error)",
                                  underlying: error)
         }
+    }
+
+    /// The object `prepared` stores, read back from its record bytes.
+    func decodeStored(_ prepared: PreparedDocument) throws -> Object {
+        try prepared.body.withUnsafeBytes { try decode($0, id: prepared.id) }
     }
 }

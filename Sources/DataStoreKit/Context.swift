@@ -32,12 +32,12 @@ public final class Context: Sendable {
         case lastWriterWins
     }
 
-    /// A staged change to one record.
-    enum Change: Sendable, Hashable {
+    /// A staged change to one record, encoded when it was staged.
+    enum Change: Sendable {
         /// Insert: the record was absent in this context's view.
-        case insert(Document)
+        case insert(PreparedDocument)
         /// Replace or insert.
-        case upsert(Document)
+        case upsert(PreparedDocument)
         /// Remove: the record was present in this context's view.
         case remove
     }

@@ -34,11 +34,31 @@ struct IndexStorage: Sendable {
     ///   value when a field of a single-value index holds an array (declare the index
     ///   `multiValue` to index elements).
     func entries(for document: Document, idKey: [UInt8], collection: String) throws(DataStoreError) -> [Entry] {
+        try entries(idKey: idKey, collection: collection) { name throws(DataStoreError) in document[name] }
+    }
+
+    /// The entries of the record `body` (``RecordCodec`` format, without a version) in this index,
+    /// read field by field from the bytes.
+    ///
+    /// - Throws: as ``entries(for:idKey:collection:)``, and ``DataStoreError/Code/codec`` for
+    ///   damaged bytes.
+    func entries(forRecord body: UnsafeRawBufferPointer, idKey: [UInt8], collection: String) throws(DataStoreError) -> [Entry] {
+        try entries(idKey: idKey, collection: collection) { name throws(DataStoreError) in
+            do { return try RecordCodec.field(name, in: body) } catch {
+                throw DataStoreError(.codec, "field \(name) of a record in \(collection) cannot be read", underlying: error)
+            }
+        }
+    }
+
+    /// The entries of the document whose top-level fields `field` looks up.
+    private func entries(
+        idKey: [UInt8], collection: String, field lookup: (String) throws(DataStoreError) -> Value?
+    ) throws(DataStoreError) -> [Entry] {
         let fields = definition.fields
         if definition.multiValue {
             let field = fields[0]
             let values: [Value?]
-            switch document[field.name] {
+            switch try lookup(field.name) {
             case .array(let elements) where !elements.isEmpty:
                 var seen = Set<Value>()
                 values = elements.filter { seen.insert($0).inserted }
@@ -60,7 +80,7 @@ struct IndexStorage: Sendable {
         var cut = false
         var missing = false
         for field in fields {
-            let value = document[field.name]
+            let value = try lookup(field.name)
             if case .array? = value {
                 throw DataStoreError(.invalidValue, "field \(field.name) of a document in \(collection) holds an array, "
                     + "but index \(name) is not multi-value (declare it with multiValue: true to index elements)")

@@ -11,26 +11,48 @@ struct PreparedDocument: Sendable {
     let id: Value
     /// The record key (``StorageKeys/idKey(_:collection:)``).
     let key: [UInt8]
-    /// The document with its id field set.
-    let document: Document
-    /// The encoded document (``RecordCodec``), without the version prefix.
+    /// The encoded document (``RecordCodec``), its id field set, without the version prefix.
     let body: [UInt8]
+    /// The document, when it was prepared from one; otherwise it is decoded from `body` on demand.
+    private let given: Document?
     /// The entries of each index the collection had when this was prepared.
     let entries: [(definition: IndexDefinition, entries: [IndexStorage.Entry])]
+    /// Whether the id came with the object (rather than being generated or given apart), so the
+    /// stored object is the one the caller has.
+    let keptObjectID: Bool
+
+    init(id: Value, key: [UInt8], body: [UInt8], given: Document?,
+         entries: [(definition: IndexDefinition, entries: [IndexStorage.Entry])], keptObjectID: Bool) {
+        self.id = id
+        self.key = key
+        self.body = body
+        self.given = given
+        self.entries = entries
+        self.keptObjectID = keptObjectID
+    }
+
+    /// The document as stored.
+    func document() throws(DataStoreError) -> Document {
+        if let given { return given }
+        do { return try RecordCodec.decode(body) } catch {
+            throw DataStoreError(.codec, "the prepared record \(id) cannot be decoded", underlying: error)
+        }
+    }
 
     /// The entries of `index`: those computed in advance, or — when the collection's indexes
     /// changed since (an index declared meanwhile) — computed now.
     func entries(of index: IndexStorage, collection: String) throws(DataStoreError) -> [IndexStorage.Entry] {
         for prepared in entries where prepared.definition == index.definition { return prepared.entries }
-        return try index.entries(for: document, idKey: key, collection: collection)
+        return try index.entries(for: document(), idKey: key, collection: collection)
     }
 }
 
 extension CollectionStorage {
     /// Prepares `document` to be written under `id`.
+    /// - Parameter keptObjectID: Whether `id` is the one the document already held.
     /// - Throws: ``DataStoreError`` `.invalidID` for an id that cannot be a key, `.invalidValue`
     ///   for a value the record format cannot hold or an array in a single-value index.
-    func prepare(_ document: Document, id: Value) throws(DataStoreError) -> PreparedDocument {
+    func prepare(_ document: Document, id: Value, keptObjectID: Bool = false) throws(DataStoreError) -> PreparedDocument {
         let key = try idKey(id)
         var document = document
         document[idField] = id
@@ -45,6 +67,58 @@ extension CollectionStorage {
         for index in indexes {
             entries.append((index.definition, try index.entries(for: document, idKey: key, collection: name)))
         }
-        return PreparedDocument(id: id, key: key, document: document, body: body, entries: entries)
+        return PreparedDocument(id: id, key: key, body: body, given: document, entries: entries, keptObjectID: keptObjectID)
+    }
+
+    /// Prepares the record `body` that an object wrote itself (``RecordEncodable``), under `id`
+    /// when given, else under the id it holds, else — with `generatingMissingID` — a new one.
+    ///
+    /// When the record already holds the id, nothing is decoded: the index entries are read from
+    /// the bytes. Otherwise the id is set through a document.
+    /// - Throws: as ``prepare(_:id:keptObjectID:)``, and `.invalidID` for a missing id when not
+    ///   generating one.
+    func prepare(record body: [UInt8], id requested: Value?, generatingMissingID: Bool) throws(DataStoreError) -> PreparedDocument {
+        let held: Value?
+        do { held = try RecordCodec.field(idField, in: body) } catch {
+            throw DataStoreError(.invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
+        }
+        let own = DataStore.identity(of: held)
+        let id: Value
+        if let chosen = requested ?? own {
+            id = chosen
+        } else if generatingMissingID {
+            id = .string(IDGenerator.next())
+        } else {
+            throw DataStoreError(.invalidID, "an object without an id in field \(idField) cannot be put into \(name)")
+        }
+        guard let held, Self.sameID(held, id) else {
+            let document: Document
+            do { document = try RecordCodec.decode(body) } catch {
+                throw DataStoreError(.invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
+            }
+            return try prepare(document, id: id, keptObjectID: own.map { Self.sameID($0, id) } ?? false)
+        }
+        let key = try idKey(id)
+        let computed = body.withUnsafeBytes { bytes -> Result<[(definition: IndexDefinition, entries: [IndexStorage.Entry])], DataStoreError> in
+            do throws(DataStoreError) {
+                return .success(try indexes.map { index throws(DataStoreError) in
+                    (index.definition, try index.entries(forRecord: bytes, idKey: key, collection: name))
+                })
+            } catch {
+                return .failure(error)
+            }
+        }
+        let entries = try computed.get()
+        return PreparedDocument(id: id, key: key, body: body, given: nil, entries: entries, keptObjectID: true)
+    }
+
+    /// Whether two ids are the same value of the same kind (a record holding `.double(1)` is not
+    /// keyed as `.int(1)`: its bytes would not say what its key says).
+    private static func sameID(_ a: Value, _ b: Value) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): x.utf8.elementsEqual(y.utf8)
+        case (.int(let x), .int(let y)): x == y
+        default: false
+        }
     }
 }

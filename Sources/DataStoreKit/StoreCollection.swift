@@ -113,7 +113,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
         storage.plan(query)
     }
 
-    private func decode(_ body: UnsafeRawBufferPointer, id: Value?) throws -> Object {
+    func decode(_ body: UnsafeRawBufferPointer, id: Value?) throws -> Object {
         do {
             return try mapping.decodeRecord(body)
         } catch {
@@ -127,20 +127,20 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// Stores `object` under `id`, replacing what was there or inserting it (the seed's upsert),
     /// and returns it as stored.
     public func put(id: Value, object: Object) async throws -> Object {
-        let document = try encodeForStorage(object)
-        let stored = try await store.putDocument(document, id: id, in: storage)
+        let prepared = try prepare(object, id: id)
+        try await store.put(prepared, in: storage)
         // Stored as given: hand the caller's object back rather than decoding a copy.
-        return document[storage.idField] == id ? object : try mapping.decode(stored)
+        return prepared.keptObjectID ? object : try decodeStored(prepared)
     }
 
     /// Inserts `object` and returns it as stored. An object without an id (absent, `null` or an
     /// empty string) gets a new unique, time-ordered one.
     /// - Throws: ``DataStoreError`` `.duplicateID` when the id is already stored.
     public func add(object: Object) async throws -> Object {
-        let document = try encodeForStorage(object)
-        let stored = try await store.addDocument(document, in: storage)
+        let prepared = try prepare(object, id: nil, generatingMissingID: true)
+        try await store.add(prepared, in: storage)
         // Only a generated id makes the stored object differ from the caller's.
-        return DataStore.identity(of: document, idField: storage.idField) != nil ? object : try mapping.decode(stored)
+        return prepared.keptObjectID ? object : try decodeStored(prepared)
     }
 
     /// Inserts every object as one change set — all of them or, on any error, none — and
@@ -150,7 +150,8 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// - Complexity: one commit for the whole batch.
     @discardableResult
     public func add(contentsOf objects: [Object]) async throws -> [Value] {
-        try await store.writeDocuments(try objects.map(encodeForStorage), mode: .insert, in: storage)
+        let prepared = try objects.map { try prepare($0, id: nil, generatingMissingID: true) }
+        return try await store.write(prepared, mode: .insert, in: storage)
     }
 
     /// Stores every object under the id in its id field, replacing or inserting, as one change
@@ -158,7 +159,8 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// - Throws: ``DataStoreError`` `.invalidID` for an object without an id, and the errors of `put`.
     @discardableResult
     public func put(contentsOf objects: [Object]) async throws -> [Value] {
-        try await store.writeDocuments(try objects.map(encodeForStorage), mode: .upsert, in: storage)
+        let prepared = try objects.map { try prepare($0, id: nil, generatingMissingID: false) }
+        return try await store.write(prepared, mode: .upsert, in: storage)
     }
 
     /// Removes the object stored under `id` and returns it.
@@ -182,45 +184,37 @@ struct RemoveReport: ReportsChanges {
 extension DataStore {
     /// The id field of `document`, or a generated id when it has none.
     static func identity(of document: Document, idField: String) -> Value? {
-        switch document[idField] {
+        identity(of: document[idField])
+    }
+
+    /// `value` as an id, or `nil` when it is absent, `null` or an empty string.
+    static func identity(of value: Value?) -> Value? {
+        switch value {
         case nil, .null?: return nil
         case .string(let text)? where text.isEmpty: return nil
         case let id?: return id
         }
     }
 
-    func putDocument(_ document: Document, id: Value, in storage: CollectionStorage) async throws -> Document {
-        // A bad id or value fails here, before queueing; the writer only stores the bytes.
-        let prepared = try storage.prepare(document, id: id)
+    func put(_ prepared: PreparedDocument, in storage: CollectionStorage) async throws {
         _ = try await writer.submit(estimatedBytes: prepared.body.count) { transaction -> WriteReport in
             let (previous, _) = try storage.write(prepared, mode: .upsert, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
-            if previous == nil { changes.inserted = [id] } else { changes.updated = [id] }
+            if previous == nil { changes.inserted = [prepared.id] } else { changes.updated = [prepared.id] }
             return WriteReport(changes: [changes])
         }
-        return prepared.document
     }
 
-    func addDocument(_ document: Document, in storage: CollectionStorage) async throws -> Document {
-        let id = Self.identity(of: document, idField: storage.idField) ?? .string(IDGenerator.next())
-        let prepared = try storage.prepare(document, id: id)
+    func add(_ prepared: PreparedDocument, in storage: CollectionStorage) async throws {
         _ = try await writer.submit(estimatedBytes: prepared.body.count) { transaction -> WriteReport in
             try storage.write(prepared, mode: .insert, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
-            changes.inserted = [id]
+            changes.inserted = [prepared.id]
             return WriteReport(changes: [changes])
         }
-        return prepared.document
     }
 
-    func writeDocuments(_ documents: [Document], mode: WriteMode, in storage: CollectionStorage) async throws -> [Value] {
-        let prepared = try documents.map { document -> PreparedDocument in
-            guard let id = Self.identity(of: document, idField: storage.idField) else {
-                if mode == .insert { return try storage.prepare(document, id: .string(IDGenerator.next())) }
-                throw DataStoreError(.invalidID, "an object without an id in field \(storage.idField) cannot be put into \(storage.name)")
-            }
-            return try storage.prepare(document, id: id)
-        }
+    func write(_ prepared: [PreparedDocument], mode: WriteMode, in storage: CollectionStorage) async throws -> [Value] {
         let bytes = prepared.reduce(0) { $0 + $1.body.count }
         _ = try await writer.submit(estimatedBytes: bytes) { transaction -> WriteReport in
             var changes = CollectionChanges(collection: storage.name)

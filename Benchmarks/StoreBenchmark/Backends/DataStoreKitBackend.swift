@@ -28,7 +28,7 @@ final class DataStoreKitBackend: @unchecked Sendable {
         let store = try DataStore.open(path: path, options: DataStore.Options(
             mapSize: mapSize, durability: .durable, writerLimits: limits))
         self.store = store
-        messages = try await store.collection("messages", mapping: .recordDecodable(idField: "id"), indexes: indexes)
+        messages = try await store.collection("messages", mapping: .record(idField: "id"), indexes: indexes)
     }
 
     /// Closes the store and lets it go, so the path can be opened again with other options.
@@ -66,7 +66,7 @@ final class DataStoreKitBackend: @unchecked Sendable {
     /// Declares the compound index; the store builds it from the records (chunks of 10,000).
     func buildPairIndex() async throws {
         indexes.append(Self.pairIndex)
-        messages = try await store.collection("messages", mapping: .recordDecodable(idField: "id"), indexes: indexes,
+        messages = try await store.collection("messages", mapping: .record(idField: "id"), indexes: indexes,
                                               indexBuildChunk: 10_000)
     }
 
@@ -100,9 +100,9 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The store reads messages field by field from their records (`RecordDecodable`), as the raw
-/// backend decodes its records by hand; writes still go through `Codable`.
-extension Message: RecordDecodable {
+/// The store reads and writes messages field by field (`RecordDecodable`, `RecordEncodable`), as
+/// the raw backend decodes and encodes its records by hand.
+extension Message: RecordDecodable, RecordEncodable {
     init(record: borrowing RecordFields) throws {
         id = try record.string("id") ?? ""
         from_user_key = try record.string("from_user_key") ?? ""
@@ -110,5 +110,14 @@ extension Message: RecordDecodable {
         message = try record.string("message") ?? ""
         created_ts = try record.double("created_ts") ?? 0
         type = try record.string("type") ?? ""
+    }
+
+    func encode(to record: inout RecordWriter) {
+        record.write(id, for: "id")
+        record.write(from_user_key, for: "from_user_key")
+        record.write(to_user_key, for: "to_user_key")
+        record.write(message, for: "message")
+        record.write(created_ts, for: "created_ts")
+        record.write(type, for: "type")
     }
 }

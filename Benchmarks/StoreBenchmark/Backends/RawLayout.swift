@@ -218,6 +218,8 @@ enum RawLayout {
             var body: [UInt8] = []
             appendBody(message, to: &body)
             if body != RecordCodec.encode(document) { return "record body differs for \(message.id)" }
+            // What DataStoreKit stores: the message's own RecordEncodable bytes.
+            if (try? message.recordBytes()) != body { return "RecordEncodable bytes differ for \(message.id)" }
             if idKey(message.id) != KeyCodec.encode([Value.string(message.id)]) { return "id key differs for \(message.id)" }
             let id = idKey(message.id)
             var created = KeyCodec.encode([Value.double(message.created_ts)])
