@@ -49,6 +49,9 @@ public struct RecordWriter {
     private var buffer: [UInt8] = []
     private var entries: [Entry] = []
     private var inOrder = true
+    /// Some name is not plain ASCII, so two names may differ in bytes and still be one field:
+    /// Swift strings, and so ``Document`` keys, compare by canonical equivalence.
+    private var hasNonASCIIName = false
 
     /// An empty record.
     public init() {
@@ -111,6 +114,7 @@ public struct RecordWriter {
     /// - Throws: ``CodecError`` `.corrupt` naming a field written twice.
     public consuming func finish() throws(CodecError) -> [UInt8] {
         if !inOrder { try sortEntries() }
+        if hasNonASCIIName { try refuseEquivalentNames() }
         var record: [UInt8] = []
         record.reserveCapacity(buffer.count + 6)
         record.append(RecordCodec.formatVersion)
@@ -131,6 +135,7 @@ public struct RecordWriter {
             buffer.appendVarint(utf8.count)
             let nameStart = buffer.count
             buffer.append(contentsOf: utf8)
+            if !hasNonASCIIName { hasNonASCIIName = !utf8.allSatisfy { $0 < 0x80 } }
             if let last = entries.last, inOrder {
                 inOrder = compareNames(last, nameStart: nameStart, nameCount: utf8.count) < 0
             }
@@ -155,6 +160,18 @@ public struct RecordWriter {
         }
         if let name = repeated {
             throw CodecError(.corrupt, "field \(name) is written twice", fieldPath: name)
+        }
+    }
+
+    /// Refuses two names a ``Document`` would take for one field (e.g. "é" as U+00E9 and as
+    /// "e" + U+0301): ``RecordCodec/decode(_:)`` rejects such a record as corrupt.
+    private func refuseEquivalentNames() throws(CodecError) {
+        let names = buffer.withUnsafeBytes { bytes in
+            entries.map { String(decoding: Self.name($0, in: bytes), as: UTF8.self) }
+        }
+        var seen = Set<String>()
+        for name in names where !seen.insert(name).inserted {
+            throw CodecError(.corrupt, "field \(name) is written twice (under two spellings)", fieldPath: name)
         }
     }
 

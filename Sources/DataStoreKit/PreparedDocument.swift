@@ -73,13 +73,17 @@ extension CollectionStorage {
     /// Prepares the record `body` that an object wrote itself (``RecordEncodable``), under `id`
     /// when given, else under the id it holds, else — with `generatingMissingID` — a new one.
     ///
-    /// When the record already holds the id, nothing is decoded: the index entries are read from
-    /// the bytes. Otherwise the id is set through a document.
+    /// When the record already holds the id and its field names are ASCII, nothing is decoded:
+    /// the index entries are read from the bytes. Otherwise it goes through a document.
     /// - Throws: as ``prepare(_:id:keptObjectID:)``, and `.invalidID` for a missing id when not
     ///   generating one.
     func prepare(record body: [UInt8], id requested: Value?, generatingMissingID: Bool) throws(DataStoreError) -> PreparedDocument {
         let held: Value?
-        do { held = try RecordCodec.field(idField, in: body) } catch {
+        let asciiNames: Bool
+        do {
+            held = try RecordCodec.field(idField, in: body)
+            asciiNames = try RecordCodec.namesAreASCII(body)
+        } catch {
             throw DataStoreError(.invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
         }
         let own = DataStore.identity(of: held)
@@ -91,7 +95,9 @@ extension CollectionStorage {
         } else {
             throw DataStoreError(.invalidID, "an object without an id in field \(idField) cannot be put into \(name)")
         }
-        guard let held, Self.sameID(held, id) else {
+        // Other names go through a document, which finds fields by canonical equivalence (as the
+        // store's check does) where the bytes alone would not.
+        guard asciiNames, let held, Self.sameID(held, id) else {
             let document: Document
             do { document = try RecordCodec.decode(body) } catch {
                 throw DataStoreError(.invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
