@@ -58,15 +58,20 @@ extension BenchmarkRun {
             let coalescer = RawCoalescer(backend: raw)
             var storeRounds: [(latencies: [UInt64], nanoseconds: UInt64)] = []
             var rawRounds: [(latencies: [UInt64], nanoseconds: UInt64, failures: [String])] = []
+            var storeCPU = CPUUsage(), rawCPU = CPUUsage()
             for round in 0..<rounds {
                 let pool = newEvents(tasks: tasks, perTask: perTask, tag: "dsk\(tasks)r\(round)")
+                let storeStart = CPUUsage.now(writerThreads: Self.storeWriterThreads)
                 storeRounds.append(try await saveInTasks(tasks, pool, perTask: perTask,
                                                          until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)) { event in
                     try await Self.saveInContext(event, store: store, events: events)
                 })
+                storeCPU += CPUUsage.now(writerThreads: Self.storeWriterThreads) - storeStart
                 let rawPool = newEvents(tasks: tasks, perTask: perTask, tag: "coalesced\(tasks)r\(round)")
+                let rawStart = CPUUsage.now(writerThreads: ["RawCoalescer"])
                 rawRounds.append(await saveOnThreads(tasks, rawPool, perThread: perTask,
                                                      until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)) { coalescer.save($0) })
+                rawCPU += CPUUsage.now(writerThreads: ["RawCoalescer"]) - rawStart
             }
             let metrics = store.writer.metrics
             let counters = coalescer.counters
@@ -83,7 +88,9 @@ extension BenchmarkRun {
             report.notes.append("event log, \(tasks) tasks: DataStoreKit ÷ raw coalescer per round: "
                 + roundRatios.map { fixed($0, 2) }.joined(separator: ", ") + "; DataStoreKit's writer: \(metrics.batches) batches, "
                 + "\(fixed(Double(metrics.commitNanoseconds) / Double(max(1, metrics.batches)) / 1e6, 2)) ms each inside the transaction, "
-                + "\(metrics.idleSyncs) idle syncs")
+                + "\(metrics.metaSyncs) meta syncs; CPU per save, process / writing threads: DataStoreKit "
+                + storeCPU.perSave(storeRounds.reduce(0) { $0 + $1.latencies.count }) + ", raw coalescer "
+                + rawCPU.perSave(rawRounds.reduce(0) { $0 + $1.latencies.count }))
             try record(tasks: tasks, backend: CommitBackend.dataStoreKit,
                        (storeRounds.flatMap(\.latencies), storeRounds.reduce(0) { $0 + $1.nanoseconds }, []),
                        meanBatch: Double(metrics.committedChangeSets) / Double(max(1, metrics.batches)), table: \.eventCommits)
@@ -141,10 +148,39 @@ extension BenchmarkRun {
         _ = try await context.save()
     }
 
+    /// DataStoreKit's threads that commit: the writer and its meta syncer.
+    static let storeWriterThreads = ["DataStoreWriter", "DataStoreSync"]
+
     /// Alternating rounds per event-log row.
     static let eventRounds = 4
     /// The event log's pool of new documents, as a multiple of `--durable-commits`: appends are
     /// cheap, and with the messages workload's pool a round at 64 savers ended after ~0.1 s,
     /// short enough for start-up to move its ratio; with this one it runs for its time budget.
     static let eventPoolFactor = 4
+}
+
+/// CPU time of the process and of its committing threads, summed over rounds.
+struct CPUUsage {
+    var process = 0.0
+    var writer = 0.0
+
+    static func now(writerThreads: [String]) -> CPUUsage {
+        CPUUsage(process: ThreadTimes.processCPUSeconds(),
+                 writer: writerThreads.reduce(0) { $0 + ThreadTimes.cpuSeconds(threadsNamed: $1) })
+    }
+
+    static func - (lhs: CPUUsage, rhs: CPUUsage) -> CPUUsage {
+        CPUUsage(process: lhs.process - rhs.process, writer: lhs.writer - rhs.writer)
+    }
+
+    static func += (lhs: inout CPUUsage, rhs: CPUUsage) {
+        lhs.process += rhs.process
+        lhs.writer += rhs.writer
+    }
+
+    /// "process µs / writing threads µs" per save.
+    func perSave(_ saves: Int) -> String {
+        let count = Double(max(1, saves))
+        return "\(fixed(process / count * 1e6, 1)) / \(fixed(writer / count * 1e6, 1)) µs"
+    }
 }

@@ -72,7 +72,7 @@ public final class DataStore: Sendable {
         let hub = ChangeHub()
         self.changeHub = hub
         self.writer = Writer(environment: environment, limits: options.writerLimits,
-                             acknowledgeAfterNextSync: options.durability == .durable) { commit, results in
+                             acknowledgeAfterMetaSync: options.durability == .durable) { commit, results in
             hub.publish(commit: commit, results: results)
         }
     }
@@ -109,7 +109,7 @@ public final class DataStore: Sendable {
         var flags: Environment.Flags = options.readOnly ? .readOnly : []
         switch options.durability {
         case .durable, .relaxed:
-            // Durable mode pays one sync per batch and acknowledges after the next (Writer+Durability).
+            // Durable mode syncs each meta page off the writer's thread before acknowledging (Writer+Durability).
             flags.insert(.noMetaSync)
         case .none: flags.insert(.noSync)
         }

@@ -138,16 +138,10 @@ extension WriterCore {
             state.metrics.failedChangeSets += outcomes.count - successes.count
             state.metrics.largestBatch = max(state.metrics.largestBatch, batch.count)
             state.metrics.commitNanoseconds += elapsed
-            state.recentCommitNanoseconds = state.recentCommitNanoseconds == 0
-                ? elapsed : (state.recentCommitNanoseconds * 7 + elapsed) / 8
         }
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
-        if acknowledgeAfterNextSync {
-            // This commit's data sync also flushed the meta pages of the commits before it.
-            acknowledge(awaitingSync.withLock { waiting in
-                defer { waiting = [committed] }
-                return waiting
-            })
+        if acknowledgeAfterMetaSync {
+            awaitMetaSync(committed)
         } else {
             acknowledge([committed])
         }

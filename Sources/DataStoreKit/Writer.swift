@@ -5,9 +5,10 @@ import LMDB
 import Synchronization
 
 /// The one writer of an environment: queues change sets from every caller and commits them in
-/// batches, one LMDB write transaction and one sync per batch.
+/// batches, one LMDB write transaction and one sync per batch on its thread (durable mode syncs
+/// each batch's meta page on a second thread; see `Writer+Durability.swift`).
 ///
-/// While one batch commits, the next gathers. A change set that fails (a unique violation, a
+/// While one batch commits, the next gathers: each batch is whatever was queued meanwhile. A change set that fails (a unique violation, a
 /// conflict, a bad value) is rolled back alone and only its caller sees the error; then one commit
 /// acknowledges every other caller. Change sets are applied straight into the batch's transaction;
 /// only once one fails is the batch applied again with each later change set in its own nested
@@ -51,10 +52,10 @@ public final class Writer: Sendable {
     init(
         environment: Environment,
         limits: Limits,
-        acknowledgeAfterNextSync: Bool,
+        acknowledgeAfterMetaSync: Bool,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
     ) {
-        core = WriterCore(environment: environment, limits: limits, acknowledgeAfterNextSync: acknowledgeAfterNextSync,
+        core = WriterCore(environment: environment, limits: limits, acknowledgeAfterMetaSync: acknowledgeAfterMetaSync,
                           afterCommit: afterCommit)
         let core = self.core
         let thread = Thread {
@@ -64,6 +65,13 @@ public final class Writer: Sendable {
             core.run()
         }
         thread.start()
+        if acknowledgeAfterMetaSync {
+            let syncer = Thread {
+                Thread.current.name = "DataStoreSync"
+                core.runMetaSyncer()
+            }
+            syncer.start()
+        }
     }
 
     deinit {
@@ -121,10 +129,9 @@ final class WriterCore: Sendable {
         var closed = false
         var finished = false
         var metrics = WriterMetrics()
-        /// The size of the last batch taken and a moving average of commit times, which bound
-        /// how long the writer gathers callers (`gatherReturningCallers`).
-        var recentBatchSize = 0
-        var recentCommitNanoseconds: UInt64 = 0
+        /// The writer is waiting for work: the next caller wakes it. While it is busy, callers
+        /// queue without a wake-up, which would cost the thread that saves a context switch.
+        var writerSleeping = false
 
         var queuedCount: Int { pending.count - pendingStart }
     }
@@ -134,26 +141,31 @@ final class WriterCore: Sendable {
     let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     let notifyCommitted: @Sendable (CommitID, [any Sendable]) -> Void
-    /// Durable mode with one sync per batch (see `Writer+Durability.swift`).
-    let acknowledgeAfterNextSync: Bool
-    /// Commits whose data is on disk but whose meta page may not be yet; touched only by the
-    /// writer thread.
-    let awaitingSync = Mutex<[CommittedBatch]>([])
+    /// Durable mode: commits sync their data only, and the meta syncer acknowledges each batch
+    /// once its meta page is on disk (see `Writer+Durability.swift`).
+    let acknowledgeAfterMetaSync: Bool
+    /// Commits whose data is on disk but whose meta page may not be yet.
+    let metaSync = Mutex(MetaSyncQueue())
+    let metaSyncWake = DispatchSemaphore(value: 0)
+    let metaSyncFinished = DispatchSemaphore(value: 0)
 
     init(
         environment: Environment,
         limits: Writer.Limits,
-        acknowledgeAfterNextSync: Bool,
+        acknowledgeAfterMetaSync: Bool,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
     ) {
         self.environment = environment
         self.limits = limits
-        self.acknowledgeAfterNextSync = acknowledgeAfterNextSync
+        self.acknowledgeAfterMetaSync = acknowledgeAfterMetaSync
         self.notifyCommitted = afterCommit
     }
 
     /// Waits while the queue is full.
     func waitForRoom() async {
+        // Checked first without a continuation: suspending even to resume at once would send the
+        // caller's task to the back of the executor's queue, behind every other ready task.
+        guard state.withLock({ $0.queuedCount >= limits.maxQueuedChangeSets && !$0.closed }) else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let mustWait = state.withLock { state in
                 guard state.queuedCount >= limits.maxQueuedChangeSets && !state.closed else { return false }
@@ -165,24 +177,27 @@ final class WriterCore: Sendable {
     }
 
     func enqueue(_ change: ChangeSet, complete: @escaping @Sendable (Result<(any Sendable, CommitID), any Error>) -> Void) {
-        let accepted = state.withLock { state in
-            guard !state.closed else { return false }
+        let (accepted, wakeWriter) = state.withLock { state in
+            guard !state.closed else { return (false, false) }
             state.pending.append(Pending(change: change, complete: complete))
-            return true
+            defer { state.writerSleeping = false }
+            return (true, state.writerSleeping)
         }
-        if accepted {
-            wake.signal()
-        } else {
+        if wakeWriter { wake.signal() }
+        if !accepted {
             complete(.failure(DataStoreError(.closed, "the store at \(environment.path) is closed")))
         }
     }
 
     func close() {
-        let alreadyClosed = state.withLock { state in
-            defer { state.closed = true }
-            return state.closed
+        let wakeWriter = state.withLock { state in
+            defer {
+                state.closed = true
+                state.writerSleeping = false
+            }
+            return state.writerSleeping
         }
-        if !alreadyClosed { wake.signal() }
+        if wakeWriter { wake.signal() }
     }
 
     /// Waits until the thread has committed everything queued before `close()` and stopped.
@@ -190,23 +205,21 @@ final class WriterCore: Sendable {
         while !state.withLock({ $0.finished }) { usleep(200) }
     }
 
-    /// The writer thread's loop.
-    ///
-    /// While change sets keep arriving, each commit's sync makes the batch before it durable
-    /// (see Writer+Durability.swift). As soon as the queue is empty, the writer syncs and
-    /// acknowledges at once: callers that wait for their save before saving again are never kept
-    /// waiting for a batch that will not come.
+    /// The writer thread's loop: each batch is what was queued while the last one committed.
     func run() {
         while true {
-            wake.wait()
-            gatherReturningCallers()
+            let sleep = state.withLock { state in
+                // Marked under the lock the callers queue under, so no wake-up is lost.
+                state.writerSleeping = state.queuedCount == 0 && !state.closed
+                return state.writerSleeping
+            }
+            if sleep { wake.wait() }
             while let batch = takeBatch() {
                 commit(batch)
-                gatherReturningCallers()
             }
-            acknowledgeWithSync()
             if state.withLock({ $0.closed && $0.queuedCount == 0 }) { break }
         }
+        if acknowledgeAfterMetaSync { finishMetaSync() }
         // Anyone still waiting for room is told by `enqueue` that the store closed.
         let waiters = state.withLock { state in
             state.finished = true
@@ -215,36 +228,6 @@ final class WriterCore: Sendable {
         }
         for waiter in waiters { waiter.resume() }
     }
-
-    /// Waits a moment for callers to come back before taking a batch (group commit's classic
-    /// "commit delay", bounded by the writer's own commit time).
-    ///
-    /// Callers that save in a loop resubmit a few microseconds after their acknowledgement, one
-    /// after another. Taking the batch the instant the first of them arrives splits them into
-    /// cohorts that each pay a whole commit; once one has arrived, waiting while they keep
-    /// arriving — at most until the queue holds as many as the last batch, until none has come
-    /// for `quietNanoseconds`, or for half a recent commit's time — puts them in one batch.
-    private func gatherReturningCallers() {
-        let (queued, target, budget) = state.withLock { state in
-            (state.queuedCount, state.recentBatchSize, state.recentCommitNanoseconds / 2)
-        }
-        // Nobody queued yet: either the writer would block for the first arrival anyway, or (durable
-        // mode) the callers are waiting for the idle sync — waiting would only delay them.
-        guard queued > 0, queued < target, budget > 0 else { return }
-        let deadline = DispatchTime.now().uptimeNanoseconds + min(budget, Self.maxGatherNanoseconds)
-        var count = queued
-        while count < target {
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard now < deadline else { break }
-            let wait = min(Self.quietNanoseconds, deadline - now)
-            if wake.wait(timeout: .now() + .nanoseconds(Int(wait))) == .timedOut { break }
-            // Consuming the signal is safe: its change set is already queued and is taken next.
-            count = state.withLock { $0.queuedCount }
-        }
-    }
-
-    static let quietNanoseconds: UInt64 = 50_000
-    static let maxGatherNanoseconds: UInt64 = 2_000_000
 
     /// Takes the next batch off the queue, bounded by count and bytes, and lets waiting
     /// submitters in.
@@ -265,7 +248,6 @@ final class WriterCore: Sendable {
             }
             let batch = Array(state.pending[state.pendingStart..<end])
             state.pendingStart = end
-            if !batch.isEmpty { state.recentBatchSize = batch.count }
             if state.pendingStart == state.pending.count {
                 state.pending.removeAll(keepingCapacity: true)
                 state.pendingStart = 0

@@ -15,9 +15,9 @@ public struct WriterMetrics: Sendable, Hashable {
     public var mapGrowths = 0
     /// Times a batch was split after `transactionFull`.
     public var batchSplits = 0
-    /// Syncs made while idle to acknowledge the last batches (durable mode; under load, each
-    /// commit's own sync serves the batch before it).
-    public var idleSyncs = 0
+    /// Syncs the meta syncer made to put batches' meta pages on disk (durable mode), beside the
+    /// writer's own data syncs; none for a batch whose meta page a later commit's sync covered.
+    public var metaSyncs = 0
     /// Total time spent inside write transactions (begin to end of commit), in nanoseconds.
     public var commitNanoseconds: UInt64 = 0
 

@@ -170,6 +170,72 @@ struct ContextTests {
         #expect(throws: DataStoreError.self) { try notes.getNow(id: "alone") }  // nothing of the change set landed
     }
 
+    /// A store whose notes have a unique index on the sender, with one note from `sender`.
+    private static func senderTaken(_ sender: String) async throws -> (TemporaryStore, StoreCollection<Note>) {
+        let temporary = try TemporaryStore()
+        let notes = try await temporary.store.collection(Note.self, idField: "id",
+                                                         indexes: [IndexDefinition("from_user_key", unique: true)])
+        _ = try await notes.add(object: note("taken", from: sender))
+        return (temporary, notes)
+    }
+
+    @Test("a conflict outranks the error of a step that failed before it, and names only records changed underneath")
+    func conflictOutranksEarlierStepError() async throws {
+        let (temporary, notes) = try await Self.senderTaken("alice")
+        defer { temporary.remove() }
+        let context = temporary.store.newContext()
+        // Staged in this order: "clash" fails its unique index first (its record is already put
+        // by then), then "later" would find the record inserted underneath.
+        try context.add(note("clash", from: "alice"), to: notes)
+        try context.add(note("later", from: "bob"), to: notes)
+        _ = try await notes.add(object: note("later", from: "carol"))
+
+        let error = await #expect(throws: DataStoreError.self) { try await context.save() }
+        #expect(error?.code == .conflict)
+        #expect(error?.message.contains("Note/\"later\" (read absent, now version") == true)
+        // The record "clash" holds only this change set's own write: not a conflict.
+        #expect(error?.message.contains("clash") == false)
+        #expect(throws: DataStoreError.self) { try notes.getNow(id: "clash") }
+        #expect(try await notes.get(id: "later").from_user_key == "carol")
+        try expectConsistent(temporary.store)
+    }
+
+    @Test("with nothing changed underneath, a failing insert fails with its own error and writes nothing")
+    func failingInsertKeepsItsError() async throws {
+        let (temporary, notes) = try await Self.senderTaken("alice")
+        defer { temporary.remove() }
+        let context = temporary.store.newContext()
+        try context.add(note("first", from: "bob"), to: notes)
+        try context.add(note("clash", from: "alice"), to: notes)
+        try context.add(note("last", from: "dave"), to: notes)
+
+        let error = await #expect(throws: DataStoreError.self) { try await context.save() }
+        #expect(error?.code == .uniqueViolation)
+        for id in ["first", "clash", "last"] {
+            #expect(throws: DataStoreError.self) { try notes.getNow(id: .string(id)) }
+        }
+        try expectConsistent(temporary.store)
+    }
+
+    @Test("a record changed and another inserted underneath are named together")
+    func changedAndInsertedUnderneathNamedTogether() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("read", message: "v1"))
+        let context = temporary.store.newContext()
+        _ = try context.get(id: "read", from: notes)
+        try context.add(note("new", message: "mine"), to: notes)
+        _ = try await notes.put(id: "read", object: note("read", message: "v2"))
+        _ = try await notes.add(object: note("new", message: "theirs"))
+
+        let error = await #expect(throws: DataStoreError.self) { try await context.save() }
+        #expect(error?.code == .conflict)
+        #expect(error?.message.contains("Note/\"read\" (read version") == true)
+        #expect(error?.message.contains("Note/\"new\" (read absent, now version") == true)
+        #expect(try await notes.get(id: "new").message == "theirs")
+    }
+
     @Test("a last-writer-wins context saves over a concurrent change")
     func lastWriterWins() async throws {
         let temporary = try TemporaryStore()
