@@ -16,22 +16,35 @@ public struct ObjectMapping<Object>: Sendable {
     public let decodeRecord: @Sendable (UnsafeRawBufferPointer) throws -> Object
     /// Writes an object straight into record bytes, skipping the document, when the mapping can
     /// (``record(idField:)``); otherwise `nil`, and objects are stored through ``encode``.
+    ///
+    /// Only ``RecordWriter`` fills it, so the store can take its bytes as a well-formed record
+    /// without decoding them.
     public let encodeRecord: (@Sendable (Object) throws -> [UInt8])?
 
     /// A mapping from its functions. `decodeRecord` defaults to decoding a ``Document`` first;
-    /// without `encodeRecord`, objects are stored through `encode`.
+    /// objects are stored through `encode`.
     public init(
         idField: String,
         encode: @escaping @Sendable (Object) throws -> Document,
         decode: @escaping @Sendable (Document) throws -> Object,
-        decodeRecord: (@Sendable (UnsafeRawBufferPointer) throws -> Object)? = nil,
-        encodeRecord: (@Sendable (Object) throws -> [UInt8])? = nil
+        decodeRecord: (@Sendable (UnsafeRawBufferPointer) throws -> Object)? = nil
+    ) {
+        self.init(idField: idField, encode: encode, decode: decode, decodeRecord: decodeRecord, recordWriter: nil)
+    }
+
+    /// A mapping whose `recordWriter` writes records through ``RecordWriter``.
+    init(
+        idField: String,
+        encode: @escaping @Sendable (Object) throws -> Document,
+        decode: @escaping @Sendable (Document) throws -> Object,
+        decodeRecord: (@Sendable (UnsafeRawBufferPointer) throws -> Object)?,
+        recordWriter: (@Sendable (Object) throws -> [UInt8])?
     ) {
         self.idField = idField
         self.encode = encode
         self.decode = decode
         self.decodeRecord = decodeRecord ?? { bytes in try decode(RecordCodec.decode(bytes)) }
-        self.encodeRecord = encodeRecord
+        self.encodeRecord = recordWriter
     }
 }
 
@@ -46,7 +59,7 @@ extension ObjectMapping where Object: RecordDecodable & RecordEncodable & Sendab
             encode: { object in try RecordCodec.decode(object.recordBytes()) },
             decode: { document in try RecordCodec.encode(document).withUnsafeBytes { try Object(record: RecordFields($0)) } },
             decodeRecord: { bytes in try Object(record: RecordFields(bytes)) },
-            encodeRecord: { object in try object.recordBytes() }
+            recordWriter: { object in try object.recordBytes() }
         )
     }
 }

@@ -52,7 +52,9 @@ final class ChangeHub: Sendable {
         var merged: [String: CollectionChanges] = [:]
         var order: [String] = []
         for case let report as any ReportsChanges in results {
-            for change in report.changes {
+            // A change set that changed nothing (a remove of what was already gone, last writer
+            // wins) is no change to tell.
+            for change in report.changes where !(change.inserted.isEmpty && change.updated.isEmpty && change.removed.isEmpty) {
                 if merged[change.collection] == nil {
                     merged[change.collection] = CollectionChanges(collection: change.collection)
                     order.append(change.collection)

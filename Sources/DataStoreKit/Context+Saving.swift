@@ -125,7 +125,14 @@ extension Context {
         var applied = 0
         var failure: (any Error)?
         if changed.isEmpty {
-            do { return try apply(steps, policy: policy, applied: &applied, in: &transaction) } catch { failure = error }
+            do {
+                return try apply(steps, policy: policy, applied: &applied, in: &transaction)
+            } catch {
+                // LMDB's own failures (map or transaction full, I/O) concern the batch, and leave
+                // the transaction unusable for the lookups below: the writer must see them as is.
+                if WriterCore.lmdbCode(of: error) != nil { throw error }
+                failure = error
+            }
         }
         // The step that failed (its record may hold this change set's own write unless the put
         // refused an existing key), or -1 when a version changed before any step ran.

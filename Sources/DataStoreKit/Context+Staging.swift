@@ -2,8 +2,9 @@ public import DataStoreCore
 
 extension Context {
     /// Stages an insert of `object` and returns it as it will be stored (with a generated id when
-    /// it had none). Nothing is written until the root context saves.
-    /// - Throws: ``DataStoreError`` `.duplicateID` when this context already sees the id.
+    /// it had none). The object is encoded now; nothing is written until the root context saves.
+    /// - Throws: ``DataStoreError`` `.duplicateID` when this context already sees the id;
+    ///   `.invalidValue` for an object that cannot be stored (nothing is staged); `.invalidID`.
     @discardableResult
     public func add<Object>(_ object: Object, to collection: StoreCollection<Object>) throws -> Object {
         let storage = collection.storage
@@ -16,7 +17,10 @@ extension Context {
         return try collection.decodeStored(prepared)
     }
 
-    /// Stages storing `object` under `id`, replacing what is there or inserting it.
+    /// Stages storing `object` under `id`, replacing what is there or inserting it. The object is
+    /// encoded now.
+    /// - Throws: ``DataStoreError`` `.invalidValue` for an object that cannot be stored (nothing is
+    ///   staged), `.invalidID` for an id that cannot be a key.
     @discardableResult
     public func put<Object>(id: Value, object: Object, in collection: StoreCollection<Object>) throws -> Object {
         let storage = collection.storage

@@ -141,7 +141,10 @@ extension WriterCore {
         }
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
         if acknowledgeAfterMetaSync {
-            awaitMetaSync(committed)
+            // A transaction that changed nothing commits without a sync or a meta page, and its id
+            // is used again by the next commit (`mdb_txn_commit`): it proves nothing durable.
+            let wroteMeta = ((try? environment.info().lastTransactionID) ?? 0) >= commitID.rawValue
+            awaitMetaSync(committed, wroteMeta: wroteMeta)
         } else {
             acknowledge([committed])
         }

@@ -41,11 +41,12 @@ extension WriterCore {
         var finishing = false
     }
 
-    /// Called by the writer after each durable commit: from now on, the meta pages of the
-    /// commits before `batch` are on disk, and `batch` waits for its own.
-    func awaitMetaSync(_ batch: CommittedBatch) {
+    /// Called by the writer after each durable commit: `batch` waits for its meta page to reach
+    /// disk. When the commit wrote one (`wroteMeta`), its data sync has put the meta pages of the
+    /// commits before it on disk; a commit that changed nothing synced nothing.
+    func awaitMetaSync(_ batch: CommittedBatch, wroteMeta: Bool) {
         metaSync.withLock { queue in
-            queue.metaDurableBefore = batch.commit
+            if wroteMeta { queue.metaDurableBefore = batch.commit }
             queue.waiting.append(batch)
         }
         metaSyncWake.signal()
@@ -84,11 +85,21 @@ extension WriterCore {
             state.withLock { $0.metrics.metaSyncs += 1 }
             acknowledge(batches)
         } catch {
-            // The data is committed, but its durability is unknown: say so to every caller.
+            // The batches are committed — readers see them, so observers are told — but their
+            // durability is unknown: every caller whose change set committed is told so; one
+            // that failed alone keeps its own error.
             let failure = DataStoreError(.storage, "syncing \(environment.path) after a commit failed; the commit "
                 + "may not survive a machine crash", underlying: error)
+            for batch in batches where !batch.successes.isEmpty {
+                notifyCommitted(batch.commit, batch.successes)
+            }
             for batch in batches {
-                for pending in batch.pending { pending.complete(.failure(failure)) }
+                for (pending, outcome) in zip(batch.pending, batch.outcomes) {
+                    switch outcome {
+                    case .success: pending.complete(.failure(failure))
+                    case .failure(let own): pending.complete(.failure(own))
+                    }
+                }
             }
         }
     }

@@ -375,4 +375,16 @@ struct RecordMappingTests {
         let problems = try temporary.store.check()
         #expect(problems.isEmpty, "index entries from the record differ from the document's: \(problems)")
     }
+
+    @Test("an index named by a non-ASCII name equal to an ASCII field name (Kelvin sign, K) gets the document's entries")
+    func indexNameSpelledOtherwise() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        // "\u{212A}" == "K" for Swift strings (and Document keys), but not byte for byte.
+        let objects = try await temporary.store.collection("Written", mapping: ObjectMapping<WrittenFields>.record(idField: "id"),
+                                                           indexes: [IndexDefinition("\u{212A}")])
+        _ = try await objects.add(object: WrittenFields([("id", "w"), ("K", 5)]))
+        let problems = try temporary.store.check()
+        #expect(problems.isEmpty, "index entries from the record differ from the document's: \(problems)")
+    }
 }

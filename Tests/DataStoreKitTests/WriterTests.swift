@@ -274,6 +274,22 @@ struct WriterTests {
         try expectConsistent(temporary.store)
     }
 
+    @Test("a context's save of many inserts that fills a tiny map grows it and commits; the map-full error never reaches the caller")
+    func contextInsertsGrowTheMap() async throws {
+        let temporary = try TemporaryStore(options: .init(mapSize: 256 * 1024))
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let body = String(repeating: "m", count: 2_000)
+        let context = temporary.store.newContext()
+        // Inserts of records seen absent, which are not looked up before their put: the map
+        // fills in the middle of them, and the writer must see that as map full.
+        for index in 0..<200 { try context.add(note("c\(index)", ts: Double(index), message: body), to: notes) }
+        try await context.save()
+        #expect(try notes.count() == 200)
+        #expect(temporary.store.writerMetrics.mapGrowths > 0)
+        try expectConsistent(temporary.store)
+    }
+
     @Test("a batch the transaction cannot hold is split and retried until it fits; a change set that never fits fails alone")
     func transactionFullSplits() async throws {
         let temporary = try TemporaryStore()
@@ -368,6 +384,34 @@ struct WriterTests {
         #expect(changes.flatMap(\.inserted) == ["a", "b", "c"])
         #expect(changes.flatMap(\.updated) == ["a"])
         #expect(changes.flatMap(\.removed) == ["a"])
+    }
+
+    @Test("a save that changed nothing is no event to observers, and is acknowledged after a sync of its own")
+    func emptySaveIsNoEvent() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("gone"))
+        let events = temporary.store.changes()
+        // Last writer wins: a remove of what was removed meanwhile holds as it is; nothing is written.
+        let context = temporary.store.newContext(policy: .lastWriterWins)
+        _ = try context.remove(id: "gone", from: notes)
+        _ = try await notes.remove(id: "gone")
+        let syncsBefore = temporary.store.writerMetrics.metaSyncs
+        _ = try #require(try await context.save())
+        // LMDB committed nothing, so no later commit's sync covered it: the syncer synced for it.
+        #expect(temporary.store.writerMetrics.metaSyncs == syncsBefore + 1)
+        _ = try await notes.add(object: note("after"))
+
+        var seen: [CommitEvent] = []
+        for await event in events {
+            seen.append(event)
+            if seen.count == 2 { break }
+        }
+        // The removal, then the add: no empty event between them.
+        #expect(seen.flatMap(\.changes).flatMap(\.removed) == ["gone"])
+        #expect(seen.last?.changes.flatMap(\.inserted) == ["after"])
+        #expect(seen.allSatisfy { !$0.changes.isEmpty })
     }
 }
 
