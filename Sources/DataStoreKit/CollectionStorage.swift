@@ -8,7 +8,7 @@ final class CollectionStorage: Sendable {
     let name: String
     let idField: String
     let records: Database
-    private let indexList: Mutex<(all: [IndexStorage], ready: [IndexStorage])>
+    private let indexList: Mutex<(all: [IndexStorage], ready: [IndexStorage], asciiNames: Bool)>
     /// The planner's remembered choices for this collection's queries, forgotten whenever the
     /// indexes change.
     let planChoices = PlanChoices()
@@ -17,7 +17,7 @@ final class CollectionStorage: Sendable {
         self.name = name
         self.idField = idField
         self.records = records
-        self.indexList = Mutex((indexes, indexes.filter { $0.state == .ready }))
+        self.indexList = Mutex((indexes, indexes.filter { $0.state == .ready }, Self.namesAreASCII(idField, indexes)))
     }
 
     /// Every index, complete or being built (writes maintain both).
@@ -27,10 +27,21 @@ final class CollectionStorage: Sendable {
     /// filter the list each time).
     var readyIndexes: [IndexStorage] { indexList.withLock { $0.ready } }
 
+    /// Every index, and whether the id field and every index field are named in plain ASCII, so
+    /// that fields found by their bytes in a record are the fields a ``Document`` finds by name
+    /// (``prepare(record:id:generatingMissingID:)``).
+    var indexesAndNames: (indexes: [IndexStorage], ascii: Bool) { indexList.withLock { ($0.all, $0.asciiNames) } }
+
+    private static func namesAreASCII(_ idField: String, _ indexes: [IndexStorage]) -> Bool {
+        func ascii(_ name: String) -> Bool { name.utf8.allSatisfy { $0 < 0x80 } }
+        return ascii(idField) && indexes.allSatisfy { $0.definition.fields.allSatisfy { ascii($0.name) } }
+    }
+
     func replaceIndexes(_ update: (inout [IndexStorage]) -> Void) {
         indexList.withLock { list in
             update(&list.all)
             list.ready = list.all.filter { $0.state == .ready }
+            list.asciiNames = Self.namesAreASCII(idField, list.all)
             planChoices.forgetAll()
         }
     }

@@ -97,7 +97,9 @@ extension CollectionStorage {
         }
         // Other names — in the record, the id field or an index — go through a document, which
         // finds fields by canonical equivalence (as the store's check does) where bytes would not.
-        guard asciiNames, namesAreASCII, let held, Self.sameID(held, id) else {
+        // The index list and what its names are, read together (an index may be declared meanwhile).
+        let (indexes, keyNamesAreASCII) = indexesAndNames
+        guard asciiNames, keyNamesAreASCII, let held, Self.sameID(held, id) else {
             let document: Document
             do { document = try RecordCodec.decode(body) } catch {
                 throw DataStoreError(.invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
@@ -116,12 +118,6 @@ extension CollectionStorage {
         }
         let entries = try computed.get()
         return PreparedDocument(id: id, key: key, body: body, given: nil, entries: entries, keptObjectID: true)
-    }
-
-    /// Whether the id field and every index field are named in plain ASCII.
-    private var namesAreASCII: Bool {
-        func ascii(_ name: String) -> Bool { name.utf8.allSatisfy { $0 < 0x80 } }
-        return ascii(idField) && indexes.allSatisfy { $0.definition.fields.allSatisfy { ascii($0.name) } }
     }
 
     /// Whether two ids are the same value of the same kind (a record holding `.double(1)` is not
