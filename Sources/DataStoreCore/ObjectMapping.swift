@@ -19,7 +19,7 @@ public struct ObjectMapping<Object>: Sendable {
     ///
     /// Only ``RecordWriter`` fills it, so the store can take its bytes as a well-formed record
     /// without decoding them.
-    public let encodeRecord: (@Sendable (Object) throws -> [UInt8])?
+    public let encodeRecord: (@Sendable (Object) throws -> WrittenRecord)?
 
     /// A mapping from its functions. `decodeRecord` defaults to decoding a ``Document`` first;
     /// objects are stored through `encode`.
@@ -38,7 +38,7 @@ public struct ObjectMapping<Object>: Sendable {
         encode: @escaping @Sendable (Object) throws -> Document,
         decode: @escaping @Sendable (Document) throws -> Object,
         decodeRecord: (@Sendable (UnsafeRawBufferPointer) throws -> Object)?,
-        recordWriter: (@Sendable (Object) throws -> [UInt8])?
+        recordWriter: (@Sendable (Object) throws -> WrittenRecord)?
     ) {
         self.idField = idField
         self.encode = encode
@@ -59,7 +59,7 @@ extension ObjectMapping where Object: RecordDecodable & RecordEncodable & Sendab
             encode: { object in try RecordCodec.decode(object.recordBytes()) },
             decode: { document in try RecordCodec.encode(document).withUnsafeBytes { try Object(record: RecordFields($0)) } },
             decodeRecord: { bytes in try Object(record: RecordFields(bytes)) },
-            recordWriter: { object in try object.recordBytes() }
+            recordWriter: { object in try object.writtenRecord() }
         )
     }
 }

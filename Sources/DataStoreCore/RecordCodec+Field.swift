@@ -33,31 +33,6 @@ extension RecordCodec {
 
     /// Scans the entries at `reader` (positioned at the count) for `name` and returns the offset
     /// of its value's tag, or `nil`.
-    /// Whether every top-level field name of the record is plain ASCII — names that a lookup by
-    /// bytes (``field(_:in:)-(_,UnsafeRawBufferPointer)``) and a ``Document`` (whose keys compare by
-    /// canonical equivalence) find alike.
-    ///
-    /// - Throws: `CodecError` for damaged bytes.
-    /// - Complexity: O(fields): names are read and values skipped.
-    public static func namesAreASCII(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
-        var reader = try openRecord(bytes)
-        let count = try reader.readVarint()
-        for _ in 0..<count {
-            let nameLength = try reader.readVarint()
-            let name = try reader.readBytes(nameLength, "field name")
-            if !name.allSatisfy({ $0 < 0x80 }) { return false }
-            try skipValue(&reader)
-        }
-        return true
-    }
-
-    /// Whether every top-level field name of the record held in an array is plain ASCII.
-    ///
-    /// - Throws: See ``namesAreASCII(_:)-(UnsafeRawBufferPointer)``.
-    public static func namesAreASCII(_ bytes: [UInt8]) throws(CodecError) -> Bool {
-        try withBytes(bytes) { buffer throws(CodecError) in try namesAreASCII(buffer) }
-    }
-
     static func findField(_ name: String, _ reader: inout ByteReader) throws(CodecError) -> Int? {
         let count = try reader.readVarint()
         return try UTF8Order.withBytes(of: name) { target throws(CodecError) -> Int? in

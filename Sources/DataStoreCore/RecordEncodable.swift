@@ -26,10 +26,24 @@ extension RecordEncodable {
     /// - Throws: ``CodecError`` `.corrupt` when two fields have the same name, or what
     ///   ``encode(to:)`` throws.
     public func recordBytes() throws -> [UInt8] {
+        try writtenRecord().bytes
+    }
+
+    /// The record bytes of this object, with what writing them told about its field names.
+    func writtenRecord() throws -> WrittenRecord {
         var writer = RecordWriter()
         try encode(to: &writer)
-        return try writer.finish()
+        return try writer.finishRecord()
     }
+}
+
+/// Record bytes as a ``RecordWriter`` wrote them (``ObjectMapping/encodeRecord``).
+public struct WrittenRecord: Sendable {
+    /// The record (``RecordCodec`` format).
+    public let bytes: [UInt8]
+    /// Every field name is plain ASCII: a lookup by bytes finds the fields a ``Document`` (whose
+    /// keys compare by canonical equivalence) finds by name.
+    public let namesAreASCII: Bool
 }
 
 /// Collects the fields of one record and writes them in the format's canonical order.
@@ -39,8 +53,9 @@ extension RecordEncodable {
 /// and puts the format byte and field count in front. A `nil` value writes no field, as
 /// `encodeIfPresent` does for ``DocumentEncoder``.
 public struct RecordWriter {
-    /// Where each entry is in `buffer`: its name for ordering, then the entry's end.
+    /// Where each entry is in `buffer`, and its name within it (for ordering).
     private struct Entry {
+        var start: Int
         var nameStart: Int
         var nameCount: Int
         var end: Int
@@ -61,39 +76,22 @@ public struct RecordWriter {
 
     /// Writes a string field.
     public mutating func write(_ value: String?, for name: String) {
-        guard var text = value else { return }
-        beginEntry(name)
-        buffer.append(RecordCodec.Tag.string)
-        text.withUTF8 { utf8 in
-            buffer.appendVarint(utf8.count)
-            buffer.append(contentsOf: utf8)
-        }
-        endEntry()
+        value.map { append(.string($0), for: name) }
     }
 
     /// Writes a number field (stored as a double, as ``DocumentEncoder`` stores `Double`).
     public mutating func write(_ value: Double?, for name: String) {
-        guard let number = value else { return }
-        beginEntry(name)
-        buffer.append(RecordCodec.Tag.double)
-        buffer.appendLittleEndian(number.bitPattern)
-        endEntry()
+        value.map { append(.double($0), for: name) }
     }
 
     /// Writes an integer field, in the smallest width that holds it (the canonical form).
     public mutating func write(_ value: Int?, for name: String) {
-        guard let number = value else { return }
-        beginEntry(name)
-        RecordCodec.appendValue(.int(Int64(number)), to: &buffer, depth: 1)
-        endEntry()
+        value.map { append(.int(Int64($0)), for: name) }
     }
 
     /// Writes a Boolean field.
     public mutating func write(_ value: Bool?, for name: String) {
-        guard let flag = value else { return }
-        beginEntry(name)
-        buffer.append(flag ? RecordCodec.Tag.true : RecordCodec.Tag.false)
-        endEntry()
+        value.map { append(.bool($0), for: name) }
     }
 
     /// Writes any value: bytes, arrays, nested documents, or an explicit `null`.
@@ -105,14 +103,17 @@ public struct RecordWriter {
         guard depth <= RecordCodec.maxDepth else {
             throw CodecError(.tooDeep, "field \(name) nests \(depth) levels; the limit is \(RecordCodec.maxDepth)", fieldPath: name)
         }
-        beginEntry(name)
-        RecordCodec.appendValue(value, to: &buffer, depth: 1)
-        endEntry()
+        append(value, for: name)
     }
 
     /// The record bytes: format byte, field count, then the entries ordered by name bytes.
     /// - Throws: ``CodecError`` `.corrupt` naming a field written twice.
     public consuming func finish() throws(CodecError) -> [UInt8] {
+        try finishRecord().bytes
+    }
+
+    /// The record bytes, and whether every name is ASCII (known from writing them).
+    consuming func finishRecord() throws(CodecError) -> WrittenRecord {
         if !inOrder { try sortEntries() }
         if hasNonASCIIName { try refuseEquivalentNames() }
         var record: [UInt8] = []
@@ -122,14 +123,15 @@ public struct RecordWriter {
         if inOrder {
             record.append(contentsOf: buffer)
         } else {
-            for entry in entries {
-                record.append(contentsOf: buffer[(entry.nameStart - Self.varintCount(entry.nameCount))..<entry.end])
-            }
+            for entry in entries { record.append(contentsOf: buffer[entry.start..<entry.end]) }
         }
-        return record
+        return WrittenRecord(bytes: record, namesAreASCII: !hasNonASCIIName)
     }
 
-    private mutating func beginEntry(_ name: String) {
+    /// Appends one entry — name, then the value in ``RecordCodec``'s own encoding — and notes
+    /// whether the names still come in order.
+    private mutating func append(_ value: Value, for name: String) {
+        let start = buffer.count
         var name = name
         name.withUTF8 { utf8 in
             buffer.appendVarint(utf8.count)
@@ -139,11 +141,9 @@ public struct RecordWriter {
             if let last = entries.last, inOrder {
                 inOrder = compareNames(last, nameStart: nameStart, nameCount: utf8.count) < 0
             }
-            entries.append(Entry(nameStart: nameStart, nameCount: utf8.count, end: nameStart))
+            entries.append(Entry(start: start, nameStart: nameStart, nameCount: utf8.count, end: nameStart))
         }
-    }
-
-    private mutating func endEntry() {
+        RecordCodec.appendValue(value, to: &buffer, depth: 1)
         entries[entries.count - 1].end = buffer.count
     }
 
@@ -187,13 +187,4 @@ public struct RecordWriter {
         UnsafeRawBufferPointer(rebasing: bytes[entry.nameStart..<(entry.nameStart + entry.nameCount)])
     }
 
-    private static func varintCount(_ value: Int) -> Int {
-        var count = 1
-        var rest = value >> 7
-        while rest > 0 {
-            count += 1
-            rest >>= 7
-        }
-        return count
-    }
 }

@@ -50,6 +50,21 @@ extension Context {
         return found
     }
 
+    /// Whether `id` (whose record key is `key`) is in this context's view — staged changes over
+    /// the snapshot — remembering its stored version; nothing is decoded.
+    func viewContains(_ id: Value, key: [UInt8], in storage: CollectionStorage) throws -> Bool {
+        switch stagedChange(Key(collection: storage.name, id: id)) {
+        case .insert?, .upsert?: return true
+        case .remove?: return false
+        case nil:
+            let version = try withSnapshot { transaction in
+                try transaction.withValue(forKey: key, in: storage.records) { try RecordVersion.read($0) }
+            }
+            remember(Key(collection: storage.name, id: id), version: version, storage: storage)
+            return version != nil
+        }
+    }
+
     /// The document `id` has in this context's view (staged changes over the snapshot), or `nil`.
     func viewDocument(_ id: Value, in storage: CollectionStorage) throws -> Document? {
         switch stagedChange(Key(collection: storage.name, id: id)) {

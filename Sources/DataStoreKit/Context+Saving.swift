@@ -49,16 +49,25 @@ extension Context {
                 steps.append(SaveStep(id: key.id, storage: storage, write: nil))
             }
         }
-        let expected: [ExpectedVersion] = policy == .detect
-            ? versions.compactMap { key, version in
-                guard let storage = storages[key.collection] else { return nil }
+        var expected: [ExpectedVersion] = []
+        if policy == .detect {
+            expected.reserveCapacity(versions.count)
+            for (key, version) in versions {
+                guard let storage = storages[key.collection] else { continue }
+                let staged = changes[key]
                 // An insert of a record seen absent finds it present by itself (the put refuses an
                 // existing key), so its version needs no lookup before applying.
-                let insert = if version == nil, case .insert? = changes[key] { true } else { false }
-                return ExpectedVersion(key: key, storage: storage, version: version, checkedByInsert: insert)
+                let insert = if version == nil, case .insert? = staged { true } else { false }
+                // The record key, from the staged record when there is one.
+                let recordKey = switch staged {
+                case .insert(let ready)?, .upsert(let ready)?: ready.key
+                case .remove?, nil: try storage.idKey(key.id)
+                }
+                expected.append(ExpectedVersion(key: key, recordKey: recordKey, storage: storage, version: version,
+                                                checkedByInsert: insert))
             }
-            : []
-        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes) { [steps] transaction -> ContextSaveReport in
+        }
+        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes) { [steps, expected] transaction -> ContextSaveReport in
             try Self.checkThenApply(steps, expected: expected, policy: policy, in: &transaction)
         }
         // Nothing could be staged while the save ran (`saving`), so what is staged now is what was
@@ -103,6 +112,8 @@ extension Context {
     /// A record's version as the context last knew it (`nil`: absent).
     struct ExpectedVersion: Sendable {
         let key: Key
+        /// The record's key, encoded in the caller's task rather than on the writer thread.
+        let recordKey: [UInt8]
         let storage: CollectionStorage
         let version: Int?
         /// Staged as an insert of a record seen absent: its own put detects a record inserted
@@ -157,7 +168,7 @@ extension Context {
     ) throws -> [String] {
         var changed: [String] = []
         for record in expected where include(record) {
-            let current = try transaction.withValue(forKey: record.storage.idKey(record.key.id), in: record.storage.records) {
+            let current = try transaction.withValue(forKey: record.recordKey, in: record.storage.records) {
                 try RecordVersion.read($0)
             }
             if current != record.version {

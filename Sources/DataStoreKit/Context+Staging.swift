@@ -10,7 +10,7 @@ extension Context {
         let storage = collection.storage
         // Encoded once, here: the save writes these bytes, and reads of this context decode them.
         let prepared = try collection.prepare(object, id: nil, generatingMissingID: true)
-        if try viewDocument(prepared.id, in: storage) != nil {
+        if try viewContains(prepared.id, key: prepared.key, in: storage) {
             throw DataStoreError(.duplicateID, "an object with id \(prepared.id) already exists in \(storage.name)")
         }
         try stage(.insert(prepared), for: Key(collection: storage.name, id: prepared.id), storage: storage)
@@ -25,7 +25,7 @@ extension Context {
     public func put<Object>(id: Value, object: Object, in collection: StoreCollection<Object>) throws -> Object {
         let storage = collection.storage
         let prepared = try collection.prepare(object, id: id)
-        let exists = try viewDocument(id, in: storage) != nil
+        let exists = try viewContains(id, key: prepared.key, in: storage)
         try stage(exists ? .upsert(prepared) : .insert(prepared), for: Key(collection: storage.name, id: id), storage: storage)
         return try collection.decodeStored(prepared)
     }
@@ -72,41 +72,5 @@ extension Context {
         if state.changes[key] == nil { state.order.append(key) }
         state.changes[key] = combined
         if combined == nil { state.order.removeAll { $0 == key } }
-    }
-}
-
-extension StoreCollection {
-    /// `object` made ready to write — through the mapping's record writer when it has one (no
-    /// document made), else through a document — under `id` when given, else under the id it
-    /// holds, else, with `generatingMissingID`, a new one.
-    /// - Throws: ``DataStoreError`` `.invalidValue` for an object that cannot be stored, `.invalidID`.
-    func prepare(_ object: Object, id: Value?, generatingMissingID: Bool = false) throws -> PreparedDocument {
-        let storage = self.storage
-        do {
-            if let encodeRecord = mapping.encodeRecord {
-                return try storage.prepare(record: encodeRecord(object), id: id, generatingMissingID: generatingMissingID)
-            }
-            let document = try mapping.encode(object)
-            let own = DataStore.identity(of: document, idField: storage.idField)
-            let chosen: Value
-            if let given = id ?? own {
-                chosen = given
-            } else if generatingMissingID {
-                chosen = .string(IDGenerator.next())
-            } else {
-                throw DataStoreError(.invalidID, "an object without an id in field \(storage.idField) cannot be put into \(name)")
-            }
-            return try storage.prepare(document, id: chosen, keptObjectID: own == chosen)
-        } catch let error as DataStoreError {
-            throw error
-        } catch {
-            throw DataStoreError(.invalidValue, "an object of type \(Object.self) cannot be stored in \(name): \(error)",
-                                 underlying: error)
-        }
-    }
-
-    /// The object `prepared` stores, read back from its record bytes.
-    func decodeStored(_ prepared: PreparedDocument) throws -> Object {
-        try prepared.body.withUnsafeBytes { try decode($0, id: prepared.id) }
     }
 }

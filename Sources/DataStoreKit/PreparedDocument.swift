@@ -14,22 +14,12 @@ struct PreparedDocument: Sendable {
     /// The encoded document (``RecordCodec``), its id field set, without the version prefix.
     let body: [UInt8]
     /// The document, when it was prepared from one; otherwise it is decoded from `body` on demand.
-    private let given: Document?
+    let given: Document?
     /// The entries of each index the collection had when this was prepared.
     let entries: [(definition: IndexDefinition, entries: [IndexStorage.Entry])]
     /// Whether the id came with the object (rather than being generated or given apart), so the
     /// stored object is the one the caller has.
     let keptObjectID: Bool
-
-    init(id: Value, key: [UInt8], body: [UInt8], given: Document?,
-         entries: [(definition: IndexDefinition, entries: [IndexStorage.Entry])], keptObjectID: Bool) {
-        self.id = id
-        self.key = key
-        self.body = body
-        self.given = given
-        self.entries = entries
-        self.keptObjectID = keptObjectID
-    }
 
     /// The document as stored.
     func document() throws(DataStoreError) -> Document {
@@ -70,36 +60,25 @@ extension CollectionStorage {
         return PreparedDocument(id: id, key: key, body: body, given: document, entries: entries, keptObjectID: keptObjectID)
     }
 
-    /// Prepares the record `body` that an object wrote itself (``RecordEncodable``), under `id`
-    /// when given, else under the id it holds, else — with `generatingMissingID` — a new one.
+    /// Prepares the record an object wrote itself (``RecordEncodable``), under `id` when given,
+    /// else under the id it holds, else — with `generatingMissingID` — a new one.
     ///
-    /// When the record already holds the id and its field names are ASCII, nothing is decoded:
-    /// the index entries are read from the bytes. Otherwise it goes through a document.
+    /// When the record already holds the id and every name involved is ASCII, nothing is
+    /// decoded: the index entries are read from the bytes. Otherwise it goes through a document,
+    /// which finds fields by canonical equivalence (as the store's check does) where bytes would not.
     /// - Throws: as ``prepare(_:id:keptObjectID:)``, and `.invalidID` for a missing id when not
     ///   generating one.
-    func prepare(record body: [UInt8], id requested: Value?, generatingMissingID: Bool) throws(DataStoreError) -> PreparedDocument {
+    func prepare(record written: WrittenRecord, id requested: Value?, generatingMissingID: Bool) throws(DataStoreError) -> PreparedDocument {
+        let body = written.bytes
         let held: Value?
-        let asciiNames: Bool
-        do {
-            held = try RecordCodec.field(idField, in: body)
-            asciiNames = try RecordCodec.namesAreASCII(body)
-        } catch {
+        do { held = try RecordCodec.field(idField, in: body) } catch {
             throw DataStoreError(.invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
         }
         let own = DataStore.identity(of: held)
-        let id: Value
-        if let chosen = requested ?? own {
-            id = chosen
-        } else if generatingMissingID {
-            id = .string(IDGenerator.next())
-        } else {
-            throw DataStoreError(.invalidID, "an object without an id in field \(idField) cannot be put into \(name)")
-        }
-        // Other names — in the record, the id field or an index — go through a document, which
-        // finds fields by canonical equivalence (as the store's check does) where bytes would not.
+        let id = try chooseID(requested ?? own, generatingMissingID: generatingMissingID)
         // The index list and what its names are, read together (an index may be declared meanwhile).
         let (indexes, keyNamesAreASCII) = indexesAndNames
-        guard asciiNames, keyNamesAreASCII, let held, Self.sameID(held, id) else {
+        guard written.namesAreASCII, keyNamesAreASCII, let held, Self.sameID(held, id) else {
             let document: Document
             do { document = try RecordCodec.decode(body) } catch {
                 throw DataStoreError(.invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
@@ -118,6 +97,16 @@ extension CollectionStorage {
         }
         let entries = try computed.get()
         return PreparedDocument(id: id, key: key, body: body, given: nil, entries: entries, keptObjectID: true)
+    }
+
+    /// `id`, or a new one with `generatingMissingID`.
+    /// - Throws: ``DataStoreError/Code/invalidID`` for a missing id when not generating one.
+    func chooseID(_ id: Value?, generatingMissingID: Bool) throws(DataStoreError) -> Value {
+        if let id { return id }
+        guard generatingMissingID else {
+            throw DataStoreError(.invalidID, "an object without an id in field \(idField) cannot be put into \(name)")
+        }
+        return .string(IDGenerator.next())
     }
 
     /// Whether two ids are the same value of the same kind (a record holding `.double(1)` is not

@@ -170,6 +170,35 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     }
 }
 
+extension StoreCollection {
+    /// `object` made ready to write — through the mapping's record writer when it has one (no
+    /// document made), else through a document — under `id` when given, else under the id it
+    /// holds, else, with `generatingMissingID`, a new one.
+    /// - Throws: ``DataStoreError`` `.invalidValue` for an object that cannot be stored, `.invalidID`.
+    func prepare(_ object: Object, id: Value?, generatingMissingID: Bool = false) throws -> PreparedDocument {
+        let storage = self.storage
+        do {
+            if let encodeRecord = mapping.encodeRecord {
+                return try storage.prepare(record: encodeRecord(object), id: id, generatingMissingID: generatingMissingID)
+            }
+            let document = try mapping.encode(object)
+            let own = DataStore.identity(of: document, idField: storage.idField)
+            let chosen = try storage.chooseID(id ?? own, generatingMissingID: generatingMissingID)
+            return try storage.prepare(document, id: chosen, keptObjectID: own == chosen)
+        } catch let error as DataStoreError {
+            throw error
+        } catch {
+            throw DataStoreError(.invalidValue, "an object of type \(Object.self) cannot be stored in \(name): \(error)",
+                                 underlying: error)
+        }
+    }
+
+    /// The object `prepared` stores, read back from its record bytes.
+    func decodeStored(_ prepared: PreparedDocument) throws -> Object {
+        try prepared.body.withUnsafeBytes { try decode($0, id: prepared.id) }
+    }
+}
+
 /// What a store write reports to observers.
 struct WriteReport: ReportsChanges {
     var changes: [CollectionChanges]

@@ -86,32 +86,22 @@ extension WriterCore {
             acknowledge(batches)
         } catch {
             // The batches are committed — readers see them, so observers are told — but their
-            // durability is unknown: every caller whose change set committed is told so; one
-            // that failed alone keeps its own error.
-            let failure = DataStoreError(.storage, "syncing \(environment.path) after a commit failed; the commit "
-                + "may not survive a machine crash", underlying: error)
-            for batch in batches where !batch.successes.isEmpty {
-                notifyCommitted(batch.commit, batch.successes)
-            }
-            for batch in batches {
-                for (pending, outcome) in zip(batch.pending, batch.outcomes) {
-                    switch outcome {
-                    case .success: pending.complete(.failure(failure))
-                    case .failure(let own): pending.complete(.failure(own))
-                    }
-                }
-            }
+            // durability is unknown: every caller whose change set committed is told so.
+            acknowledge(batches, failingCommitted: DataStoreError(.storage, "syncing \(environment.path) after a "
+                + "commit failed; the commit may not survive a machine crash", underlying: error))
         }
     }
 
-    /// Tells observers of `batches`, in commit order, and completes every caller.
+    /// Tells observers of `batches`, in commit order, and completes every caller — with
+    /// `failingCommitted`, when given, instead of success; a change set that failed alone keeps
+    /// its own error.
     ///
     /// In durable mode this runs on the meta syncer's thread. Otherwise it runs on the writer
     /// thread, and the callers are completed on a pool thread: resuming a continuation enqueues
     /// its task and may wake a thread, several microseconds each, and the writer thread — through
     /// which every write passes — would otherwise spend them between one commit and the next
     /// batch (perf: 8–14 % of its time at 64 savers).
-    func acknowledge(_ batches: [CommittedBatch]) {
+    func acknowledge(_ batches: [CommittedBatch], failingCommitted failure: DataStoreError? = nil) {
         guard !batches.isEmpty else { return }
         for batch in batches where !batch.successes.isEmpty {
             notifyCommitted(batch.commit, batch.successes)
@@ -119,7 +109,10 @@ extension WriterCore {
         let complete: @Sendable () -> Void = {
             for batch in batches {
                 for (pending, outcome) in zip(batch.pending, batch.outcomes) {
-                    pending.complete(outcome.map { ($0, batch.commit) })
+                    switch (outcome, failure) {
+                    case (.success, let failure?): pending.complete(.failure(failure))
+                    default: pending.complete(outcome.map { ($0, batch.commit) })
+                    }
                 }
             }
         }

@@ -200,11 +200,6 @@ final class WriterCore: Sendable {
         if wakeWriter { wake.signal() }
     }
 
-    /// Waits until the thread has committed everything queued before `close()` and stopped.
-    func waitUntilFinished() {
-        while !state.withLock({ $0.finished }) { usleep(200) }
-    }
-
     /// The writer thread's loop: each batch is what was queued while the last one committed.
     func run() {
         while true {

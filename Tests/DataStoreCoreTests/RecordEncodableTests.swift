@@ -341,7 +341,9 @@ struct RecordMappingCoreTests {
         #expect(mapping.idField == "id")
         let encodeRecord = try #require(mapping.encodeRecord)
         for reading in readings {
-            let bytes = try encodeRecord(reading)
+            let written = try encodeRecord(reading)
+            let bytes = written.bytes
+            #expect(written.namesAreASCII)
             #expect(bytes == (try reading.recordBytes()))
             // The same bytes the Codable path stores.
             #expect(bytes == RecordCodec.encode(try DocumentEncoder().encode(reading)))
