@@ -72,7 +72,7 @@ public final class DataStore: Sendable {
         let hub = ChangeHub()
         self.changeHub = hub
         self.writer = Writer(environment: environment, limits: options.writerLimits,
-                             acknowledgeAfterMetaSync: options.durability == .durable) { commit, results in
+                             durability: options.durability) { commit, results in
             hub.publish(commit: commit, results: results)
         }
     }

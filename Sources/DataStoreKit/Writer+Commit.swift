@@ -121,6 +121,7 @@ extension WriterCore {
                     outcomes.append(.failure(error))
                 }
             }
+            if extendsDataFile { extendDataFileIfLow(transaction) }
             try transaction.commit()
         } catch {
             let lmdbError = (error as? LMDBError) ?? ((error as? DataStoreError)?.underlying as? LMDBError)
@@ -140,10 +141,12 @@ extension WriterCore {
             state.metrics.commitNanoseconds += elapsed
         }
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
+        let info = acknowledgeAfterMetaSync || extendsDataFile ? try? environment.info() : nil
+        if extendsDataFile, let info { noteFileUse(info) }
         if acknowledgeAfterMetaSync {
             // A transaction that changed nothing commits without a sync or a meta page, and its id
             // is used again by the next commit (`mdb_txn_commit`): it proves nothing durable.
-            let wroteMeta = ((try? environment.info().lastTransactionID) ?? 0) >= commitID.rawValue
+            let wroteMeta = (info?.lastTransactionID ?? 0) >= commitID.rawValue
             awaitMetaSync(committed, wroteMeta: wroteMeta)
         } else {
             acknowledge([committed])

@@ -31,18 +31,27 @@ public final class Writer: Sendable {
         /// The largest the map may be grown to after `mapFull`; past it, writes fail with
         /// ``DataStoreError/Code/storage``.
         public var maxMapSize: Int
+        /// How far ahead of the data the writer keeps the data file written (with zeros), in
+        /// bytes, when commits sync (``Durability/durable`` and ``Durability/relaxed``): a commit
+        /// that writes over existing blocks syncs faster than one that appends, whose sync also
+        /// commits the file system's journal. The file is topped up when less than half is left,
+        /// so it runs up to this much longer than the data. 0 turns it off.
+        public var dataFileHeadroom: Int
 
-        /// Defaults: 1,024 change sets or 16 MiB per batch, 16,384 queued, map up to 1 TiB.
+        /// Defaults: 1,024 change sets or 16 MiB per batch, 16,384 queued, map up to 1 TiB, 1 MiB
+        /// of data-file headroom.
         public init(
             maxChangeSetsPerBatch: Int = 1_024,
             maxBytesPerBatch: Int = 16 << 20,
             maxQueuedChangeSets: Int = 16_384,
-            maxMapSize: Int = 1 << 40
+            maxMapSize: Int = 1 << 40,
+            dataFileHeadroom: Int = 1 << 20
         ) {
             self.maxChangeSetsPerBatch = maxChangeSetsPerBatch
             self.maxBytesPerBatch = maxBytesPerBatch
             self.maxQueuedChangeSets = maxQueuedChangeSets
             self.maxMapSize = maxMapSize
+            self.dataFileHeadroom = dataFileHeadroom
         }
     }
 
@@ -52,11 +61,10 @@ public final class Writer: Sendable {
     init(
         environment: Environment,
         limits: Limits,
-        acknowledgeAfterMetaSync: Bool,
+        durability: Durability,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
     ) {
-        core = WriterCore(environment: environment, limits: limits, acknowledgeAfterMetaSync: acknowledgeAfterMetaSync,
-                          afterCommit: afterCommit)
+        core = WriterCore(environment: environment, limits: limits, durability: durability, afterCommit: afterCommit)
         let core = self.core
         let thread = Thread {
             // Named from inside the thread, and in at most 15 bytes: Linux refuses longer thread
@@ -65,7 +73,7 @@ public final class Writer: Sendable {
             core.run()
         }
         thread.start()
-        if acknowledgeAfterMetaSync {
+        if core.acknowledgeAfterMetaSync {
             let syncer = Thread {
                 Thread.current.name = "DataStoreSync"
                 core.runMetaSyncer()
@@ -144,6 +152,10 @@ final class WriterCore: Sendable {
     /// Durable mode: commits sync their data only, and the meta syncer acknowledges each batch
     /// once its meta page is on disk (see `Writer+Durability.swift`).
     let acknowledgeAfterMetaSync: Bool
+    /// Durable and relaxed modes: every commit syncs its data pages.
+    let commitsSync: Bool
+    /// The data file's use and size, for keeping it written ahead (see `Writer+FileSpace.swift`).
+    let fileSpace = Mutex(FileSpace())
     /// Commits whose data is on disk but whose meta page may not be yet.
     let metaSync = Mutex(MetaSyncQueue())
     let metaSyncWake = DispatchSemaphore(value: 0)
@@ -152,12 +164,13 @@ final class WriterCore: Sendable {
     init(
         environment: Environment,
         limits: Writer.Limits,
-        acknowledgeAfterMetaSync: Bool,
+        durability: Durability,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
     ) {
         self.environment = environment
         self.limits = limits
-        self.acknowledgeAfterMetaSync = acknowledgeAfterMetaSync
+        self.acknowledgeAfterMetaSync = durability == .durable
+        self.commitsSync = durability != .none
         self.notifyCommitted = afterCommit
     }
 

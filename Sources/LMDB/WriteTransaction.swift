@@ -19,8 +19,8 @@ import Glibc
 public struct WriteTransaction: ~Copyable, ReadableTransaction {
     let pointer: OpaquePointer
     let environment: Environment
-    private let thread: pthread_t
-    private let isNested: Bool
+    let thread: pthread_t
+    let isNested: Bool
     private var isFinished = false
 
     public var transactionHandle: TransactionHandle {
