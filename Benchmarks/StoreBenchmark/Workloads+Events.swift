@@ -88,7 +88,7 @@ extension BenchmarkRun {
             report.notes.append("event log, \(tasks) tasks: DataStoreKit ÷ raw coalescer per round: "
                 + roundRatios.map { fixed($0, 2) }.joined(separator: ", ") + "; DataStoreKit's writer: \(metrics.batches) batches, "
                 + "\(fixed(Double(metrics.commitNanoseconds) / Double(max(1, metrics.batches)) / 1e6, 2)) ms each inside the transaction, "
-                + "\(metrics.metaSyncs) meta syncs; CPU per save, process / writing threads: DataStoreKit "
+                + "\(metrics.dataFileExtensions) data-file extensions; CPU per save, process / writing threads: DataStoreKit "
                 + storeCPU.perSave(storeRounds.reduce(0) { $0 + $1.latencies.count }) + ", raw coalescer "
                 + rawCPU.perSave(rawRounds.reduce(0) { $0 + $1.latencies.count }))
             try record(tasks: tasks, backend: CommitBackend.dataStoreKit,
@@ -148,8 +148,8 @@ extension BenchmarkRun {
         _ = try await context.save()
     }
 
-    /// DataStoreKit's threads that commit: the writer and its meta syncer.
-    static let storeWriterThreads = ["DataStoreWriter", "DataStoreSync"]
+    /// DataStoreKit's thread that commits.
+    static let storeWriterThreads = ["DataStoreWriter"]
 
     /// Alternating rounds per event-log row.
     static let eventRounds = 4

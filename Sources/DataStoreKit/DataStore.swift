@@ -108,9 +108,10 @@ public final class DataStore: Sendable {
     private static func open(path: String, options: Options, temporaryDirectory: String?) throws -> DataStore {
         var flags: Environment.Flags = options.readOnly ? .readOnly : []
         switch options.durability {
-        case .durable, .relaxed:
-            // Durable mode syncs each meta page off the writer's thread before acknowledging (Writer+Durability).
-            flags.insert(.noMetaSync)
+        // Durable mode is LMDB's standard commit: data synced, then the meta page written through
+        // an O_DSYNC descriptor (Writer+Acknowledgement says why no pipelined meta sync).
+        case .durable: break
+        case .relaxed: flags.insert(.noMetaSync)
         case .none: flags.insert(.noSync)
         }
         let configuration = Environment.Configuration(

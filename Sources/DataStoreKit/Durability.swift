@@ -5,9 +5,9 @@
 /// whole machine (power loss, kernel panic) may take back.
 public enum Durability: Sendable, Hashable {
     /// A save is acknowledged only once its commit — data and meta page — is on disk. Nothing
-    /// acknowledged is ever lost. (The default.) The writer's thread pays one sync per batch (the
-    /// data pages); a second thread syncs the meta page — unless the next commit's sync already
-    /// did — and only then acknowledges the batch.
+    /// acknowledged is ever lost. (The default.) Each batch is one LMDB durable commit: its data
+    /// pages are synced, then its meta page is written and synced; the batch's callers are
+    /// acknowledged after that.
     case durable
     /// Data pages are synced at each commit but the meta page is not (`MDB_NOMETASYNC`): a machine
     /// crash may undo the last commits before the crash; the store stays intact.

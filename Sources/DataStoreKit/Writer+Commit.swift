@@ -141,16 +141,8 @@ extension WriterCore {
             state.metrics.commitNanoseconds += elapsed
         }
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
-        let info = acknowledgeAfterMetaSync || extendsDataFile ? try? environment.info() : nil
-        if extendsDataFile, let info { noteFileUse(info) }
-        if acknowledgeAfterMetaSync {
-            // A transaction that changed nothing commits without a sync or a meta page, and its id
-            // is used again by the next commit (`mdb_txn_commit`): it proves nothing durable.
-            let wroteMeta = (info?.lastTransactionID ?? 0) >= commitID.rawValue
-            awaitMetaSync(committed, wroteMeta: wroteMeta)
-        } else {
-            acknowledge([committed])
-        }
+        if extendsDataFile, let info = try? environment.info() { noteFileUse(info) }
+        acknowledge(committed)
         return .committed
     }
 

@@ -5,11 +5,11 @@ import LMDB
 import Synchronization
 
 /// The one writer of an environment: queues change sets from every caller and commits them in
-/// batches, one LMDB write transaction and one sync per batch on its thread (durable mode syncs
-/// each batch's meta page on a second thread; see `Writer+Durability.swift`).
+/// batches, one LMDB write transaction and one commit per batch on its thread (in durable mode
+/// LMDB's commit syncs the data pages, then the meta page; see `Writer+Acknowledgement.swift`).
 ///
-/// While one batch commits, the next gathers: each batch is whatever was queued meanwhile. A change set that fails (a unique violation, a
-/// conflict, a bad value) is rolled back alone and only its caller sees the error; then one commit
+/// While one batch commits, the next gathers: each batch is whatever was queued meanwhile. A
+/// change set that fails (a unique violation, a conflict, a bad value) is rolled back alone and only its caller sees the error; then one commit
 /// acknowledges every other caller. Change sets are applied straight into the batch's transaction;
 /// only once one fails is the batch applied again with each later change set in its own nested
 /// transaction (LMDB's nested transactions cost megabytes of allocation each; see
@@ -73,13 +73,6 @@ public final class Writer: Sendable {
             core.run()
         }
         thread.start()
-        if core.acknowledgeAfterMetaSync {
-            let syncer = Thread {
-                Thread.current.name = "DataStoreSync"
-                core.runMetaSyncer()
-            }
-            syncer.start()
-        }
     }
 
     deinit {
@@ -149,17 +142,10 @@ final class WriterCore: Sendable {
     let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     let notifyCommitted: @Sendable (CommitID, [any Sendable]) -> Void
-    /// Durable mode: commits sync their data only, and the meta syncer acknowledges each batch
-    /// once its meta page is on disk (see `Writer+Durability.swift`).
-    let acknowledgeAfterMetaSync: Bool
     /// Durable and relaxed modes: every commit syncs its data pages.
     let commitsSync: Bool
     /// The data file's use and size, for keeping it written ahead (see `Writer+FileSpace.swift`).
     let fileSpace = Mutex(FileSpace())
-    /// Commits whose data is on disk but whose meta page may not be yet.
-    let metaSync = Mutex(MetaSyncQueue())
-    let metaSyncWake = DispatchSemaphore(value: 0)
-    let metaSyncFinished = DispatchSemaphore(value: 0)
 
     init(
         environment: Environment,
@@ -169,7 +155,6 @@ final class WriterCore: Sendable {
     ) {
         self.environment = environment
         self.limits = limits
-        self.acknowledgeAfterMetaSync = durability == .durable
         self.commitsSync = durability != .none
         self.notifyCommitted = afterCommit
     }
@@ -227,7 +212,6 @@ final class WriterCore: Sendable {
             }
             if state.withLock({ $0.closed && $0.queuedCount == 0 }) { break }
         }
-        if acknowledgeAfterMetaSync { finishMetaSync() }
         // Anyone still waiting for room is told by `enqueue` that the store closed.
         let waiters = state.withLock { state in
             state.finished = true

@@ -15,9 +15,6 @@ public struct WriterMetrics: Sendable, Hashable {
     public var mapGrowths = 0
     /// Times a batch was split after `transactionFull`.
     public var batchSplits = 0
-    /// Syncs the meta syncer made to put batches' meta pages on disk (durable mode), beside the
-    /// writer's own data syncs; none for a batch whose meta page a later commit's sync covered.
-    public var metaSyncs = 0
     /// Times the writer wrote zeros after the data to keep the data file ahead of it (see
     /// ``Writer/Limits/dataFileHeadroom``).
     public var dataFileExtensions = 0
