@@ -19,6 +19,10 @@ struct ChangeSet: Sendable {
     /// make the writer apply it a second time, and no other change set sees its in-memory effect
     /// in one attempt and not in the next.
     var exclusive = false
+    /// Undoes what `apply` did outside the transaction (a schema change's in-memory index list),
+    /// when the change set does not commit — it failed, or its batch's commit did. Called on the
+    /// writer thread before the next batch begins, so no other change set sees the undone effect.
+    var rollBack: (@Sendable () -> Void)? = nil
 }
 
 /// The identity of a committed LMDB write transaction: the transaction id it committed as.

@@ -83,7 +83,7 @@ extension DataStore {
 
             // 1. Drop what is no longer declared (or declared differently), data and all.
             if !drop.isEmpty {
-                _ = try await writer.submit(estimatedBytes: 0, exclusive: true) { [meta] transaction in
+                _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: storage.indexRestorer()) { [meta] transaction in
                     for index in drop { try transaction.dropDatabase(index.database) }
                     storage.replaceIndexes { list in list.removeAll { index in drop.contains { $0.name == index.name } } }
                     try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
@@ -97,7 +97,7 @@ extension DataStore {
                     added.append(IndexStorage(definition: definition, database: database, state: .building))
                 }
                 let newIndexes = added
-                _ = try await writer.submit(estimatedBytes: 0, exclusive: true) { [meta] transaction in
+                _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: storage.indexRestorer()) { [meta] transaction in
                     for index in newIndexes { try transaction.empty(index.database) }
                     // Idempotent: a change set may be applied again (see ChangeSet).
                     storage.replaceIndexes { list in list += newIndexes.filter { new in !list.contains { $0.name == new.name } } }
@@ -117,7 +117,7 @@ extension DataStore {
                 do {
                     try await buildIndex(index, of: storage, chunk: buildChunk)
                 } catch {
-                    _ = try await writer.submit(estimatedBytes: 0, exclusive: true) { [meta] transaction in
+                    _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: storage.indexRestorer()) { [meta] transaction in
                         try transaction.dropDatabase(index.database)
                         storage.replaceIndexes { list in list.removeAll { $0.name == index.name } }
                         try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
@@ -177,7 +177,7 @@ extension DataStore {
             guard let last else { break }
             after = last
         }
-        _ = try await writer.submit(estimatedBytes: 0, exclusive: true) { [meta] transaction in
+        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: storage.indexRestorer()) { [meta] transaction in
             storage.replaceIndexes { list in
                 for position in list.indices where list[position].name == index.name { list[position].state = .ready }
             }
@@ -187,6 +187,14 @@ extension DataStore {
 }
 
 extension CollectionStorage {
+    /// Puts back the index list as it is now: the roll-back of a schema change set, which
+    /// changes the list inside its transaction. Taken before the change set is submitted, under
+    /// the store's schema lock, so no other schema change comes between.
+    func indexRestorer() -> @Sendable () -> Void {
+        let before = indexes
+        return { self.replaceIndexes { $0 = before } }
+    }
+
     /// The schema `_meta` records for this collection.
     var schema: StoreSchema.Collection {
         StoreSchema.Collection(idField: idField, indexes: indexes.map { StoreSchema.Index(definition: $0.definition, state: $0.state) })

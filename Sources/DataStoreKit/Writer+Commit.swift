@@ -53,7 +53,7 @@ extension WriterCore {
                 if isolating.knownFailures.count == next.count {
                     // Every change set failed (a batch of one, usually): nothing to commit.
                     state.withLock { $0.metrics.failedChangeSets += next.count }
-                    for (position, pending) in next.enumerated() { pending.complete(.failure(isolating.knownFailures[position]!)) }
+                    for (position, pending) in next.enumerated() { Self.fail(pending, isolating.knownFailures[position]!) }
                     continue
                 }
                 state.withLock { $0.metrics.isolationReplays += 1 }
@@ -121,7 +121,7 @@ extension WriterCore {
                     outcomes.append(.failure(error))
                 }
             }
-            if extendsDataFile { extendDataFileIfLow(transaction) }
+            if extendsDataFile { extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 + $1.change.estimatedBytes }) }
             try transaction.commit()
         } catch {
             let lmdbError = (error as? LMDBError) ?? ((error as? DataStoreError)?.underlying as? LMDBError)
@@ -140,8 +140,10 @@ extension WriterCore {
             state.metrics.largestBatch = max(state.metrics.largestBatch, batch.count)
             state.metrics.commitNanoseconds += elapsed
         }
+        for (pending, outcome) in zip(batch, outcomes) {
+            if case .failure = outcome { pending.change.rollBack?() }
+        }
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
-        if extendsDataFile, let info = try? environment.info() { noteFileUse(info) }
         acknowledge(committed)
         return .committed
     }
@@ -164,7 +166,14 @@ extension WriterCore {
 
     private func fail(_ batch: [Pending], _ error: DataStoreError) {
         state.withLock { $0.metrics.failedChangeSets += batch.count }
-        for pending in batch { pending.complete(.failure(error)) }
+        for pending in batch { Self.fail(pending, error) }
+    }
+
+    /// Undoes `pending`'s effects outside the transaction, here on the writer thread, then tells
+    /// its caller.
+    private static func fail(_ pending: Pending, _ error: any Error) {
+        pending.change.rollBack?()
+        pending.complete(.failure(error))
     }
 
     /// The LMDB code behind `error`, whether thrown as is or wrapped by the store.

@@ -96,16 +96,20 @@ public final class Writer: Sendable {
     /// - Throws: whatever `apply` threw (only this change set was rolled back), or
     ///   ``DataStoreError/Code/storage`` when the commit itself failed (disk full, map at its
     ///   limit), or ``DataStoreError/Code/closed`` after the store closed.
-    /// - Parameter exclusive: commit it in a batch of its own (see ``ChangeSet/exclusive``).
+    /// - Parameters:
+    ///   - exclusive: commit it in a batch of its own (see ``ChangeSet/exclusive``).
+    ///   - rollBack: undoes `apply`'s effects outside the transaction when it does not commit
+    ///     (see ``ChangeSet/rollBack``).
     func submit<R: Sendable>(
         estimatedBytes: Int,
         exclusive: Bool = false,
+        rollBack: (@Sendable () -> Void)? = nil,
         _ apply: @escaping @Sendable (inout WriteTransaction) throws -> R
     ) async throws -> (result: R, commit: CommitID) {
         await core.waitForRoom()
         let (value, commit) = try await withCheckedThrowingContinuation { continuation in
             let change = ChangeSet(apply: { transaction in try apply(&transaction) }, estimatedBytes: estimatedBytes,
-                                   exclusive: exclusive)
+                                   exclusive: exclusive, rollBack: rollBack)
             core.enqueue(change) { continuation.resume(with: $0) }
         }
         // The writer built `value` from `apply`, whose result type is R.

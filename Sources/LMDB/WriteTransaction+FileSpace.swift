@@ -4,13 +4,14 @@ import Glibc
 #endif
 
 // Why a database would write zeros into its own file: a commit that appends to the data file
-// allocates blocks, and on a journaling file system (ext4, XFS) its `fdatasync` must then commit
-// the file system's journal as well as flush the pages — on the machine this was measured on,
-// 16 appended pages and a sync took 390–510 µs, the same pages written over existing blocks
-// 240–270 µs (`fallocate` does not help: its unwritten extents are converted, and journaled, on
-// first write). Writing the blocks ahead of LMDB's growth, once, turns its appends into overwrites.
-// LMDB ignores everything after its last used page (`mdb_env_open` sizes the map from the meta
-// page, and copies stop at the last page), so the zeros change no state.
+// allocates blocks, and its `fdatasync` must then also write the file system's metadata (the
+// allocation, the file's size; a journal commit on a journaling ext4 or XFS) besides the pages.
+// On the machine this was measured on, 16 appended pages and a sync took 390–510 µs, the same
+// pages written over existing blocks 240–270 µs (`fallocate` does not help: its unwritten extents
+// are converted, and their metadata written, on first write). Writing the blocks ahead of LMDB's
+// growth, once, turns its appends into overwrites. LMDB ignores everything after its last used
+// page (`mdb_env_open` sizes the map from the meta page, and copies stop at the last page), so
+// the zeros change no state.
 
 extension WriteTransaction {
     /// The size of the environment's data file in bytes: LMDB's pages in use, plus whatever
@@ -30,17 +31,21 @@ extension WriteTransaction {
     /// the commits that later grow into that space write over existing blocks. The bytes become
     /// durable with the next sync (this transaction's commit, in a syncing environment).
     ///
-    /// Only space after the file's end is written, and it is written while this transaction holds
-    /// LMDB's writer lock: no other transaction, in this process or another, can be writing pages
-    /// there, and this one writes its pages only when it commits — after the zeros. Nothing is
-    /// written when the environment maps its file writable (`MDB_WRITEMAP` writes pages through the
-    /// map before the commit, and sizes the file itself).
+    /// Only space after the file's end, as `fstat` reports it now, is written, and it is written
+    /// while this transaction holds LMDB's writer lock. So every page LMDB has written lies before
+    /// it: those of earlier commits, in this process or another, and those this transaction wrote
+    /// early when its dirty pages ran out of room (`mdb_page_spill`). The rest of this
+    /// transaction's pages are written when it commits, after the zeros. Nothing is written when
+    /// the environment maps its file writable (`MDB_WRITEMAP` writes pages through the map before
+    /// the commit, and sizes the file itself; another process opening the file so only makes it
+    /// longer).
     ///
     /// - Parameter length: the size the file should have at least, in bytes.
     /// - Returns: the file's size afterwards.
-    /// - Throws: ``LMDBError`` with the system's code (`.noSpace`, `.fileTooLarge`, …) when a write
-    ///   fails; the zeros written before the failure stay, which LMDB ignores as it does any space
-    ///   after its last page.
+    /// - Throws: ``LMDBError`` with the system's code (`.noSpace`, …) when a write fails; the zeros
+    ///   written before the failure stay, which LMDB ignores as it does any space after its last
+    ///   page. Past the process's file-size limit the write fails with `.fileTooLarge` only when
+    ///   `SIGXFSZ` is ignored; otherwise that signal ends the process, as it would LMDB's own write.
     @discardableResult
     public func extendDataFile(to length: Int) throws(LMDBError) -> Int {
         precondition(!isNested, "the data file is extended by a top-level write transaction")

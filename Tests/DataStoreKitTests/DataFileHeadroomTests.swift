@@ -26,13 +26,14 @@ struct DataFileHeadroomTests {
         let temporary = try Self.open(durability)
         defer { temporary.remove() }
         let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let pageSize = try temporary.store.environment.statistics().pageSize
         var outside: [(save: Int, ahead: Int)] = []
         for index in 0..<300 {
             _ = try await notes.add(object: note("n\(index)", ts: Double(index), message: String(repeating: "x", count: 200)))
             // Topped up before a commit when less than half is left, so a commit may end a few
             // pages short of half.
             let ahead = try Self.fileSize(temporary) - temporary.store.environment.bytesInUse()
-            if ahead < Self.headroom / 2 - 8 * 4_096 || ahead > Self.headroom { outside.append((index, ahead)) }
+            if ahead < Self.headroom / 2 - 8 * pageSize || ahead > Self.headroom { outside.append((index, ahead)) }
         }
         #expect(outside.isEmpty, "bytes ahead of the data after these saves: \(outside.prefix(5))")
         let extensions = temporary.store.writerMetrics.dataFileExtensions

@@ -53,4 +53,28 @@ struct FileSpaceTests {
             #expect(copied == (try env.bytesInUse()))
         }
     }
+
+    @Test("pages a transaction put past the file's end before extending are committed over the zeros, whole")
+    func extendAfterWrites() throws {
+        try withTemporaryDirectory { path in
+            do {
+                let env = try Environment.open(path: path)
+                let db = try env.openDatabase(named: "things", options: .create)
+                try env.write { txn in try txn.put(bytes("first"), forKey: bytes("key first"), in: db) }
+                let before = try env.write { txn in try txn.dataFileSize() }
+                try env.write { txn in
+                    // Enough to need pages past the file's end (some may be spilled early).
+                    for index in 0..<3_000 { try txn.put(bytes("value \(index)"), forKey: bytes("key \(index)"), in: db) }
+                    let extended = try txn.extendDataFile(to: before + (512 << 10))
+                    #expect(extended >= before + (512 << 10))
+                }
+                #expect(try env.bytesInUse() > before, "the commit used no page past the old end")
+            }
+            let env = try Environment.open(path: path)
+            let db = try env.openDatabase(named: "things")
+            let values = try env.read { txn in try (0..<3_000).map { try txn.value(forKey: bytes("key \($0)"), in: db) } }
+            #expect(values == (0..<3_000).map { bytes("value \($0)") })
+            #expect(try env.read { try $0.value(forKey: bytes("key first"), in: db) } == bytes("first"))
+        }
+    }
 }
