@@ -83,7 +83,8 @@ extension DataStore {
 
             // 1. Drop what is no longer declared (or declared differently), data and all.
             if !drop.isEmpty {
-                _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: storage.indexRestorer()) { [meta] transaction in
+                _ = try await writer.submit(estimatedBytes: 0, exclusive: true,
+                                            rollBack: storage.indexRestorer(reopening: drop, in: self)) { [meta] transaction in
                     for index in drop { try transaction.dropDatabase(index.database) }
                     storage.replaceIndexes { list in list.removeAll { index in drop.contains { $0.name == index.name } } }
                     try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
@@ -117,7 +118,8 @@ extension DataStore {
                 do {
                     try await buildIndex(index, of: storage, chunk: buildChunk)
                 } catch {
-                    _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: storage.indexRestorer()) { [meta] transaction in
+                    _ = try await writer.submit(estimatedBytes: 0, exclusive: true,
+                                                rollBack: storage.indexRestorer(reopening: [index], in: self)) { [meta] transaction in
                         try transaction.dropDatabase(index.database)
                         storage.replaceIndexes { list in list.removeAll { $0.name == index.name } }
                         try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
@@ -190,9 +192,23 @@ extension CollectionStorage {
     /// Puts back the index list as it is now: the roll-back of a schema change set, which
     /// changes the list inside its transaction. Taken before the change set is submitted, under
     /// the store's schema lock, so no other schema change comes between.
-    func indexRestorer() -> @Sendable () -> Void {
+    ///
+    /// `mdb_drop` closes a dropped database's handle at once, even when its transaction then
+    /// fails; so the indexes in `dropped` are put back with handles opened again by name (on the
+    /// writer thread, between transactions). One that cannot be opened is left out.
+    func indexRestorer(reopening dropped: [IndexStorage] = [], in store: DataStore? = nil) -> @Sendable () -> Void {
         let before = indexes
-        return { self.replaceIndexes { $0 = before } }
+        let droppedNames = Set(dropped.map(\.name))
+        return { [name] in
+            let restored = before.compactMap { index -> IndexStorage? in
+                guard droppedNames.contains(index.name) else { return index }
+                guard let database = try? store?.openStoreDatabase(named: StoreSchema.indexDatabaseName(name, index.name)) else {
+                    return nil
+                }
+                return IndexStorage(definition: index.definition, database: database, state: index.state)
+            }
+            self.replaceIndexes { $0 = restored }
+        }
     }
 
     /// The schema `_meta` records for this collection.

@@ -121,7 +121,7 @@ extension WriterCore {
                     outcomes.append(.failure(error))
                 }
             }
-            if extendsDataFile { extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 + $1.change.estimatedBytes }) }
+            if extendsDataFile { extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes }) }
             try transaction.commit()
         } catch {
             let lmdbError = (error as? LMDBError) ?? ((error as? DataStoreError)?.underlying as? LMDBError)

@@ -106,6 +106,8 @@ public final class Writer: Sendable {
         rollBack: (@Sendable () -> Void)? = nil,
         _ apply: @escaping @Sendable (inout WriteTransaction) throws -> R
     ) async throws -> (result: R, commit: CommitID) {
+        // A roll-back undoes effects that later change sets of a shared batch would already have seen.
+        precondition(rollBack == nil || exclusive, "only an exclusive change set may have a roll-back")
         await core.waitForRoom()
         let (value, commit) = try await withCheckedThrowingContinuation { continuation in
             let change = ChangeSet(apply: { transaction in try apply(&transaction) }, estimatedBytes: estimatedBytes,

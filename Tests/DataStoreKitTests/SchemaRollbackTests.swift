@@ -23,6 +23,8 @@ struct SchemaRollbackTests {
         defer { temporary.remove() }
         let effects = Mutex(Effects())
         let rollBack: @Sendable () -> Void = {
+            // Slow, so a caller resumed before the roll-back ends would see `applied` still set.
+            Thread.sleep(forTimeInterval: 0.05)
             effects.withLock {
                 $0.applied = 0
                 $0.rolledBack += 1

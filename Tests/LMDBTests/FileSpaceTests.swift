@@ -63,7 +63,7 @@ struct FileSpaceTests {
                 try env.write { txn in try txn.put(bytes("first"), forKey: bytes("key first"), in: db) }
                 let before = try env.write { txn in try txn.dataFileSize() }
                 try env.write { txn in
-                    // Enough to need pages past the file's end (some may be spilled early).
+                    // Enough to need pages past the file's end.
                     for index in 0..<3_000 { try txn.put(bytes("value \(index)"), forKey: bytes("key \(index)"), in: db) }
                     let extended = try txn.extendDataFile(to: before + (512 << 10))
                     #expect(extended >= before + (512 << 10))
