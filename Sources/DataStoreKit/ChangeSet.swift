@@ -22,6 +22,7 @@ struct ChangeSet: Sendable {
     /// Undoes what `apply` did outside the transaction (a schema change's in-memory index list),
     /// when the change set does not commit — it failed, or its batch's commit did. Called on the
     /// writer thread before the next batch begins, so no other change set sees the undone effect.
+    /// Only exclusive change sets have one: alone in their batch, one that fails commits nothing.
     var rollBack: (@Sendable () -> Void)? = nil
 }
 

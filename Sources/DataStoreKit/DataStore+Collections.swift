@@ -84,7 +84,7 @@ extension DataStore {
             // 1. Drop what is no longer declared (or declared differently), data and all.
             if !drop.isEmpty {
                 _ = try await writer.submit(estimatedBytes: 0, exclusive: true,
-                                            rollBack: storage.indexRestorer(reopening: drop, in: self)) { [meta] transaction in
+                                            rollBack: indexRestorer(for: storage, reopening: drop)) { [meta] transaction in
                     for index in drop { try transaction.dropDatabase(index.database) }
                     storage.replaceIndexes { list in list.removeAll { index in drop.contains { $0.name == index.name } } }
                     try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
@@ -98,7 +98,7 @@ extension DataStore {
                     added.append(IndexStorage(definition: definition, database: database, state: .building))
                 }
                 let newIndexes = added
-                _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: storage.indexRestorer()) { [meta] transaction in
+                _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) { [meta] transaction in
                     for index in newIndexes { try transaction.empty(index.database) }
                     // Idempotent: a change set may be applied again (see ChangeSet).
                     storage.replaceIndexes { list in list += newIndexes.filter { new in !list.contains { $0.name == new.name } } }
@@ -119,7 +119,7 @@ extension DataStore {
                     try await buildIndex(index, of: storage, chunk: buildChunk)
                 } catch {
                     _ = try await writer.submit(estimatedBytes: 0, exclusive: true,
-                                                rollBack: storage.indexRestorer(reopening: [index], in: self)) { [meta] transaction in
+                                                rollBack: indexRestorer(for: storage, reopening: [index])) { [meta] transaction in
                         try transaction.dropDatabase(index.database)
                         storage.replaceIndexes { list in list.removeAll { $0.name == index.name } }
                         try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
@@ -179,7 +179,7 @@ extension DataStore {
             guard let last else { break }
             after = last
         }
-        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: storage.indexRestorer()) { [meta] transaction in
+        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) { [meta] transaction in
             storage.replaceIndexes { list in
                 for position in list.indices where list[position].name == index.name { list[position].state = .ready }
             }
@@ -188,29 +188,30 @@ extension DataStore {
     }
 }
 
-extension CollectionStorage {
-    /// Puts back the index list as it is now: the roll-back of a schema change set, which
+extension DataStore {
+    /// Puts back `storage`'s index list as it is now: the roll-back of a schema change set, which
     /// changes the list inside its transaction. Taken before the change set is submitted, under
     /// the store's schema lock, so no other schema change comes between.
     ///
     /// `mdb_drop` closes a dropped database's handle at once, even when its transaction then
     /// fails; so the indexes in `dropped` are put back with handles opened again by name (on the
     /// writer thread, between transactions). One that cannot be opened is left out.
-    func indexRestorer(reopening dropped: [IndexStorage] = [], in store: DataStore? = nil) -> @Sendable () -> Void {
-        let before = indexes
+    func indexRestorer(for storage: CollectionStorage, reopening dropped: [IndexStorage] = []) -> @Sendable () -> Void {
+        let before = storage.indexes
         let droppedNames = Set(dropped.map(\.name))
-        return { [name] in
+        return { [self] in
             let restored = before.compactMap { index -> IndexStorage? in
                 guard droppedNames.contains(index.name) else { return index }
-                guard let database = try? store?.openStoreDatabase(named: StoreSchema.indexDatabaseName(name, index.name)) else {
-                    return nil
-                }
+                let name = StoreSchema.indexDatabaseName(storage.name, index.name)
+                guard let database = try? openStoreDatabase(named: name) else { return nil }
                 return IndexStorage(definition: index.definition, database: database, state: index.state)
             }
-            self.replaceIndexes { $0 = restored }
+            storage.replaceIndexes { $0 = restored }
         }
     }
+}
 
+extension CollectionStorage {
     /// The schema `_meta` records for this collection.
     var schema: StoreSchema.Collection {
         StoreSchema.Collection(idField: idField, indexes: indexes.map { StoreSchema.Index(definition: $0.definition, state: $0.state) })

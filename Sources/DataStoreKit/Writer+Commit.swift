@@ -140,9 +140,6 @@ extension WriterCore {
             state.metrics.largestBatch = max(state.metrics.largestBatch, batch.count)
             state.metrics.commitNanoseconds += elapsed
         }
-        for (pending, outcome) in zip(batch, outcomes) {
-            if case .failure = outcome { pending.change.rollBack?() }
-        }
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
         acknowledge(committed)
         return .committed

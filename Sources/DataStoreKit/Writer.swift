@@ -9,8 +9,8 @@ import Synchronization
 /// LMDB's commit syncs the data pages, then the meta page; see `Writer+Acknowledgement.swift`).
 ///
 /// While one batch commits, the next gathers: each batch is whatever was queued meanwhile. A
-/// change set that fails (a unique violation, a conflict, a bad value) is rolled back alone and only its caller sees the error; then one commit
-/// acknowledges every other caller. Change sets are applied straight into the batch's transaction;
+/// change set that fails (a unique violation, a conflict, a bad value) is rolled back alone and
+/// only its caller sees the error; then one commit acknowledges every other caller. Change sets are applied straight into the batch's transaction;
 /// only once one fails is the batch applied again with each later change set in its own nested
 /// transaction (LMDB's nested transactions cost megabytes of allocation each; see
 /// `WriterCore.ApplyPlan`).
