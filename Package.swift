@@ -44,7 +44,7 @@ let package = Package(
                           path: "Benchmarks/StoreBenchmark", swiftSettings: strict),
 
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strict),
-        .testTarget(name: "DataStoreCoreTests", dependencies: ["DataStoreCore"], swiftSettings: strict),
+        .testTarget(name: "DataStoreCoreTests", dependencies: ["DataStoreCore", "ModelConformance"], swiftSettings: strict),
         // One battery of ModelProtocol checks, run against every implementation.
         .target(name: "ModelConformance", dependencies: ["DataStoreCore"], path: "Tests/ModelConformance",
                 swiftSettings: strict),
@@ -54,7 +54,8 @@ let package = Package(
         .executableTarget(name: "DataStoreCrashHelper", dependencies: ["DataStoreKit"], path: "Tests/CrashHelper",
                           swiftSettings: strict),
         .testTarget(name: "ReliabilityTests", dependencies: ["DataStoreKit", "DataStoreCrashHelper"], swiftSettings: strict),
-        .testTarget(name: "datastoreTests", dependencies: ["datastore", "DataStoreKit"], swiftSettings: strict),
+        .testTarget(name: "datastoreTests", dependencies: ["datastore", "DataStoreKit", "ModelConformance"],
+                    swiftSettings: strict),
         .testTarget(name: "DataStoreRESTTests", dependencies: ["DataStoreREST", "ModelConformance"],
                     resources: [.copy("Server")], swiftSettings: strict),
     ],

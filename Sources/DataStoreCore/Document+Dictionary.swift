@@ -17,11 +17,14 @@ extension Document {
     /// - `NSNumber` is read by its stored type: `objCType` `"c"`/`"B"` (how Foundation on Linux
     ///   stores a Boolean; `Int8` is stored as `"i"` there) → bool, `"f"`/`"d"` → double, unsigned
     ///   types → int when ≤ `Int64.max`, otherwise int.
+    /// - `Decimal` and `NSDecimalNumber` (which JSONSerialization returns for long literals) are
+    ///   read from their decimal digits: an integral one → int when it fits `Int64` (otherwise
+    ///   `.outOfRange`, the rule for every integer), any other → the nearest double.
     ///
     /// - Parameter dictionary: The fields, as `toDictionary()` returns them.
     /// - Throws: `CodecError.unsupportedType` naming the field path (such as
     ///   `attachments[2].owner`) and the Swift type of a value it cannot represent;
-    ///   `CodecError.outOfRange` for an unsigned integer above `Int64.max`;
+    ///   `CodecError.outOfRange` for an integer outside `Int64`;
     ///   `CodecError.tooDeep` beyond ``RecordCodec/maxDepth`` levels.
     /// - Complexity: O(*n*) in the number of values.
     public init(dictionary: [String: Any]) throws(CodecError) {
@@ -90,6 +93,7 @@ extension Value {
         }
         switch any {
         case let value as Value: return value
+        case let value as Decimal where type(of: any) == Decimal.self: return try convert(value)
         case let value as Bool: return .bool(value)
         case let value as String: return .string(value)
         case let value as Int: return .int(Int64(value))
@@ -161,6 +165,26 @@ extension Value {
         return .array(elements)
     }
 
+    /// An integral decimal is an integer (or `.outOfRange`), as an integer literal in JSON is;
+    /// any other is the double nearest to its decimal digits.
+    private static func convert(_ decimal: Decimal) throws(CodecError) -> Value {
+        guard decimal.isFinite else {
+            throw CodecError(.unsupportedType, "the decimal \(decimal) is not a number")
+        }
+        let digits = decimal.description
+        if decimal.exponent >= 0 || !digits.contains(".") {
+            guard let integer = Int64(digits) else {
+                throw CodecError(.outOfRange, "the integer \(digits) does not fit a 64-bit signed integer "
+                    + "(\(Int64.min) to \(Int64.max))")
+            }
+            return .int(integer)
+        }
+        guard let double = Double(digits), double.isFinite else {
+            throw CodecError(.outOfRange, "the number \(digits) is beyond the range of a double")
+        }
+        return .double(double)
+    }
+
     private static func convertUnsigned(_ value: UInt64) throws(CodecError) -> Value {
         guard let signed = Int64(exactly: value) else {
             throw CodecError(.outOfRange, "unsigned integer \(value) exceeds Int64.max")
@@ -169,6 +193,9 @@ extension Value {
     }
 
     private static func convert(_ number: NSNumber) throws(CodecError) -> Value {
+        // JSONSerialization hands long literals back as NSDecimalNumber, whose doubleValue is
+        // not correctly rounded; its decimal digits are exact.
+        if let decimal = number as? NSDecimalNumber { return try convert(decimal.decimalValue) }
         switch String(cString: number.objCType) {
         case "c", "B": return .bool(number.boolValue)
         case "f", "d": return .double(number.doubleValue)

@@ -2,10 +2,8 @@
 // `datastore` tool (docs/rest.md, "JSON bodies"; docs/cli.md).
 //
 // Writing is done here rather than by JSONSerialization so that a Double stays a Double
-// (`1437118258.0`, never `1437118258`) and the key order is stable. Reading goes through
-// JSONSerialization and `Value(any:)`, which on Linux tell integers (`1`), doubles (`1.0`,
-// `1e3`) and Booleans apart by the NSNumber's stored type. JSON is an edge format: nothing on
-// the store's hot path uses it.
+// (`1437118258.0`, never `1437118258`) and the key order is stable; reading is JSONParser's.
+// JSON is an edge format: nothing on the store's hot path uses it.
 import Foundation
 
 /// The JSON form of values: plain JSON, with bytes as the one-field object `{"$base64": "…"}`.
@@ -30,34 +28,24 @@ public enum JSONForm {
     }
 
     /// The value of the JSON text `bytes` (any JSON value at the top level), with every
-    /// `{"$base64": "…"}` turned back into bytes.
-    /// - Throws: ``CodecError`` `.corrupt` for text that is not JSON, or the error of
-    ///   `Value(any:)` for a value it cannot hold.
+    /// `{"$base64": "…"}` read as bytes.
+    ///
+    /// Numbers are read exactly: an integer literal is an ``Value/int(_:)`` when it fits `Int64`
+    /// and an `.outOfRange` error otherwise; a literal with a fraction or an exponent is the
+    /// nearest ``Value/double(_:)``, so the text ``text(_:path:)`` writes reads back bit for bit.
+    ///
+    /// - Throws: ``CodecError`` `.corrupt` or `.truncated` (with the byte offset) for text that is
+    ///   not JSON, including invalid UTF-8 and a field name given twice; `.outOfRange` for an
+    ///   integer outside `Int64` or a number beyond a double's range; `.tooDeep` past
+    ///   ``RecordCodec/maxDepth`` levels. The error's field path names where the value stands.
+    /// - Complexity: O(*n*) in the length of the text.
     public static func value(_ bytes: some Collection<UInt8>) throws(CodecError) -> Value {
-        let parsed: Any
-        do {
-            parsed = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-        } catch {
-            throw CodecError(.corrupt, "not JSON: \((error as NSError).localizedDescription)")
+        let parsed: Result<Value, CodecError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(CodecError) in try JSONParser.parse(buffer) }
         }
-        return restoringBytes(try Value(any: parsed))
-    }
-
-    /// Turns every `{"$base64": "…"}` inside `value` back into bytes.
-    public static func restoringBytes(_ value: Value) -> Value {
-        switch value {
-        case .array(let elements):
-            return .array(elements.map(restoringBytes))
-        case .object(let document):
-            if document.count == 1, case .string(let text)? = document[bytesKey], let bytes = Data(base64Encoded: text) {
-                return .bytes(Array(bytes))
-            }
-            var fields = document.fields
-            for (name, field) in document.fields { fields[name] = restoringBytes(field) }
-            return .object(Document(fields))
-        default:
-            return value
-        }
+        if let parsed { return try parsed.get() }
+        let copy = Array(bytes)
+        return try copy.withUnsafeBufferPointer { (buffer) throws(CodecError) in try JSONParser.parse(buffer) }
     }
 
     private static func write(_ value: Value, to text: inout String, path: String) throws(CodecError) {

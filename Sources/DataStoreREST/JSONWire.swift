@@ -1,9 +1,8 @@
 // Documents as JSON on the wire, both ways (see docs/rest.md, "JSON bodies").
 //
 // Writing is done here rather than by JSONSerialization so that a Double stays a Double on the
-// wire (`1437118258.0`, never `1437118258`) and the key order is stable. Reading goes through
-// JSONSerialization and `Document(dictionary:)`, which on Linux tell integers (`1`), doubles
-// (`1.0`, `1e3`) and Booleans apart by the NSNumber's stored type.
+// wire (`1437118258.0`, never `1437118258`) and the key order is stable. Reading is
+// DataStoreCore's exact JSON reader, shared with the `datastore` tool.
 import DataStoreCore
 import Foundation
 
@@ -36,33 +35,37 @@ enum JSONWire {
         case array = "a JSON array of objects"
     }
 
-    /// Reads `data` as one JSON value, which must have the `expected` shape.
+    /// Reads `data` as one JSON value, which must have the `expected` shape, through the
+    /// package's one JSON reader (``JSONForm/value(_:)``: numbers exactly, bytes from
+    /// `{"$base64": "…"}`).
     ///
     /// - Returns: One document for `.object`, the documents for `.array`.
     /// - Throws: `.badResponse` naming `exchange`, what was wrong, and an excerpt of the body.
     static func decode(_ data: Data, expected: Shape, exchange: String) throws(DataStoreError) -> [Document] {
-        let json: Any
+        let json: Value
         do {
-            json = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            json = try JSONForm.value(data)
+        } catch where error.code == .corrupt || error.code == .truncated {
+            let position = error.offset.map { " at byte \($0)" } ?? ""
+            throw DataStoreError(.badResponse, "\(exchange) answered a body that is not JSON (\(error.message)\(position)): "
+                + "\(BodyExcerpt(data))", underlying: error)
         } catch {
-            throw DataStoreError(
-                .badResponse,
-                "\(exchange) answered a body that is not JSON (\(error.localizedDescription)): \(BodyExcerpt(data))",
-                underlying: error)
+            throw DataStoreError(.badResponse, "\(exchange) answered a value that cannot be stored: \(error)",
+                                 underlying: error)
         }
         switch (expected, json) {
-        case (.object, let object as [String: Any]):
-            return [try document(object, exchange: exchange, what: "the object")]
-        case (.array, let array as [Any]):
+        case (.object, .object(let document)):
+            return [document]
+        case (.array, .array(let elements)):
             var documents: [Document] = []
-            documents.reserveCapacity(array.count)
-            for (index, element) in array.enumerated() {
-                guard let object = element as? [String: Any] else {
+            documents.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                guard case .object(let document) = element else {
                     throw DataStoreError(
                         .badResponse,
                         "\(exchange) answered an array whose element \(index) is \(kind(of: element)), expected an object: \(BodyExcerpt(data))")
                 }
-                documents.append(try document(object, exchange: exchange, what: "element \(index)"))
+                documents.append(document)
             }
             return documents
         default:
@@ -72,33 +75,16 @@ enum JSONWire {
         }
     }
 
-    private static func document(_ object: [String: Any], exchange: String, what: String) throws(DataStoreError) -> Document {
-        let document: Document
-        do {
-            document = try Document(dictionary: object)
-        } catch {
-            throw DataStoreError(.badResponse, "\(exchange) answered \(what) with a value that cannot be stored: \(error)",
-                                 underlying: error)
-        }
-        return restoringBytes(document)
-    }
-
-    /// Turns every `{"$base64": "…"}` inside `document` back into bytes.
-    private static func restoringBytes(_ document: Document) -> Document {
-        guard case .object(let restored) = JSONForm.restoringBytes(.object(document)) else { return document }
-        return restored
-    }
-
-    /// "an object", "a string", … for a value JSONSerialization produced.
-    private static func kind(of json: Any) -> String {
+    /// "an object", "a string", … for a JSON value.
+    private static func kind(of json: Value) -> String {
         switch json {
-        case is [String: Any]: "an object"
-        case is [Any]: "an array"
-        case is String: "a string"
-        case is NSNull: "null"
-        case let number as NSNumber:
-            String(cString: number.objCType) == "c" ? "a Boolean" : "a number"
-        default: "a \(type(of: json))"
+        case .object: "an object"
+        case .array: "an array"
+        case .string: "a string"
+        case .null: "null"
+        case .bool: "a Boolean"
+        case .int, .double: "a number"
+        case .bytes: "bytes"
         }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("JSON on the wire")
 struct JSONWireTests {
-    @Test("JSONSerialization answers keep ints, doubles and Booleans apart")
+    @Test("JSON bodies keep ints, doubles and Booleans apart")
     func numberTypes() throws {
         let body = Data(#"""
             {"int": 1, "zero": 0, "one_point_zero": 1.0, "exponent": 1e3, "negative": -7, "false": false,

@@ -1,9 +1,8 @@
 import DataStoreCore
-import Foundation
 
-/// Reads JSON text into documents and values: JSONSerialization tells integers (`1`), doubles
-/// (`1.0`, `1e3`) and Booleans apart, `Document(dictionary:)` converts, and every one-field
-/// object `{"$base64": "…"}` becomes bytes (``JSONForm``, the form ``JSONWriter`` writes).
+/// Reads JSON text into documents and values through the package's one JSON reader
+/// (``JSONForm/value(_:)``): numbers exactly, every one-field object `{"$base64": "…"}` as bytes
+/// (the form ``JSONWriter`` writes).
 enum JSONReader {
     /// The JSON object in `text`, as a document.
     /// - Parameter what: What the text is, for messages ("the document", "line 12").
@@ -16,26 +15,19 @@ enum JSONReader {
         return document
     }
 
-    /// The JSON value in `text`.
-    /// - Throws: ``ToolError`` `.badInput` saying why the text is not JSON.
+    /// The JSON value in `text`, read exactly by ``JSONForm/value(_:)``.
+    /// - Throws: ``ToolError`` `.badInput` saying why the text is not JSON (with the byte offset),
+    ///   or which value cannot be stored (an integer outside `Int64`, nesting too deep).
     static func value(_ text: some Collection<UInt8>, what: String) throws(ToolError) -> Value {
-        let json: Any
         do {
-            json = try JSONSerialization.jsonObject(with: Data(text), options: [.fragmentsAllowed])
-        } catch {
-            throw ToolError(.badInput, "\(what) is not valid JSON (\(reason(error))): \(excerpt(text))")
-        }
-        do {
-            return JSONForm.restoringBytes(try Value(any: json))
+            return try JSONForm.value(text)
+        } catch where error.code == .corrupt || error.code == .truncated {
+            let position = error.offset.map { " at byte \($0)" } ?? ""
+            let place = error.fieldPath.isEmpty ? "" : " in field \(error.fieldPath)"
+            throw ToolError(.badInput, "\(what) is not valid JSON (\(error.message)\(position)\(place)): \(excerpt(text))")
         } catch {
             throw ToolError(.badInput, "\(what) holds a value that cannot be stored: \(error)")
         }
-    }
-
-    /// JSONSerialization's reason, without its boilerplate.
-    private static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        return (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? nsError.localizedDescription
     }
 
     /// The start of `text`, at most 80 characters.
