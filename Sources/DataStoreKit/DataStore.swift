@@ -136,14 +136,35 @@ public final class DataStore: Sendable {
                 throw DataStoreError(.storage, "the store at \(path) cannot open its _meta database with "
                     + "DataStore.Options.maxDatabases = \(options.maxDatabases)", underlying: error)
             } catch let error as LMDBError where error.code == .notFound {
-                throw DataStoreError(.storage, "\(path) holds an LMDB environment that is not a DataStoreKit store "
-                    + "(no _meta database)", underlying: error)
+                meta = try emptyStoreMeta(environment, path: path, notFound: error)
+            } catch let error as LMDBError {
+                throw cannotCreate(path, error)
             }
-            try StoreSchema.checkFormat(environment: environment, meta: meta)
+            do {
+                try StoreSchema.checkFormat(environment: environment, meta: meta)
+            } catch let error as LMDBError {
+                throw cannotCreate(path, error)
+            }
             let store = DataStore(environment: environment, meta: meta, options: options, temporaryDirectory: temporaryDirectory)
             stores[environment.path] = WeakStore(store: store)
             return store
         }
+    }
+
+    private static func cannotCreate(_ path: String, _ error: LMDBError) -> DataStoreError {
+        DataStoreError(.storage, "cannot create the store at \(path): \(error.context): \(error.reason)", underlying: error)
+    }
+
+    /// The `_meta` stand-in of a read-only open of an environment that holds no database at all:
+    /// a store whose first open was cut short after LMDB made its files and before the store's
+    /// first commit. It is an empty store, so it gets the main database, which then holds no key
+    /// and whose keys (database names) never look like `_meta`'s.
+    private static func emptyStoreMeta(_ environment: Environment, path: String, notFound: LMDBError) throws -> Database {
+        guard try environment.statistics().entries == 0 else {
+            throw DataStoreError(.storage, "\(path) holds an LMDB environment that is not a DataStoreKit store "
+                + "(no _meta database)", underlying: notFound)
+        }
+        return try environment.openDatabase(named: nil)
     }
 
     /// The directory the store lives in.

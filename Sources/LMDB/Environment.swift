@@ -56,17 +56,32 @@ public final class Environment: @unchecked Sendable {
     ///     configurations must agree on `flags`, `maxDatabases` and `maxReaders`.
     /// - Throws: ``LMDBError`` with `.noSuchFile` when the directory is missing and may not be
     ///   created, `.permissionDenied` when it cannot be written, `.invalid` when the files are not
-    ///   an LMDB environment, `.alreadyOpen` when the path is open with another configuration.
+    ///   an LMDB environment, `.truncatedFile` when `data.mdb` is shorter than its meta page says,
+    ///   `.noSpace` when the disk has no room for a new environment's files (what this call
+    ///   created is removed again), `.alreadyOpen` when the path is open with another configuration.
     public static func open(
         path: String,
         configuration: Configuration = Configuration()
     ) throws(LMDBError) -> Environment {
+        var created: [String] = []
         if configuration.createDirectory && !configuration.flags.contains(.readOnly) {
-            try createDirectory(path)
+            created = try createDirectory(path)
         }
-        let canonical = try canonicalPath(path)
+        let canonical: String
+        do {
+            canonical = try canonicalPath(path)
+        } catch {
+            for directory in created.reversed() { rmdir(directory) }
+            throw error
+        }
         return try Registry.shared.environment(at: canonical) { () throws(LMDBError) -> Environment in
-            try Environment.openNew(canonicalPath: canonical, configuration: configuration)
+            let record = CreationRecord(directory: canonical, created: created)
+            do throws(LMDBError) {
+                return try Environment.openNew(canonicalPath: canonical, configuration: configuration)
+            } catch {
+                record.undo(in: canonical, after: error)
+                throw error
+            }
         } compatible: { existing in
             existing.configuration.flags == configuration.flags
                 && existing.configuration.maxDatabases == configuration.maxDatabases
@@ -90,8 +105,13 @@ public final class Environment: @unchecked Sendable {
             try check(mdb_env_set_maxreaders(handle, UInt32(configuration.maxReaders)),
                       "setting maxReaders for \(canonicalPath)")
             let flags = configuration.flags.rawValue | UInt32(MDB_NOTLS)
+            if !configuration.flags.contains(.readOnly) {
+                try allocateLockFile(directory: canonicalPath, maxReaders: configuration.maxReaders,
+                                     mode: configuration.fileMode)
+            }
             try check(mdb_env_open(handle, canonicalPath, flags, mdb_mode_t(configuration.fileMode)),
                       "opening environment at \(canonicalPath)")
+            try checkDataFileLength(handle, path: canonicalPath)
         } catch {
             // lmdb.h: "If this function fails, mdb_env_close() must be called to discard the
             // MDB_env handle."
@@ -108,16 +128,25 @@ public final class Environment: @unchecked Sendable {
         Registry.shared.close(self)
     }
 
-    private static func createDirectory(_ path: String) throws(LMDBError) {
+    /// Creates `path` and its missing parents; returns the directories it created, outermost first.
+    private static func createDirectory(_ path: String) throws(LMDBError) -> [String] {
         var components: [String] = []
         var current = ""
         for part in path.split(separator: "/", omittingEmptySubsequences: true) {
             current += (current.isEmpty && !path.hasPrefix("/") ? "" : "/") + part
             components.append(current)
         }
-        for directory in components where mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            throw LMDBError(LMDBError.Code(rawValue: errno), context: "creating directory \(directory)")
+        var created: [String] = []
+        for directory in components {
+            if mkdir(directory, 0o755) == 0 {
+                created.append(directory)
+            } else if errno != EEXIST {
+                let code = LMDBError.Code(rawValue: errno)
+                for made in created.reversed() { rmdir(made) }
+                throw LMDBError(code, context: "creating directory \(directory)")
+            }
         }
+        return created
     }
 
     private static func canonicalPath(_ path: String) throws(LMDBError) -> String {

@@ -58,6 +58,9 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The path is already open in this process with a different configuration.
         /// (Not an LMDB code: LMDB forbids opening one environment twice in a process.)
         public static let alreadyOpen = Code(rawValue: -31_000)
+        /// The data file is shorter than its meta page says: it was truncated or copied in part.
+        /// (Not an LMDB code: LMDB would fault with SIGBUS at the first read past the end.)
+        public static let truncatedFile = Code(rawValue: -31_001)
 
         public var description: String {
             switch self {
@@ -80,6 +83,7 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
             case .invalidArgument: "invalidArgument"
             case .ioError: "ioError"
             case .alreadyOpen: "alreadyOpen"
+            case .truncatedFile: "truncatedFile"
             default: "code \(rawValue)"
             }
         }
@@ -98,6 +102,8 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
         self.context = context
         if code == .alreadyOpen {
             self.reason = "environment already open in this process with another configuration"
+        } else if code == .truncatedFile {
+            self.reason = "data file shorter than its meta page says"
         } else {
             self.reason = String(cString: mdb_strerror(code.rawValue))
         }

@@ -1,0 +1,92 @@
+internal import CLMDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Checks around `mdb_env_open` for the faults LMDB turns into SIGBUS instead of an error: it
+// maps both of its files, so a page the file does not back (truncated, or sparse on a full disk)
+// kills the process at the first touch.
+extension Environment {
+    /// Bytes LMDB 0.9 gives `lock.mdb` for `maxReaders` slots: one 64-byte cache line per reader
+    /// after a 192-byte header (`MDB_txninfo`, which holds the first slot), as `mdb_env_setup_locks`
+    /// sizes it.
+    static func lockFileSize(maxReaders: Int) -> Int { (maxReaders - 1) * 64 + 192 }
+
+    /// Gives `lock.mdb` real blocks before LMDB maps and writes it. LMDB extends a new lock file
+    /// with `ftruncate`, which allocates nothing, so on a full disk its first write through the
+    /// map is a SIGBUS; allocated here, a full disk is `ENOSPC` before anything is mapped.
+    ///
+    /// A lock file already as large is left as it is (its holes, if any, are filled).
+    static func allocateLockFile(directory: String, maxReaders: Int, mode: UInt32) throws(LMDBError) {
+        let path = directory + "/lock.mdb"
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(mode))
+        guard descriptor >= 0 else {
+            // A directory this process may read but not write is for LMDB to report.
+            if errno == EACCES || errno == EROFS { return }
+            throw LMDBError(LMDBError.Code(rawValue: errno), context: "creating \(path)")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw LMDBError(LMDBError.Code(rawValue: errno), context: "reading the size of \(path)")
+        }
+        let size = max(Int(status.st_size), lockFileSize(maxReaders: maxReaders))
+        // posix_fallocate returns the error number rather than setting errno.
+        let result = posix_fallocate(descriptor, 0, off_t(size))
+        guard result == 0 else {
+            if result == EOPNOTSUPP || result == EINVAL { return }
+            throw LMDBError(LMDBError.Code(rawValue: result),
+                            context: "allocating \(size) bytes for \(path) (LMDB's reader table)")
+        }
+    }
+
+    /// Refuses a data file shorter than its meta page says: reading a page past the end of a
+    /// mapped file is a SIGBUS, so a truncated `data.mdb` must not get as far as a read.
+    ///
+    /// The corresponding C calls are `mdb_env_info`, `mdb_env_stat`, `mdb_env_get_fd` and `fstat`.
+    static func checkDataFileLength(_ handle: OpaquePointer, path: String) throws(LMDBError) {
+        var info = MDB_envinfo()
+        try check(mdb_env_info(handle, &info), "reading info of \(path)")
+        var statistics = MDB_stat()
+        try check(mdb_env_stat(handle, &statistics), "reading statistics of \(path)")
+        var descriptor: Int32 = -1
+        try check(mdb_env_get_fd(handle, &descriptor), "reading the file descriptor of \(path)")
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw LMDBError(LMDBError.Code(rawValue: errno), context: "reading the size of \(path)/data.mdb")
+        }
+        let needed = (info.me_last_pgno + 1) * Int(statistics.ms_psize)
+        guard Int(status.st_size) >= needed else {
+            throw LMDBError(.truncatedFile, context: "opening environment at \(path): data.mdb is \(status.st_size) "
+                + "bytes, but its meta page says its data reaches \(needed) bytes (page \(info.me_last_pgno) of "
+                + "\(statistics.ms_psize) bytes); the file was cut short")
+        }
+    }
+
+    /// What a first open found in the directory, so a failed one can remove what it made.
+    struct CreationRecord {
+        var directories: [String] = []
+        var lockFileExisted = true
+        var dataFileExisted = true
+
+        init(directory: String, created: [String]) {
+            directories = created
+            lockFileExisted = access(directory + "/lock.mdb", F_OK) == 0
+            dataFileExisted = access(directory + "/data.mdb", F_OK) == 0
+        }
+
+        /// Removes the files and directories this open created, when the disk refused them
+        /// space. The data file is removed only while empty: a process that opened the
+        /// environment meanwhile would have written its meta pages.
+        func undo(in directory: String, after error: LMDBError) {
+            guard error.code == .noSpace || error.code == LMDBError.Code(rawValue: EDQUOT) else { return }
+            let data = directory + "/data.mdb"
+            var status = stat()
+            let dataIsEmpty = stat(data, &status) != 0 || status.st_size == 0
+            guard dataIsEmpty else { return }
+            if !dataFileExisted { unlink(data) }
+            if !lockFileExisted { unlink(directory + "/lock.mdb") }
+            for created in directories.reversed() { rmdir(created) }
+        }
+    }
+}
