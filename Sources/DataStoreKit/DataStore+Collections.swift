@@ -2,13 +2,14 @@ public import DataStoreCore
 import LMDB
 
 extension DataStore {
-    /// The collection `name`, storing objects through `mapping`, with exactly the declared
-    /// secondary indexes.
+    /// The collection `name`, storing objects through `mapping`, with the declared secondary
+    /// indexes.
     ///
     /// The declaration is reconciled with what the store holds: a newly declared index is built
     /// from the existing records (in chunks of `indexBuildChunk` records, each its own commit)
-    /// before this returns, so no query sees it incomplete; an index no longer declared is dropped
-    /// with its data; an index whose definition changed is rebuilt.
+    /// before this returns, so no query sees it incomplete; an index whose definition changed is
+    /// rebuilt. A stored index the declaration leaves out is kept, maintained and reported in
+    /// ``StoreCollection/undeclaredIndexes`` unless `undeclaredIndexes` is ``UndeclaredIndexes/drop``.
     ///
     /// - Throws: ``DataStoreError`` `.schemaMismatch` for an invalid declaration or an id field that
     ///   differs from the stored one; `.storage` when the store cannot be written.
@@ -16,31 +17,37 @@ extension DataStore {
         _ name: String,
         mapping: ObjectMapping<Object>,
         indexes: [IndexDefinition] = [],
-        indexBuildChunk: Int = 1_000
+        indexBuildChunk: Int = 1_000,
+        undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws -> StoreCollection<Object> {
-        let storage = try await openCollection(name, idField: mapping.idField, indexes: indexes, buildChunk: indexBuildChunk)
+        let storage = try await openCollection(name, idField: mapping.idField, indexes: indexes, buildChunk: indexBuildChunk,
+                                               mode: .declaration(undeclaredIndexes))
         return StoreCollection(store: self, storage: storage, mapping: mapping)
     }
 
     /// The collection of an ``ObjectCoder`` class, named after the class unless `name` is given
-    /// (the seed's entity name).
+    /// (the seed's entity name). See ``collection(_:mapping:indexes:indexBuildChunk:undeclaredIndexes:)``.
     public func collection<Object: ObjectCoder & SendableMetatype>(
         _ type: Object.Type,
         name: String? = nil,
-        indexes: [IndexDefinition] = []
+        indexes: [IndexDefinition] = [],
+        undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws -> StoreCollection<Object> {
-        try await collection(name ?? String(describing: type), mapping: .objectCoder, indexes: indexes)
+        try await collection(name ?? String(describing: type), mapping: .objectCoder, indexes: indexes,
+                             undeclaredIndexes: undeclaredIndexes)
     }
 
     /// The collection of a `Codable` type whose identifier is the property `idField`, named after
-    /// the type unless `name` is given.
+    /// the type unless `name` is given. See ``collection(_:mapping:indexes:indexBuildChunk:undeclaredIndexes:)``.
     public func collection<Object: Codable & SendableMetatype>(
         _ type: Object.Type,
         name: String? = nil,
         idField: String,
-        indexes: [IndexDefinition] = []
+        indexes: [IndexDefinition] = [],
+        undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws -> StoreCollection<Object> {
-        try await collection(name ?? String(describing: type), mapping: .codable(idField: idField), indexes: indexes)
+        try await collection(name ?? String(describing: type), mapping: .codable(idField: idField), indexes: indexes,
+                             undeclaredIndexes: undeclaredIndexes)
     }
 
     /// The names of the collections stored.
@@ -59,7 +66,10 @@ extension DataStore {
         }
     }
 
-    func openCollection(_ name: String, idField: String, indexes declared: [IndexDefinition], buildChunk: Int) async throws -> CollectionStorage {
+    func openCollection(
+        _ name: String, idField: String, indexes declared: [IndexDefinition], buildChunk: Int,
+        mode: IndexReconciliation.Mode
+    ) async throws -> CollectionStorage {
         if name.isEmpty || name.contains("/") {
             throw DataStoreError(.schemaMismatch, "collection name \"\(name)\" must be non-empty and contain no \"/\"")
         }
@@ -69,68 +79,76 @@ extension DataStore {
         }
         return try await schemaLock.withLock {
             let storage = try registeredStorage(name, idField: idField)
-            let current = storage.indexes
-            let keep = current.filter { index in declared.contains(index.definition) }
-            let drop = current.filter { index in !declared.contains(index.definition) }
-            let build = declared.filter { definition in !current.contains { $0.definition == definition } }
+            let plan = IndexReconciliation(current: storage.indexes, declared: declared, mode: mode)
             let recorded = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) } != nil
-            if recorded && drop.isEmpty && build.isEmpty && keep.allSatisfy({ $0.state == .ready }) { return storage }
-            if !recorded && environment.configuration.flags.contains(.readOnly) { return storage }
-            guard !environment.configuration.flags.contains(.readOnly) else {
+            if recorded && plan.changesNothing && storage.indexes.allSatisfy({ $0.state == .ready }) { return storage }
+            if environment.configuration.flags.contains(.readOnly) {
+                // A reader cannot record that an index was left out; it only may not need a change.
+                if !recorded || (plan.drop.isEmpty && plan.build.isEmpty) { return storage }
                 throw DataStoreError(.schemaMismatch, "collection \(name)'s declared indexes differ from the stored ones, "
                     + "and the store is read-only")
             }
-
-            // 1. Drop what is no longer declared (or declared differently), data and all.
-            if !drop.isEmpty {
-                _ = try await writer.submit(estimatedBytes: 0, exclusive: true,
-                                            rollBack: indexRestorer(for: storage, reopening: drop)) { [meta] transaction in
-                    for index in drop { try transaction.dropDatabase(index.database) }
-                    storage.replaceIndexes { list in list.removeAll { index in drop.contains { $0.name == index.name } } }
-                    try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
-                }
-            }
-            // 2. Register the new indexes as building: from here on every write maintains them.
-            if !build.isEmpty {
-                var added: [IndexStorage] = []
-                for definition in build {
-                    let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, definition.name), options: .create)
-                    added.append(IndexStorage(definition: definition, database: database, state: .building))
-                }
-                let newIndexes = added
-                _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) { [meta] transaction in
-                    for index in newIndexes { try transaction.empty(index.database) }
-                    // Idempotent: a change set may be applied again (see ChangeSet).
-                    storage.replaceIndexes { list in list += newIndexes.filter { new in !list.contains { $0.name == new.name } } }
-                    try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
-                }
-            }
-            // A new collection is recorded in `_meta` even without indexes, so tools see it.
-            if !recorded && drop.isEmpty && build.isEmpty {
-                _ = try await writer.submit(estimatedBytes: 0, exclusive: true) { [meta] transaction in
-                    try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
-                }
-            }
-            // 3. Fill every index still building from the records, a chunk per commit, then mark it
-            //    ready. Existing records that break it (an array in a single-value index, two equal
-            //    values in a unique one) undo its declaration: the store is left as it was.
-            for index in storage.indexes where index.state == .building {
-                do {
-                    try await buildIndex(index, of: storage, chunk: buildChunk)
-                } catch {
-                    _ = try await writer.submit(estimatedBytes: 0, exclusive: true,
-                                                rollBack: indexRestorer(for: storage, reopening: [index])) { [meta] transaction in
-                        try transaction.dropDatabase(index.database)
-                        storage.replaceIndexes { list in list.removeAll { $0.name == index.name } }
-                        try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
-                    }
-                    let reason = (error as? DataStoreError)?.message ?? "\(error)"
-                    throw DataStoreError((error as? DataStoreError)?.code ?? .storage,
-                                         "index \(index.name) on \(name) cannot be built from the stored records, "
-                                            + "so it was not added: \(reason)", underlying: error)
-                }
-            }
+            try await apply(plan, to: storage, recorded: recorded)
+            try await buildPendingIndexes(of: storage, chunk: buildChunk)
             return storage
+        }
+    }
+
+    /// Drops, registers and re-flags indexes as `plan` says, each step one exclusive change set.
+    private func apply(_ plan: IndexReconciliation, to storage: CollectionStorage, recorded: Bool) async throws {
+        let name = storage.name
+        // 1. Drop what is redefined, or left out under `.drop`, data and all.
+        if !plan.drop.isEmpty {
+            let drop = plan.drop
+            _ = try await writer.submit(estimatedBytes: 0, exclusive: true,
+                                        rollBack: indexRestorer(for: storage, reopening: drop)) { [meta] transaction in
+                for index in drop { try transaction.dropDatabase(index.database) }
+                storage.replaceIndexes { list in list.removeAll { index in drop.contains { $0.name == index.name } } }
+                try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
+            }
+        }
+        // 2. Register the new indexes as building: from here on every write maintains them.
+        var added: [IndexStorage] = []
+        for definition in plan.build {
+            let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, definition.name), options: .create)
+            added.append(IndexStorage(definition: definition, database: database, state: .building))
+        }
+        // A new collection is recorded in `_meta` even without indexes, so tools see it.
+        guard !added.isEmpty || !plan.declaredChanges.isEmpty || (!recorded && plan.drop.isEmpty) else { return }
+        let newIndexes = added
+        let flags = plan.declaredChanges
+        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) { [meta] transaction in
+            for index in newIndexes { try transaction.empty(index.database) }
+            // Idempotent: a change set may be applied again (see ChangeSet).
+            storage.replaceIndexes { list in
+                list += newIndexes.filter { new in !list.contains { $0.name == new.name } }
+                for position in list.indices {
+                    if let declared = flags[list[position].name] { list[position].declared = declared }
+                }
+            }
+            try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
+        }
+    }
+
+    /// Fills every index still building from the records, a chunk per commit, then marks it
+    /// ready. Existing records that break one (an array in a single-value index, two equal values
+    /// in a unique one) undo its declaration: the store is left as it was.
+    private func buildPendingIndexes(of storage: CollectionStorage, chunk: Int) async throws {
+        for index in storage.indexes where index.state == .building {
+            do {
+                try await buildIndex(index, of: storage, chunk: chunk)
+            } catch {
+                _ = try await writer.submit(estimatedBytes: 0, exclusive: true,
+                                            rollBack: indexRestorer(for: storage, reopening: [index])) { [meta] transaction in
+                    try transaction.dropDatabase(index.database)
+                    storage.replaceIndexes { list in list.removeAll { $0.name == index.name } }
+                    try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+                }
+                let reason = (error as? DataStoreError)?.message ?? "\(error)"
+                throw DataStoreError((error as? DataStoreError)?.code ?? .storage,
+                                     "index \(index.name) on \(storage.name) cannot be built from the stored records, "
+                                        + "so it was not added: \(reason)", underlying: error)
+            }
         }
     }
 
@@ -158,7 +176,8 @@ extension DataStore {
         var indexes: [IndexStorage] = []
         for index in stored?.indexes ?? [] {
             let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, index.definition.name))
-            indexes.append(IndexStorage(definition: index.definition, database: database, state: index.state))
+            indexes.append(IndexStorage(definition: index.definition, database: database, state: index.state,
+                                        declared: index.declared ?? true))
         }
         let storage = CollectionStorage(name: name, idField: idField, records: records, indexes: indexes)
         return collections.withLock { registered in
@@ -204,7 +223,8 @@ extension DataStore {
                 guard droppedNames.contains(index.name) else { return index }
                 let name = StoreSchema.indexDatabaseName(storage.name, index.name)
                 guard let database = try? openStoreDatabase(named: name) else { return nil }
-                return IndexStorage(definition: index.definition, database: database, state: index.state)
+                return IndexStorage(definition: index.definition, database: database, state: index.state,
+                                    declared: index.declared)
             }
             storage.replaceIndexes { $0 = restored }
         }
@@ -214,7 +234,9 @@ extension DataStore {
 extension CollectionStorage {
     /// The schema `_meta` records for this collection.
     var schema: StoreSchema.Collection {
-        StoreSchema.Collection(idField: idField, indexes: indexes.map { StoreSchema.Index(definition: $0.definition, state: $0.state) })
+        StoreSchema.Collection(idField: idField, indexes: indexes.map {
+            StoreSchema.Index(definition: $0.definition, state: $0.state, declared: $0.declared ? nil : false)
+        })
     }
 
     /// Indexes up to `limit` records after the record key `after` (from the first when `nil`).

@@ -23,6 +23,9 @@ public struct StoreStatistics: Sendable, Hashable {
         public var definition: IndexDefinition
         /// `"ready"`, or `"building"` while it is filled from existing records.
         public var state: String
+        /// `false` when the application's last declaration of the collection left this index out:
+        /// it is kept, maintained and used until dropped on purpose (see ``UndeclaredIndexes``).
+        public var declared: Bool
         /// The number of entries (one per document, or per distinct element for multi-value).
         public var entries: Int
         /// Bytes of pages it uses.
@@ -52,7 +55,7 @@ extension DataStore {
                 let indexes = try storage.indexes.map { index in
                     let stats = try transaction.statistics(of: index.database)
                     return StoreStatistics.Index(definition: index.definition, state: index.state.rawValue,
-                                                 entries: stats.entries, bytes: stats.bytesUsed)
+                                                 declared: index.declared, entries: stats.entries, bytes: stats.bytesUsed)
                 }
                 return StoreStatistics.Collection(name: name, idField: storage.idField, documents: records.entries,
                                                   bytes: records.bytesUsed, indexes: indexes)
@@ -70,13 +73,6 @@ extension DataStore {
     public func documentCollection(_ name: String) async throws -> StoreCollection<Document> {
         let storage = try storage(named: name)
         return StoreCollection(store: self, storage: storage, mapping: .documents(idField: storage.idField))
-    }
-
-    /// Declares `indexes` on the stored collection `name` (as ``collection(_:mapping:indexes:indexBuildChunk:)``
-    /// does: new ones are built, missing ones dropped), keeping its id field.
-    public func redeclareIndexes(_ indexes: [IndexDefinition], on name: String, buildChunk: Int = 1_000) async throws {
-        let storage = try storage(named: name)
-        _ = try await openCollection(name, idField: storage.idField, indexes: indexes, buildChunk: buildChunk)
     }
 
     /// The storage of a collection known to `_meta`.

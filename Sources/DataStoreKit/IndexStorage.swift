@@ -13,6 +13,9 @@ struct IndexStorage: Sendable {
     let definition: IndexDefinition
     let database: Database
     var state: State
+    /// Whether the application's last declaration of the collection named this index; one it
+    /// left out is kept and maintained until dropped on purpose (see ``UndeclaredIndexes``).
+    var declared = true
 
     var name: String { definition.name }
     var componentBudget: Int { StorageKeys.componentBudget(fieldCount: definition.fields.count) }

@@ -33,8 +33,14 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// The collection's name.
     public var name: String { storage.name }
-    /// The declared indexes, complete ones and any still being built.
+    /// The stored indexes, complete ones and any still being built, including any the
+    /// declaration left out (see ``undeclaredIndexes``).
     public var indexes: [IndexDefinition] { storage.indexes.map(\.definition) }
+    /// Stored indexes the application's last declaration of this collection left out. They are
+    /// kept and maintained (and used by queries) until dropped with ``DataStore/dropIndex(named:from:)``
+    /// or a declaration made with ``UndeclaredIndexes/drop``: an application that sees one here
+    /// has either forgotten to declare it or should drop it.
+    public var undeclaredIndexes: [IndexDefinition] { storage.indexes.filter { !$0.declared }.map(\.definition) }
 
     // MARK: Reads
 

@@ -18,6 +18,9 @@ enum StoreSchema {
     struct Index: Codable, Sendable, Equatable {
         var definition: IndexDefinition
         var state: IndexStorage.State
+        /// `false` when the application's last declaration left the index out; absent (true)
+        /// in schemas written before indexes were kept.
+        var declared: Bool?
     }
 
     static func collectionKey(_ name: String) -> [UInt8] { Array("collection/\(name)".utf8) }

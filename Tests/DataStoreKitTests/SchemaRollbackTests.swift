@@ -86,7 +86,7 @@ struct SchemaRollbackTests {
             }
         }
         let dropError = await #expect(throws: DataStoreError.self) {
-            _ = try await temporary.store.collection(Note.self, idField: "id", indexes: [])
+            _ = try await temporary.store.collection(Note.self, idField: "id", indexes: [], undeclaredIndexes: .drop)
         }
         reader = nil
         #expect(dropError?.code == .storage, "\(String(describing: dropError))")

@@ -321,7 +321,8 @@ struct BadInputTests {
         let save = await #expect(throws: DataStoreError.self) { try await context.save() }
         #expect(save?.code == .storage)
         let schema = await #expect(throws: DataStoreError.self) {
-            _ = try await store.collection(CrashItem.self, name: CrashWorkload.collectionName, idField: "id", indexes: [])
+            _ = try await store.collection(CrashItem.self, name: CrashWorkload.collectionName, idField: "id", indexes: [],
+                                           undeclaredIndexes: .drop)
         }
         #expect(schema?.code == .schemaMismatch && schema?.message.contains("read-only") == true)
         let missing = await #expect(throws: DataStoreError.self) {

@@ -43,7 +43,7 @@ enum IndexAddCommand: Command {
             }
             console.note("collection \(name) already has the index \(existing)")
         } else {
-            try await build(current + [definition], on: name, in: store, chunk: chunk, console: console)
+            try await build(definition, on: name, in: store, chunk: chunk, console: console)
         }
         store.close()
         let built = try IndexListCommand.statistics(of: name, in: store).first { $0.definition.name == definition.name }
@@ -74,16 +74,16 @@ enum IndexAddCommand: Command {
                                unique: arguments.flag("unique"), multiValue: arguments.flag("multi-value"))
     }
 
-    /// Declares `indexes` on collection `name` and shows the new index's entries growing until it is built.
+    /// Adds `definition` to collection `name` and shows its entries growing until it is built.
     private static func build(
-        _ indexes: [IndexDefinition], on name: String, in store: DataStore, chunk: Int, console: Console
+        _ definition: IndexDefinition, on name: String, in store: DataStore, chunk: Int, console: Console
     ) async throws {
-        let indexName = indexes.last?.name ?? ""
+        let indexName = definition.name
         let documents = try await StoreAccess.collection(name, in: store).count()
         let finished = CompletionFlag()
         let building = Task {
             defer { finished.set() }
-            try await store.redeclareIndexes(indexes, on: name, buildChunk: chunk)
+            try await store.addIndex(definition, to: name, buildChunk: chunk)
         }
         let progress = Progress(stream: console.errors, label: "building index \(indexName)", unit: "entries")
         while !finished.isSet {

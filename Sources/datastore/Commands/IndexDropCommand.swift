@@ -21,13 +21,7 @@ enum IndexDropCommand: Command {
         let store = try StoreAccess.open(arguments.required("DIR"), readOnly: false)
         let name = arguments.required("COLLECTION")
         let indexName = arguments.required("NAME")
-        let current = try await StoreAccess.collection(name, in: store).indexes
-        guard let dropped = current.first(where: { $0.name == indexName }) else {
-            let names = current.map(\.name)
-            throw ToolError(.notFound, "collection \(name) has no index \(indexName); "
-                + (names.isEmpty ? "it has no secondary indexes" : "its indexes are " + names.joined(separator: ", ")))
-        }
-        try await store.redeclareIndexes(current.filter { $0.name != indexName }, on: name)
+        let dropped = try await store.dropIndex(named: indexName, from: name)
         store.close()
         switch format {
         case .json: console.print(try JSONWriter.text(["collection": .string(name), "dropped": .object(dropped.document)]))

@@ -30,7 +30,7 @@ enum IndexListCommand: Command {
         case .table:
             var table = Table(["index", "fields", "options", "state", "entries", "size"], rightAligned: [4, 5])
             for index in indexes {
-                table.append([index.definition.name, index.definition.fieldList, index.definition.traits, index.state,
+                table.append([index.definition.name, index.definition.fieldList, index.definition.traits, index.stateText,
                               grouped(index.entries), byteSize(index.bytes)])
             }
             for line in table.lines { console.print(line) }

@@ -46,7 +46,7 @@ enum StatsCommand: Command {
                                 byteSize(collection.bytes), "\(collection.indexes.count)"])
             for index in collection.indexes {
                 indexes.append([collection.name, index.definition.name, index.definition.fieldList, index.definition.traits,
-                                index.state, grouped(index.entries), byteSize(index.bytes)])
+                                index.stateText, grouped(index.entries), byteSize(index.bytes)])
             }
         }
         if statistics.collections.isEmpty {

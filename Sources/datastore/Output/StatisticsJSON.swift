@@ -26,10 +26,15 @@ extension IndexDefinition {
 }
 
 extension StoreStatistics.Index {
-    /// The declaration with its `state`, `entries` and `bytes`.
+    /// The state as tables show it: `ready`, `building`, and `, not declared` for an index the
+    /// application's declaration left out.
+    var stateText: String { declared ? state : state + ", not declared" }
+
+    /// The declaration with its `state`, `declared`, `entries` and `bytes`.
     var document: Document {
         var document = definition.document
         document["state"] = .string(state)
+        document["declared"] = .bool(declared)
         document["entries"] = .int(Int64(entries))
         document["bytes"] = .int(Int64(bytes))
         return document

@@ -31,7 +31,7 @@ Test helpers:
     /faults/scalar/...           200 with a JSON string
     /faults/empty/...            200 with an empty body
     /faults/huge-number/...      200 with an integer beyond Int64 (UInt64.max)
-    /faults/hang/...             sends nothing for 10 seconds (longer than the client timeout)
+    /faults/hang/...             sends nothing for 30 seconds (far longer than the client timeout)
     /faults/404/...              404 with a JSON body
     /_echo/...                   200 {"method", "path", "headers", "body"} describing the request
     GET /_closed-port            200 {"port": n}: a loopback port that was just bound and released
@@ -494,7 +494,7 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "huge-number":
             return self.answer(200, raw=b'{"id": "1", "count": 18446744073709551615}')
         if kind == "hang":
-            time.sleep(10)
+            time.sleep(30)
             return self.answer(200, {"id": "late"})
         if kind == "404":
             return self.error(404, "simulated: nothing here")
