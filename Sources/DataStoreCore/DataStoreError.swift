@@ -66,9 +66,23 @@ public struct DataStoreError: Error, Sendable, Hashable, CustomStringConvertible
         self.underlying = underlying
     }
 
+    /// The code and the message, then the underlying error where it adds something: its name
+    /// alone when the message already repeats its text (as an `HTTPStatusError`'s does).
     public var description: String {
-        guard let underlying else { return "DataStoreError.\(code): \(message)" }
-        return "DataStoreError.\(code): \(message) (\(underlying))"
+        guard let note = underlyingNote else { return "DataStoreError.\(code): \(message)" }
+        return "DataStoreError.\(code): \(message) (\(note))"
+    }
+
+    /// What the underlying error adds to the message: `nil` when the message already says all of
+    /// it, its name (the text before its first `": "`) when the message repeats the rest.
+    package var underlyingNote: String? {
+        guard let underlying else { return nil }
+        let cause = (underlying as? DataStoreError)?.message ?? "\(underlying)"
+        if message.contains(cause) { return nil }
+        if let separator = cause.range(of: ": "), message.contains(cause[separator.upperBound...]) {
+            return String(cause[..<separator.lowerBound])
+        }
+        return cause
     }
 
     public static func == (lhs: DataStoreError, rhs: DataStoreError) -> Bool {

@@ -106,8 +106,8 @@ public struct ValueRange: Sendable, Hashable, CustomStringConvertible {
     /// `[5, inf]`, `("", "x")`, `(*, 3)` (`*` for an unbounded end), or `empty`.
     public var description: String {
         if isEmpty { return "empty" }
-        let low = lower.map { ($0.isInclusive ? "[" : "(") + $0.value.description } ?? "(*"
-        let high = upper.map { $0.value.description + ($0.isInclusive ? "]" : ")") } ?? "*)"
+        let low = lower.map { ($0.isInclusive ? "[" : "(") + $0.value.description(limit: Value.planTextLimit) } ?? "(*"
+        let high = upper.map { $0.value.description(limit: Value.planTextLimit) + ($0.isInclusive ? "]" : ")") } ?? "*)"
         return low + ", " + high
     }
 }

@@ -50,9 +50,10 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
             parts.append("primary key lookup of \(ids.count) id\(ids.count == 1 ? "" : "s") in \(collection)")
         case .indexScan(let scan):
             let fixed = scan.firstFieldValues == nil ? scan.index.fields[...] : scan.index.fields.dropFirst()
-            var bounds: [String] = zip(fixed, scan.equalities).map { "\($0.name) == \($1)" }
+            var bounds: [String] = zip(fixed, scan.equalities).map { "\($0.name) == \($1.description(limit: Value.planTextLimit))" }
             if let values = scan.firstFieldValues {
-                bounds.insert("\(scan.index.fields[0].name) in \(Value.array(values)) (\(values.count) seeks)", at: 0)
+                let shown = Value.array(values).description(limit: Value.planTextLimit)
+                bounds.insert("\(scan.index.fields[0].name) in \(shown) (\(values.count) seeks)", at: 0)
             }
             if let range = scan.range { bounds.append("\(fixed.dropFirst(scan.equalities.count).first!.name) in \(range)") }
             let shown = bounds.isEmpty ? "all entries" : bounds.joined(separator: ", ")

@@ -149,6 +149,10 @@ struct RestifyMockTests {
         let error = await dataStoreError { try await teapot.get(id: "t") }
         #expect(error?.code == .httpStatus)
         #expect(error?.message == "GET \(Self.base)/t answered HTTP 418: short and stout")
+        let text = error.map { "\($0)" } ?? ""
+        #expect(text.components(separatedBy: "answered HTTP").count == 2, "the status is said once: \(text)")
+        let duplicateText = duplicate.map { "\($0)" } ?? ""
+        #expect(duplicateText.components(separatedBy: "answered HTTP").count == 2, "\(duplicateText)")
     }
 
     @Test("empty answers: put and add return what was sent, remove is badResponse")

@@ -32,7 +32,7 @@ binary="$work/bin/DataStoreCoreFuzz"
 sources=(Sources/DataStoreCore/*.swift Sources/DataStoreCore/Internals/*.swift Tests/Fuzz/*.swift)
 start=$SECONDS
 if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" -newer "$binary" 2>/dev/null | head -1)" ]; then
-    "$swiftc" -sanitize=fuzzer,address -parse-as-library -module-name DataStoreCore -swift-version 6 \
+    "$swiftc" -sanitize=fuzzer,address -parse-as-library -module-name DataStoreCore -package-name DataStoreKit -swift-version 6 \
         -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault \
         -O -g -use-ld=lld "${sources[@]}" -o "$binary.new"
     mv "$binary.new" "$binary"

@@ -35,15 +35,8 @@ struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The error's message with the underlying cause, when that adds something: a cause that
-    /// repeats the message's text adds only its name (`LMDBError.noSpace (28)`).
+    /// The error's message with the underlying cause, when that adds something.
     static func message(of error: DataStoreError) -> String {
-        guard let underlying = error.underlying else { return error.message }
-        let cause = (underlying as? DataStoreError)?.message ?? "\(underlying)"
-        if error.message.contains(cause) { return error.message }
-        if let separator = cause.range(of: ": "), error.message.contains(cause[separator.upperBound...]) {
-            return "\(error.message) (\(cause[..<separator.lowerBound]))"
-        }
-        return "\(error.message) (\(cause))"
+        error.underlyingNote.map { "\(error.message) (\($0))" } ?? error.message
     }
 }
