@@ -29,11 +29,7 @@ enum BackupCommand: Command {
         let compact = arguments.flag("compact")
         let store = try StoreAccess.open(arguments.required("DIR"), readOnly: false)
         try prepare(destination)
-        do {
-            try store.environment.copy(to: destination, compact: compact)
-        } catch {
-            throw ToolError(.storage, "cannot back up \(store.path) to \(destination): \(error)")
-        }
+        try store.backup(to: destination, compact: compact)
         let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
         switch format {
         case .json:

@@ -117,7 +117,7 @@ enum ImportCommand: Command {
         }
         progress.finish()
         if noSync {
-            do { try store.environment.sync(force: true) } catch { throw ToolError(.storage, "cannot sync \(store.path): \(error)") }
+            try store.sync()
         }
         store.close()
 
