@@ -32,22 +32,28 @@ protocol ReportsChanges: Sendable {
 /// Fans committed changes out to observers. Publishing never waits for an observer: each has an
 /// unbounded buffer, so a slow observer costs memory, never writer time.
 final class ChangeHub: Sendable {
-    private let observers = Mutex<[Int: AsyncStream<CommitEvent>.Continuation]>([:])
+    /// The open streams; `nil` once the store has closed, when no commit can follow.
+    private let observers = Mutex<[Int: AsyncStream<CommitEvent>.Continuation]?>([:])
     private let nextID = Atomic<Int>(0)
 
     func subscribe() -> AsyncStream<CommitEvent> {
         let id = nextID.add(1, ordering: .relaxed).newValue
         let (stream, continuation) = AsyncStream.makeStream(of: CommitEvent.self, bufferingPolicy: .unbounded)
         continuation.onTermination = { [weak self] _ in
-            _ = self?.observers.withLock { $0.removeValue(forKey: id) }
+            _ = self?.observers.withLock { $0?.removeValue(forKey: id) }
         }
-        observers.withLock { $0[id] = continuation }
+        let open = observers.withLock { observers in
+            guard observers != nil else { return false }
+            observers?[id] = continuation
+            return true
+        }
+        if !open { continuation.finish() }
         return stream
     }
 
     /// Called by the writer thread after each commit, in commit order.
     func publish(commit: CommitID, results: [any Sendable]) {
-        let listeners = observers.withLock { Array($0.values) }
+        let listeners = observers.withLock { ($0 ?? [:]).values.map { $0 } }
         guard !listeners.isEmpty else { return }
         var merged: [String: CollectionChanges] = [:]
         var order: [String] = []
@@ -69,10 +75,11 @@ final class ChangeHub: Sendable {
         for listener in listeners { listener.yield(event) }
     }
 
+    /// Ends every stream; called once the writer has stopped, so no commit comes after.
     func finish() {
         let listeners = observers.withLock { state in
-            defer { state = [:] }
-            return Array(state.values)
+            defer { state = nil }
+            return Array((state ?? [:]).values)
         }
         for listener in listeners { listener.finish() }
     }
@@ -80,6 +87,7 @@ final class ChangeHub: Sendable {
 
 extension DataStore {
     /// Every commit from now on, in commit order, with the ids it inserted, updated and removed.
+    /// The stream ends when the store closes, after the events of the commits queued before.
     ///
     /// The writer never waits for an observer: events buffer until read.
     public func changes() -> AsyncStream<CommitEvent> {

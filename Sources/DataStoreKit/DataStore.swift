@@ -71,10 +71,9 @@ public final class DataStore: Sendable {
         self.temporaryDirectory = temporaryDirectory
         let hub = ChangeHub()
         self.changeHub = hub
-        self.writer = Writer(environment: environment, limits: options.writerLimits,
-                             durability: options.durability) { commit, results in
-            hub.publish(commit: commit, results: results)
-        }
+        self.writer = Writer(environment: environment, limits: options.writerLimits, durability: options.durability,
+                             afterCommit: { commit, results in hub.publish(commit: commit, results: results) },
+                             afterClose: { hub.finish() })
     }
 
     deinit {
@@ -170,7 +169,8 @@ public final class DataStore: Sendable {
     /// The directory the store lives in.
     public var path: String { environment.path }
 
-    /// Stops the writer after it commits what is queued. Later writes fail with
+    /// Stops the writer after it commits what is queued, then ends every ``changes()`` stream
+    /// (after the events of those last commits). Later writes fail with
     /// ``DataStoreError/Code/closed``; reads go on while the object lives.
     public func close() {
         writer.close()

@@ -49,11 +49,20 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// - Throws: ``DataStoreError`` `.notFound` naming the id, `.invalidID` for an id that cannot
     ///   exist, `.codec` for a record that cannot be decoded.
     public func get(id: Value) async throws -> Object {
-        try getNow(id: id)
+        try object(id: id)
     }
 
-    /// ``get(id:)`` without suspending: a synchronous read of one snapshot.
-    public func getNow(id: Value) throws -> Object {
+    /// ``get(id:)`` without suspending: a synchronous read of one snapshot, for code that is
+    /// not async (a thread of its own, a synchronous callback).
+    ///
+    /// - Throws: As the async form.
+    public func get(id: Value) throws -> Object {
+        try object(id: id)
+    }
+
+    /// The one lookup behind both forms of ``get(id:)`` (an async caller would otherwise
+    /// resolve to the async form).
+    private func object(id: Value) throws -> Object {
         // The seed: an object whose identifier is absent is not found.
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
         let key = try storage.idKey(id)
@@ -69,11 +78,25 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// The objects matching `params`, shaped by `options` (docs/queries.md). Without a `sort`
     /// option the order is the order of the chosen plan.
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
-        try queryNow(Query(params: params, options: options))
+        try objects(matching: Query(params: params, options: options))
+    }
+
+    /// ``query(params:options:)`` without suspending: a synchronous read of one snapshot.
+    ///
+    /// - Throws: As the async form.
+    public func query(params: [String: Value]?, options: [String: Value]?) throws -> [Object] {
+        try objects(matching: Query(params: params, options: options))
     }
 
     /// Runs a parsed ``Query`` synchronously over one snapshot.
-    public func queryNow(_ query: Query) throws -> [Object] {
+    ///
+    /// - Throws: ``DataStoreError`` `.codec` for a record that cannot be decoded.
+    public func query(_ query: Query) throws -> [Object] {
+        try objects(matching: query)
+    }
+
+    /// The one run behind every form of ``query(_:)``.
+    private func objects(matching query: Query) throws -> [Object] {
         let plan = self.plan(for: query)
         return try read { transaction in
             try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, _ in try decode(body, id: nil) }
@@ -82,8 +105,16 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// Every object, in id order.
     public func all() async throws -> [Object] {
-        try queryNow(Query())
+        try objects(matching: Query())
     }
+
+    /// The synchronous ``get(id:)``, under its former name.
+    @available(*, deprecated, renamed: "get(id:)")
+    public func getNow(id: Value) throws -> Object { try object(id: id) }
+
+    /// The synchronous ``query(_:)``, under its former name.
+    @available(*, deprecated, renamed: "query(_:)")
+    public func queryNow(_ query: Query) throws -> [Object] { try objects(matching: query) }
 
     /// How the store would answer `params` and `options`, without running the query.
     public func explain(params: [String: Value]?, options: [String: Value]? = nil) throws -> QueryPlan {

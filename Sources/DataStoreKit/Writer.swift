@@ -57,12 +57,14 @@ public final class Writer: Sendable {
 
     private let core: WriterCore
 
-    /// Starts a writer thread for `environment`.
+    /// Starts a writer thread for `environment`; `afterClose` runs on it once it has committed
+    /// everything queued before ``close()``.
     init(
         environment: Environment,
         limits: Limits,
         durability: Durability,
-        afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
+        afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void,
+        afterClose: @escaping @Sendable () -> Void = {}
     ) {
         core = WriterCore(environment: environment, limits: limits, durability: durability, afterCommit: afterCommit)
         let core = self.core
@@ -71,6 +73,7 @@ public final class Writer: Sendable {
             // names, and profilers and /proc show only the OS name.
             Thread.current.name = "DataStoreWriter"
             core.run()
+            afterClose()
         }
         thread.start()
     }

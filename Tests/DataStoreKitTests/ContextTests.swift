@@ -143,7 +143,7 @@ struct ContextTests {
         #expect(error?.message.contains("Note/\"shared\" (read version") == true)
         #expect(error?.message.contains("other") == false)  // unchanged underneath: not a conflict
         #expect(try await notes.get(id: "shared").message == "theirs")
-        #expect(throws: DataStoreError.self) { try notes.getNow(id: "other") }  // nothing of the change set landed
+        #expect(throws: DataStoreError.self) { try notes.get(id: "other") }  // nothing of the change set landed
         // Unrelated changes underneath do not conflict.
         let second = temporary.store.newContext()
         try second.add(note("mine-only"), to: notes)
@@ -167,7 +167,7 @@ struct ContextTests {
         #expect(error?.message.contains("Note/\"both\" (read absent, now version") == true)
         #expect(error?.message.contains("alone") == false)
         #expect(try await notes.get(id: "both").message == "theirs")
-        #expect(throws: DataStoreError.self) { try notes.getNow(id: "alone") }  // nothing of the change set landed
+        #expect(throws: DataStoreError.self) { try notes.get(id: "alone") }  // nothing of the change set landed
     }
 
     /// A store whose notes have a unique index on the sender, with one note from `sender`.
@@ -195,7 +195,7 @@ struct ContextTests {
         #expect(error?.message.contains("Note/\"later\" (read absent, now version") == true)
         // The record "clash" holds only this change set's own write: not a conflict.
         #expect(error?.message.contains("clash") == false)
-        #expect(throws: DataStoreError.self) { try notes.getNow(id: "clash") }
+        #expect(throws: DataStoreError.self) { try notes.get(id: "clash") }
         #expect(try await notes.get(id: "later").from_user_key == "carol")
         try expectConsistent(temporary.store)
     }
@@ -212,7 +212,7 @@ struct ContextTests {
         let error = await #expect(throws: DataStoreError.self) { try await context.save() }
         #expect(error?.code == .uniqueViolation)
         for id in ["first", "clash", "last"] {
-            #expect(throws: DataStoreError.self) { try notes.getNow(id: .string(id)) }
+            #expect(throws: DataStoreError.self) { try notes.get(id: .string(id)) }
         }
         try expectConsistent(temporary.store)
     }

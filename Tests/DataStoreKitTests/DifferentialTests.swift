@@ -85,7 +85,7 @@ struct DifferentialTests {
             for _ in 0..<150 {
                 let query = try Self.randomQuery(&rng)
                 let expected = query.evaluate(Array(truth.values), idField: "id").map { $0["id"]! }
-                let actual = try collection.queryNow(query).map { $0["id"]! }
+                let actual = try collection.query(query).map { $0["id"]! }
                 let plan = collection.plan(for: query)
                 if query.sort.isEmpty {
                     // Without a sort the order is the plan's: compare as sets, and the count.

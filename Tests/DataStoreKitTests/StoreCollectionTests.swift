@@ -204,7 +204,7 @@ struct BulkWriteTests {
             try await notes.add(contentsOf: [note("fresh"), note("n7")])
         }
         #expect(error?.code == .duplicateID)
-        #expect(throws: DataStoreError.self) { try notes.getNow(id: "fresh") }  // nothing of the batch landed
+        #expect(throws: DataStoreError.self) { try notes.get(id: "fresh") }  // nothing of the batch landed
         try await notes.put(contentsOf: [note("n7", ts: 700), note("new", ts: 1)])
         #expect(try await notes.get(id: "n7").created_ts == 700)
         let missingID = await #expect(throws: DataStoreError.self) { try await notes.put(contentsOf: [note(nil)]) }

@@ -73,19 +73,19 @@ final class DataStoreKitBackend: @unchecked Sendable {
     // MARK: Reading
 
     func get(id: String) throws -> Message {
-        try messages.getNow(id: .string(id))
+        try messages.get(id: .string(id))
     }
 
     func created(since start: Double) throws -> [Message] {
-        try messages.queryNow(Query(params: ["created_ts >=": .double(start)], options: ["limit": 100]))
+        try messages.query(Query(params: ["created_ts >=": .double(start)], options: ["limit": 100]))
     }
 
     func messages(from sender: String, to recipient: String) throws -> [Message] {
-        try messages.queryNow(Query(params: ["from_user_key": .string(sender), "to_user_key": .string(recipient)], options: nil))
+        try messages.query(Query(params: ["from_user_key": .string(sender), "to_user_key": .string(recipient)], options: nil))
     }
 
     func messages(ofType type: String) throws -> [Message] {
-        try messages.queryNow(Query(params: ["type": .string(type)], options: nil))
+        try messages.query(Query(params: ["type": .string(type)], options: nil))
     }
 
     func explain(_ params: [String: Value], _ options: [String: Value]? = nil) -> String {
