@@ -33,7 +33,8 @@ struct DuplicateFinder {
     /// One problem for every value that more than one record holds, naming the value and the ids.
     func problems(collection: String) -> [IntegrityProblem] {
         var problems: [IntegrityProblem] = []
-        for (_, (cut, holders)) in groups.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) where holders.count > 1 {
+        let shared = groups.filter { $0.value.holders.count > 1 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        for (_, (cut, holders)) in shared {
             var byValue: [[Value?]: [String]] = [:]
             var order: [[Value?]] = []
             for holder in holders {
