@@ -44,7 +44,8 @@ FUZZ_SECONDS ?= 20
 fuzz: deps
 	Tests/Fuzz/run.sh all $(FUZZ_SECONDS)
 
-## sanitize: the concurrency tests under ThreadSanitizer, the LMDB-layer tests under AddressSanitizer.
+## sanitize: the concurrent suites under ThreadSanitizer, the LMDB and DataStoreCore suites under
+## AddressSanitizer (docs/reliability.md, Sanitizers).
 sanitize: deps
 	Tests/Sanitizers/run.sh all
 

@@ -128,7 +128,8 @@ extension CollectionStorage {
             let oldEntries = try index.entries(for: old, idKey: key, collection: name)
             let oldKeys = Set(oldEntries.map(\.key))
             let newKeys = Set(newEntries.map(\.key))
-            for entry in newEntries where !oldKeys.contains(entry.key) {
+            // A cut key the record already had may now stand for another value: check it too.
+            for entry in newEntries where !oldKeys.contains(entry.key) || entry.isTruncated {
                 if index.definition.unique && !entry.hasMissingField {
                     try checkUnique(entry, of: prepared.document(), in: index, idKey: key, transaction: transaction)
                 }

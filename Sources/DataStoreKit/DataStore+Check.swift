@@ -16,8 +16,9 @@ public struct IntegrityProblem: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension DataStore {
-    /// Verifies, over one snapshot, that every record decodes and every index holds exactly the
-    /// entries its records call for (no missing entry, no stray one).
+    /// Verifies, over one snapshot, that every record decodes, every index holds exactly the
+    /// entries its records call for (no missing entry, no stray one), and no value of a unique
+    /// index is held by two records (values whose keys were cut are compared in full).
     ///
     /// - Complexity: O(records × indexes + index entries).
     public func check() throws -> [IntegrityProblem] {
@@ -37,6 +38,7 @@ extension DataStore {
             var problems: [IntegrityProblem] = []
             var expected: [String: Set<[UInt8]>] = [:]
             let indexes = storage.indexes
+            var duplicates = indexes.filter { $0.definition.unique && $0.state == .ready }.map(DuplicateFinder.init)
             try transaction.withCursor(on: storage.records) { cursor in
                 var entry = try cursor.move(.first)
                 while let current = entry {
@@ -48,8 +50,11 @@ extension DataStore {
                                 message: "record \(shownID) holds id \(id) in field \(storage.idField)"))
                         }
                         for index in indexes {
-                            let keys = try index.entries(for: document, idKey: current.key, collection: storage.name).map(\.key)
-                            expected[index.name, default: []].formUnion(keys)
+                            let entries = try index.entries(for: document, idKey: current.key, collection: storage.name)
+                            expected[index.name, default: []].formUnion(entries.map(\.key))
+                            if let position = duplicates.firstIndex(where: { $0.index.name == index.name }) {
+                                duplicates[position].add(entries, of: document, id: shownID)
+                            }
                         }
                     } catch {
                         problems.append(IntegrityProblem(collection: storage.name, index: nil,
@@ -75,6 +80,7 @@ extension DataStore {
                         message: "a record's entry is missing"))
                 }
             }
+            for finder in duplicates { problems += finder.problems(collection: storage.name) }
             return problems
         }
     }

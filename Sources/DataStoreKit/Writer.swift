@@ -76,6 +76,10 @@ public final class Writer: Sendable {
             afterClose()
         }
         thread.start()
+        // And again from here: Foundation's setter names the OS thread only once `start()` has
+        // stored its handle, which the thread's own line above can beat (the thread then keeps
+        // the name of the thread that created it).
+        thread.name = "DataStoreWriter"
     }
 
     deinit {
