@@ -38,4 +38,17 @@ public protocol ModelProtocol<Object>: Sendable {
 
     /// Every stored object.
     func all() async throws -> [Object]
+
+    /// The number of objects matching every condition in `params`. Models that can count
+    /// without fetching (the LMDB store counts index entries) do; the default fetches the
+    /// matches and counts them.
+    /// - Throws: ``DataStoreError`` `.invalidQuery` naming the bad key.
+    func count(params: [String: Value]?) async throws -> Int
+}
+
+extension ModelProtocol {
+    /// Fetches the objects matching `params` and counts them.
+    public func count(params: [String: Value]?) async throws -> Int {
+        try await query(params: params, options: nil).count
+    }
 }

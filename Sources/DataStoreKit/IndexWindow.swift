@@ -47,6 +47,25 @@ struct IndexWindow {
         endInclusive = high?.inclusive ?? true
     }
 
+    /// The windows `scan` covers: one, or one per value of an `in` on the first field, each
+    /// once (values whose keys are cut alike give the same window).
+    static func windows(for scan: QueryPlan.IndexScan, budget: Int) -> [IndexWindow] {
+        let scans = scan.firstFieldValues.map { values in
+            values.map { value in
+                var single = scan
+                single.firstFieldValues = nil
+                single.equalities = [value] + scan.equalities
+                return single
+            }
+        } ?? [scan]
+        var windows: [IndexWindow] = []
+        for single in scans {
+            let window = IndexWindow(scan: single, budget: budget)
+            if !windows.contains(where: { $0.start == window.start && $0.end == window.end }) { windows.append(window) }
+        }
+        return windows
+    }
+
     /// The window of record keys (encoded ids) in `range`, for a walk of the records database.
     init(idRange range: ValueRange?, backward: Bool) {
         func encode(_ bound: ValueRange.Bound?) -> (key: [UInt8], inclusive: Bool)? {

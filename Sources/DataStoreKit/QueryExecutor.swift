@@ -117,21 +117,7 @@ struct QueryExecutor {
             guard let index = storage.indexes.first(where: { $0.definition == scan.index }) else {
                 throw DataStoreError(.schemaMismatch, "index \(scan.index.name) of \(storage.name) is gone")
             }
-            // One window, or one per value of an `in` on the first field.
-            let scans = scan.firstFieldValues.map { values in
-                values.map { value in
-                    var single = scan
-                    single.firstFieldValues = nil
-                    single.equalities = [value] + scan.equalities
-                    return single
-                }
-            } ?? [scan]
-            // Values whose keys are cut alike give the same window: scan each window once.
-            var windows: [IndexWindow] = []
-            for single in scans {
-                let window = IndexWindow(scan: single, budget: index.componentBudget)
-                if !windows.contains(where: { $0.start == window.start && $0.end == window.end }) { windows.append(window) }
-            }
+            let windows = IndexWindow.windows(for: scan, budget: index.componentBudget)
             var stopped = false
             for window in windows where !stopped {
                 try window.visit(index.database, in: transaction) { idKey in
@@ -161,20 +147,7 @@ struct QueryExecutor {
 
     /// Whether the record passes every condition; a record that cannot be read is named by its id.
     private func candidateMatches(_ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool {
-        do {
-            return try matches(RecordVersion.body(record))
-        } catch let error as DataStoreError where error.code == .codec {
-            throw storage.unreadable(idKey, error.underlying ?? error)
-        }
-    }
-
-    private func matches(_ body: UnsafeRawBufferPointer) throws -> Bool {
-        do {
-            return try RecordPredicate.all(predicates, match: body)
-        } catch {
-            let field = error.fieldPath.isEmpty ? "" : " (field \(error.fieldPath))"
-            throw DataStoreError(.codec, "a record in \(storage.name) cannot be read\(field)", underlying: error)
-        }
+        try storage.recordMatches(predicates, RecordVersion.body(record), idKey: idKey)
     }
 
     private func field(_ name: String, in body: UnsafeRawBufferPointer) throws -> Value? {

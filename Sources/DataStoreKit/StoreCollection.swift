@@ -126,6 +126,39 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
         try read { try $0.count(of: storage.records) }
     }
 
+    /// The number of objects matching every condition in `params`, without building any: counted
+    /// from index entries alone when the chosen index holds every condition's field (no record is
+    /// read, except those whose indexed value was cut to fit a key), otherwise by checking the
+    /// conditions on each candidate record's bytes.
+    ///
+    /// - Throws: ``DataStoreError`` `.invalidQuery` naming the bad key; `.codec` for a record that
+    ///   cannot be read.
+    /// - Complexity: O(index entries in the scanned range), or O(candidate records).
+    public func count(params: [String: Value]?) async throws -> Int {
+        try countOutcome(Query(params: params, options: nil)).count
+    }
+
+    /// ``count(params:)`` without suspending.
+    public func count(params: [String: Value]?) throws -> Int {
+        try countOutcome(Query(params: params, options: nil)).count
+    }
+
+    /// The number of objects matching `query`'s conditions (its sort, offset and limit do not
+    /// change what is counted). See ``count(params:)``.
+    public func count(_ query: Query) throws -> Int {
+        try countOutcome(query).count
+    }
+
+    /// The count of `query`'s matches, with how it was reached.
+    func countOutcome(_ query: Query) throws -> QueryCounter.Outcome {
+        var conditions = query
+        conditions.sort = []
+        conditions.limit = nil
+        conditions.offset = 0
+        let plan = self.plan(for: conditions)
+        return try read { try QueryCounter(storage: storage, plan: plan).count(in: $0) }
+    }
+
     /// The stored document under `id`, or `nil`.
     public func document(id: Value) throws -> Document? {
         let key = try storage.idKey(id)

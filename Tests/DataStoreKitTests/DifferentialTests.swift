@@ -61,7 +61,8 @@ struct DifferentialTests {
         return try Query(params: params, options: options)
     }
 
-    @Test("store answers equal brute-force answers, before and after updates and removals", arguments: Array(UInt64(1)...5))
+    @Test("store answers and counts equal brute-force answers, before and after updates and removals",
+          arguments: Array(UInt64(1)...5))
     func agree(seed: UInt64) async throws {
         var rng = SeededGenerator(seed: seed)
         let temporary = try TemporaryStore()
@@ -87,6 +88,9 @@ struct DifferentialTests {
                 let expected = query.evaluate(Array(truth.values), idField: "id").map { $0["id"]! }
                 let actual = try collection.query(query).map { $0["id"]! }
                 let plan = collection.plan(for: query)
+                let matchCount = Query(conditions: query.conditions).evaluate(Array(truth.values), idField: "id").count
+                let counted = try collection.countOutcome(query)
+                #expect(counted.count == matchCount, "count: \(query) | \(plan) | from index \(counted.fromIndex)")
                 if query.sort.isEmpty {
                     // Without a sort the order is the plan's: compare as sets, and the count.
                     let matching = Set(Query(conditions: query.conditions).evaluate(Array(truth.values), idField: "id").map { $0["id"]! })

@@ -16,7 +16,7 @@ enum QueryCommand: Command {
             .value("offset", "N", "Skip the first N matching documents."),
             .value("sort", "KEYS", "Sort by fields, comma-separated, '-' for descending (-created_ts,name), or JSON."),
             .flag("explain", "Print how the store would answer, without running the query."),
-            .flag("count", "Print only the number of matching documents."),
+            .flag("count", "Print only the number of matching documents (all of them: --limit and --offset do not apply)."),
         ] + CommandSpec.formatOptions,
         discussion: """
             examples:
@@ -46,14 +46,16 @@ enum QueryCommand: Command {
             }
             return .success
         }
-        let documents = try await collection.query(params: params, options: options)
         if arguments.flag("count") {
+            // Every match, whatever --limit and --offset say, counted without loading documents.
+            let count = try await collection.count(params: params)
             switch format {
-            case .json: console.print(try JSONWriter.text(["count": .int(Int64(documents.count))]))
-            case .table: console.print(grouped(documents.count))
+            case .json: console.print(try JSONWriter.text(["count": .int(Int64(count))]))
+            case .table: console.print(grouped(count))
             }
             return .success
         }
+        let documents = try await collection.query(params: params, options: options)
         try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(documents)
         return .success
     }
