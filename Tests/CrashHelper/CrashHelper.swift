@@ -39,6 +39,7 @@ struct CrashHelper {
             switch mode {
             case "saves": try await saves(path: path, options: options)
             case "hold-reader": try await holdReader(path: path)
+            case "powerloss": try await powerLoss(path: path, options: options)
             default: fail("unknown mode \(mode)")
             }
         } catch {

@@ -1,0 +1,85 @@
+import DataStoreCore
+import DataStoreCrashHelper
+import DataStoreKit
+import Foundation
+import Testing
+
+/// A power cut at any moment loses no acknowledged save (`.durable`), or only the saves LMDB's
+/// relaxed commit leaves unsynced (`.relaxed`), and never leaves a partial change set, an index
+/// disagreeing with its records, or a store that refuses writes.
+///
+/// The workload runs once per mode under the recorder (`Tests/PowerLoss/recorder.c`); crash images
+/// are built from its log (``CrashImageBuilder``) and each is opened and checked in this process.
+/// `DATASTORE_POWERLOSS_IMAGES` (default 300, two thirds durable) sets the number of images,
+/// `DATASTORE_POWERLOSS_SEED` repeats a run, `POWERLOSS_RECORDER` names a built recorder.
+@Suite("Power loss", .serialized)
+struct PowerLossTests {
+    static let images = environmentInt("DATASTORE_POWERLOSS_IMAGES", default: 300)
+    static let seed = UInt64(environmentInt("DATASTORE_POWERLOSS_SEED", default: 20_261_201))
+
+    @Test("durable: every change set acknowledged before the cut survives whole, the state is a prefix, check() is clean, writes work")
+    func durable() async throws {
+        try await run(durability: .durable, images: Self.images - Self.images / 3, seed: Self.seed)
+    }
+
+    @Test("relaxed: a prefix of the change sets survives whole (all acknowledged before the last data sync began), check() is clean, writes work")
+    func relaxed() async throws {
+        try await run(durability: .relaxed, images: Self.images / 3, seed: Self.seed &+ 1)
+    }
+
+    func run(durability: Durability, images: Int, seed: UInt64) async throws {
+        let directory = temporaryStorePath("powerloss")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var keep = false
+        defer { if !keep { try? FileManager.default.removeItem(atPath: directory) } }
+        let log = try await PowerLossRecording.record(in: directory, durability: durability)
+        let census = log.census
+        let done = log.lines.first { $0.text.hasPrefix("DONE") }?.text ?? ""
+        #expect(!log.lines.contains { $0.text.hasPrefix("FATAL") }, "\(log.lines.filter { $0.text.hasPrefix("FATAL") })")
+        #expect(census[.write, default: 0] > 0 && census[.sync, default: 0] > 0, "the recorder saw no writes or syncs: \(census)")
+        #expect(durability == .relaxed || census[.syncRange, default: 0] > 0, "no O_DSYNC meta write was recorded: \(census)")
+        #expect(!done.contains("mapGrowths=0") && !done.contains("extensions=0") && !done.isEmpty,
+                "the workload must grow the map and extend the data file: \(done)")
+
+        var random = SeededGenerator(seed: seed)
+        var builder = CrashImageBuilder(log: log)
+        let cuts = Self.cuts(log: log, count: images, using: &random)
+        let checker = ImageChecker(log: log, durability: durability)
+        var failures: [String] = []
+        var stats = (acknowledged: 0, pending: 0, inPart: 0)
+        for (number, cut) in cuts.enumerated() {
+            let image = builder.image(cut: cut, using: &random)
+            stats.pending += image.pending
+            stats.inPart += image.keptInPart
+            let path = "\(directory)/image-\(number)"
+            let (problems, required) = try await checker.check(image, cut: cut, at: path)
+            stats.acknowledged += required
+            if problems.isEmpty {
+                try? FileManager.default.removeItem(atPath: path)
+            } else {
+                keep = true
+                failures.append("seed \(seed), image \(number), cut \(cut) of \(log.records.count) (kept at \(path)): "
+                    + problems.prefix(5).joined(separator: "; "))
+            }
+        }
+        print("power loss \(durability): \(cuts.count) images, \(Set(cuts).count) cut points of \(log.records.count) records, "
+            + "\(stats.acknowledged) acknowledged change sets checked (\(log.lines.filter { $0.text.hasPrefix("ACK") }.count) "
+            + "in the run), \(stats.pending) unsynced writes (\(stats.inPart) torn), \(failures.count) failures; \(done); \(census)")
+        #expect(failures.isEmpty, "\(failures.count) of \(cuts.count) crash images failed: \(failures.prefix(8))")
+    }
+
+    /// `count` cuts in ascending order: half anywhere in the log, half just before or just after a
+    /// sync of the store's files returns (where the most writes are in flight), plus both ends.
+    static func cuts(log: PowerLossLog, count: Int, using random: inout SeededGenerator) -> [Int] {
+        let syncs = log.records.indices.filter { log.records[$0].kind == .sync || log.records[$0].kind == .syncRange }
+        var cuts = [0, log.records.count]
+        while cuts.count < count {
+            if cuts.count % 2 == 0 || syncs.isEmpty {
+                cuts.append(Int.random(in: 0...log.records.count, using: &random))
+            } else {
+                cuts.append(syncs.randomElement(using: &random)! + Int.random(in: 0...1, using: &random))
+            }
+        }
+        return cuts.prefix(max(count, 0)).sorted()
+    }
+}
