@@ -4,7 +4,24 @@ import DataStoreKit
 import Foundation
 
 /// Opens crash images as stores and checks them against what the workload printed before each cut.
+///
+/// The images are opened by the crash helper (`inspect`), a batch per process: LMDB aborts the
+/// process on some damaged files, and a child's abort is a finding against one image instead of
+/// the end of the test run.
 struct ImageChecker {
+    /// One image to check: its files, its cut, and the directory it is written to.
+    struct Job {
+        var image: CrashImage
+        var cut: Int
+        var path: String
+    }
+
+    /// What checking one image found, and how many acknowledged change sets had to be present.
+    struct Outcome {
+        var problems: [String]
+        var required: Int
+    }
+
     let log: PowerLossLog
     let durability: Durability
     private let acknowledged: [(record: Int, acknowledgement: Acknowledgement)]
@@ -22,6 +39,19 @@ struct ImageChecker {
             .map { ($0, log.records[$0].covers) }
     }
 
+    /// Whether `outcome` is the known torn creation: the store refuses to open as "not an LMDB file",
+    /// at a cut before its first commit was durable, with nothing acknowledged.
+    func isTornCreation(_ outcome: Outcome, cut: Int) -> Bool {
+        guard outcome.problems.count == 1, outcome.problems[0].hasPrefix("open failed"),
+              outcome.problems[0].contains("MDB_INVALID"), !acknowledged.contains(where: { $0.record < cut }) else { return false }
+        // Durable: the first meta page written through the O_DSYNC descriptor; relaxed: the first
+        // meta page is written unsynced after the first data sync and is durable after the second.
+        let firstDurableCommit = durability == .relaxed
+            ? (dataSyncs.dropFirst().first?.record ?? .max)
+            : (log.records.firstIndex { $0.kind == .syncRange } ?? .max)
+        return cut <= firstDurableCommit
+    }
+
     /// The change sets that must survive a cut after records `0..<cut`: in `.durable`, all
     /// acknowledged before the cut; in `.relaxed` (`MDB_NOMETASYNC`: a commit's meta page is written
     /// unsynced and made durable by the next commit's data sync), all acknowledged before the last
@@ -31,54 +61,47 @@ struct ImageChecker {
         return acknowledged.filter { $0.record < bound }.map(\.acknowledgement)
     }
 
-    /// Writes `image` to the directory `path`, opens it, and returns the problems found and the
-    /// number of acknowledged change sets that had to be present.
-    func check(_ image: CrashImage, cut: Int, at path: String) async throws -> ([String], Int) {
-        // Recorded paths are relative to the recording's directory, which held the store as `store`.
-        try FileManager.default.createDirectory(atPath: "\(path)/store", withIntermediateDirectories: true)
-        for (name, bytes) in image.files {
-            guard FileManager.default.createFile(atPath: "\(path)/\(name)", contents: Data(bytes)) else {
-                throw LogError("cannot write the image file \(path)/\(name)")
+    /// Writes each job's image to its directory, has the crash helper open them, and checks what
+    /// it read. A helper that dies fails the image it was on; the next helper goes on after it.
+    func check(_ jobs: [Job], scratch: String) throws -> [Outcome] {
+        for job in jobs { try write(job) }
+        var outcomes: [Outcome] = []
+        while outcomes.count < jobs.count {
+            let rest = jobs[outcomes.count...]
+            let run = try InspectRun(paths: rest.map { "\($0.path)/store" }, durability: durability, scratch: scratch)
+            for (job, image) in zip(rest, run.images) { outcomes.append(outcome(job, image)) }
+            if outcomes.count < jobs.count, run.images.count < rest.count {
+                let job = rest[rest.startIndex + run.images.count]
+                outcomes.append(Outcome(problems: ["the store process died opening or reading the image (\(run.ending)): "
+                    + run.errors.suffix(400)], required: required(cut: job.cut).count))
             }
         }
-        let required = required(cut: cut)
-        let printed = PowerLossVerifier.Printed(
-            acknowledged: acknowledged.filter { $0.record < cut },
-            begun: Dictionary(begun.filter { $0.record < cut }.map { ($0.tag, $0.record) }, uniquingKeysWith: min))
-        let store: DataStore
-        do {
-            store = try DataStore.open(path: "\(path)/store", options: DataStore.Options(durability: durability))
-        } catch {
-            return (["open failed (\(required.count) acknowledged change sets before the cut): \(error)"], required.count)
-        }
-        defer { store.close() }
-        var problems: [String] = []
-        do {
-            let (items, ledger, heads) = try await PowerLossWorkload.collections(in: store)
-            problems += PowerLossVerifier.problems(items: try await items.all(), ledger: try await ledger.all(),
-                                                   heads: try await heads.all(), printed: printed, required: required)
-            problems += try store.check().map { "check(): \($0)" }
-            problems += try await acceptsWrite(store: store, items: items, ledger: ledger, heads: heads)
-        } catch {
-            problems.append("reading or writing the reopened store failed: \(error)")
-        }
-        return (problems, required.count)
+        return outcomes
     }
 
-    /// Saves one more change set across the three collections and reads it back.
-    private func acceptsWrite(store: DataStore, items: StoreCollection<CrashItem>, ledger: StoreCollection<LedgerEntry>,
-                              heads: StoreCollection<WorkerHead>) async throws -> [String] {
-        let tag = "after-power-loss"
-        let context = store.newContext()
-        for index in 0..<3 { try context.add(CrashItem(tag: tag, of: 3, index: index, removes: nil), to: items) }
-        try context.add(LedgerEntry(tag: tag, worker: 1_000, n: 0, count: 3, removes: nil), to: ledger)
-        let head = WorkerHead(worker: 1_000, last: 0, token: tag, live: 3)
-        try context.put(id: .string(head.id), object: head, in: heads)
-        try await context.save()
-        let stored = try await items.query(params: ["tag": .string(tag)], options: nil)
-        guard stored.count == 3, try await heads.get(id: .string(head.id)) == head else {
-            return ["the change set saved after reopening reads back as \(stored.count) of 3 items"]
+    private func write(_ job: Job) throws {
+        // Recorded paths are relative to the recording's directory, which held the store as `store`.
+        try FileManager.default.createDirectory(atPath: "\(job.path)/store", withIntermediateDirectories: true)
+        for (name, bytes) in job.image.files {
+            guard FileManager.default.createFile(atPath: "\(job.path)/\(name)", contents: Data(bytes)) else {
+                throw LogError("cannot write the image file \(job.path)/\(name)")
+            }
         }
-        return []
+    }
+
+    private func outcome(_ job: Job, _ image: InspectRun.Image) -> Outcome {
+        let required = required(cut: job.cut)
+        var problems = image.problems
+        if let failure = image.openFailure {
+            problems.append("open failed (\(required.count) acknowledged change sets before the cut): \(failure)")
+        } else {
+            let printed = PowerLossVerifier.Printed(
+                acknowledged: acknowledged.filter { $0.record < job.cut },
+                begun: Dictionary(begun.filter { $0.record < job.cut }.map { ($0.tag, $0.record) }, uniquingKeysWith: min))
+            problems += PowerLossVerifier.problems(items: image.items, ledger: image.ledger, heads: image.heads,
+                                                   printed: printed, required: required)
+            if image.probe != "ok" { problems.append("a new write after reopening: \(image.probe ?? "no answer")") }
+        }
+        return Outcome(problems: problems, required: required.count)
     }
 }

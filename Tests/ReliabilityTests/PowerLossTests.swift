@@ -16,6 +16,8 @@ import Testing
 struct PowerLossTests {
     static let images = environmentInt("DATASTORE_POWERLOSS_IMAGES", default: 300)
     static let seed = UInt64(environmentInt("DATASTORE_POWERLOSS_SEED", default: 20_261_201))
+    /// Images written to disk and opened by one helper process at a time.
+    static let batch = 25
 
     @Test("durable: every change set acknowledged before the cut survives whole, the state is a prefix, check() is clean, writes work")
     func durable() async throws {
@@ -45,34 +47,56 @@ struct PowerLossTests {
         var builder = CrashImageBuilder(log: log)
         let cuts = Self.cuts(log: log, count: images, using: &random)
         let checker = ImageChecker(log: log, durability: durability)
-        var failures: [String] = []
+        var failures: [String] = [], tornCreations: [String] = []
         var stats = (acknowledged: 0, pending: 0, inPart: 0)
-        for (number, cut) in cuts.enumerated() {
-            let image = builder.image(cut: cut, using: &random)
-            stats.pending += image.pending
-            stats.inPart += image.keptInPart
-            let path = "\(directory)/image-\(number)"
-            let (problems, required) = try await checker.check(image, cut: cut, at: path)
-            stats.acknowledged += required
-            if problems.isEmpty {
-                try? FileManager.default.removeItem(atPath: path)
-            } else {
-                keep = true
-                failures.append("seed \(seed), image \(number), cut \(cut) of \(log.records.count) (kept at \(path)): "
-                    + problems.prefix(5).joined(separator: "; "))
+        // Images are checked in batches: each batch is written to disk, then opened by one helper.
+        for start in stride(from: 0, to: cuts.count, by: Self.batch) {
+            let numbers = start..<min(cuts.count, start + Self.batch)
+            let jobs = numbers.map { number in
+                let image = builder.image(cut: cuts[number], using: &random)
+                stats.pending += image.pending
+                stats.inPart += image.keptInPart
+                return ImageChecker.Job(image: image, cut: cuts[number], path: "\(directory)/image-\(number)")
+            }
+            for (job, outcome) in zip(jobs, try checker.check(jobs, scratch: directory)) {
+                stats.acknowledged += outcome.required
+                if outcome.problems.isEmpty {
+                    try? FileManager.default.removeItem(atPath: job.path)
+                } else if checker.isTornCreation(outcome, cut: job.cut) {
+                    // Known and repeatable from the seed and cut; not kept, so each run leaves nothing behind.
+                    tornCreations.append("cut \(job.cut)")
+                    try? FileManager.default.removeItem(atPath: job.path)
+                } else {
+                    keep = true
+                    failures.append("seed \(seed), cut \(job.cut) of \(log.records.count) (image kept at \(job.path)): "
+                        + outcome.problems.prefix(5).joined(separator: "; "))
+                }
             }
         }
+        let kinds = census.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
         print("power loss \(durability): \(cuts.count) images, \(Set(cuts).count) cut points of \(log.records.count) records, "
             + "\(stats.acknowledged) acknowledged change sets checked (\(log.lines.filter { $0.text.hasPrefix("ACK") }.count) "
-            + "in the run), \(stats.pending) unsynced writes (\(stats.inPart) torn), \(failures.count) failures; \(done); \(census)")
+            + "in the run), \(stats.pending) unsynced writes (\(stats.inPart) torn), \(failures.count) failures, "
+            + "\(tornCreations.count) torn creations; \(done); records: \(kinds)")
         #expect(failures.isEmpty, "\(failures.count) of \(cuts.count) crash images failed: \(failures.prefix(8))")
+        if !tornCreations.isEmpty {
+            let known = Comment(rawValue: "a power cut before the first commit is durable can leave data.mdb without a "
+                + "valid meta page (LMDB writes the new file's two meta pages unsynced): the store then refuses to open "
+                + "(MDB_INVALID), though nothing was acknowledged; see docs/reliability.md, Power loss")
+            withKnownIssue(known) {
+                Issue.record("seed \(seed): \(tornCreations.count) image(s): \(tornCreations.prefix(4))")
+            }
+        }
     }
 
-    /// `count` cuts in ascending order: half anywhere in the log, half just before or just after a
-    /// sync of the store's files returns (where the most writes are in flight), plus both ends.
+    /// `count` cuts in ascending order: every cut until the store's first commit is durable, the end,
+    /// then half anywhere in the log and half just before or just after a sync of the store's files
+    /// returns (where the most writes are in flight).
     static func cuts(log: PowerLossLog, count: Int, using random: inout SeededGenerator) -> [Int] {
         let syncs = log.records.indices.filter { log.records[$0].kind == .sync || log.records[$0].kind == .syncRange }
-        var cuts = [0, log.records.count]
+        // Every cut while the store is created, up to its first durable commit.
+        let created = min(syncs.dropFirst().first.map { $0 + 2 } ?? 0, log.records.count, 60)
+        var cuts = [log.records.count] + Array(0..<created)
         while cuts.count < count {
             if cuts.count % 2 == 0 || syncs.isEmpty {
                 cuts.append(Int.random(in: 0...log.records.count, using: &random))
