@@ -42,7 +42,7 @@ enum PowerLossRecording {
         let output = "\(scratch)/librecorder.so"
         let compiler = Process()
         compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        compiler.arguments = ["cc", "-shared", "-fPIC", "-O2", "-o", output, source, "-ldl", "-lpthread"]
+        compiler.arguments = ["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-o", output, source, "-ldl", "-lpthread"]
         try compiler.run()
         compiler.waitUntilExit()
         guard compiler.terminationStatus == 0 else { throw LogError("cc could not build the recorder from \(source)") }
