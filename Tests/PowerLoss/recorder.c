@@ -152,14 +152,14 @@ static void opened(int fd, int flags) {
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
     ssize_t n = readlink(link, target, sizeof target - 1);
     pthread_mutex_lock(&lock);
-    fd_file[fd] = 0;
+    __atomic_store_n(&fd_file[fd], 0, __ATOMIC_RELEASE);
     if (n > 0) {
         target[n] = 0;
         if ((size_t)n > dir_length + 1 && strncmp(target, dir, dir_length) == 0 && target[dir_length] == '/') {
             int id = file_id(target + dir_length + 1);
             if (id >= 0) {
-                fd_file[fd] = id + 1;
                 fd_dsync[fd] = (flags & (O_DSYNC | O_SYNC)) != 0;
+                __atomic_store_n(&fd_file[fd], id + 1, __ATOMIC_RELEASE);
             }
         }
     }
@@ -167,7 +167,11 @@ static void opened(int fd, int flags) {
     errno = saved;
 }
 
-static int tracked(int fd) { return initialized && fd >= 0 && fd < MAX_FDS && fd_file[fd]; }
+// Read without the lock (the lock is taken only for recorded descriptors), so the table's entries
+// are read and written atomically.
+static int tracked(int fd) {
+    return initialized && fd >= 0 && fd < MAX_FDS && __atomic_load_n(&fd_file[fd], __ATOMIC_ACQUIRE);
+}
 
 // Records a completed write of `done` bytes at `offset` from `iov` (the lock is held).
 static void record_write(int fd, off64_t offset, const struct iovec *iov, int count, size_t done) {
@@ -375,7 +379,7 @@ int __open64_2(const char *path, int flags) {
 static void forget(int fd) {
     if (!initialized || fd < 0 || fd >= MAX_FDS) return;
     pthread_mutex_lock(&lock);
-    fd_file[fd] = 0;
+    __atomic_store_n(&fd_file[fd], 0, __ATOMIC_RELEASE);
     fd_dsync[fd] = 0;
     pthread_mutex_unlock(&lock);
 }
@@ -383,8 +387,8 @@ static void forget(int fd) {
 static void copied(int from, int to) {
     if (!initialized || from < 0 || from >= MAX_FDS || to < 0 || to >= MAX_FDS) return;
     pthread_mutex_lock(&lock);
-    fd_file[to] = fd_file[from];
     fd_dsync[to] = fd_dsync[from];
+    __atomic_store_n(&fd_file[to], fd_file[from], __ATOMIC_RELEASE);
     pthread_mutex_unlock(&lock);
 }
 

@@ -7,7 +7,8 @@ import Foundation
 /// a seeded random choice decides what reached the disk: all of a write, none of it, or each of its
 /// 4 KiB pages whole, missing, or torn at 512-byte sectors (each sector kept or not). Writes are
 /// applied in the order they were issued. A file is as long as its durable writes and truncations
-/// make it, or longer when a kept part of a later write reaches further (the rest reads as zeros).
+/// make it, or longer when a kept or torn page of a later write reaches further (what did not reach
+/// the disk reads as zeros).
 struct CrashImage {
     /// The files' contents, by path relative to the store directory.
     var files: [String: [UInt8]]
@@ -104,6 +105,9 @@ struct CrashImageBuilder {
             case 0, 1: write(record, of: log, range: start..<pageEnd, to: &file)
             case 2, 3: break
             default:
+                // A torn page was written back, so the file reaches its end (as ext4 moves the size
+                // on disk page by page), but only some of its sectors reached the platter.
+                if file.count < pageEnd { file += [UInt8](repeating: 0, count: pageEnd - file.count) }
                 var sectorStart = start
                 while sectorStart < pageEnd {
                     let sectorEnd = min(pageEnd, (sectorStart / sector + 1) * sector)
