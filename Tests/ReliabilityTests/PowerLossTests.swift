@@ -9,7 +9,8 @@ import Testing
 /// disagreeing with its records, or a store that refuses writes.
 ///
 /// The workload runs once per mode under the recorder (`Tests/PowerLoss/recorder.c`); crash images
-/// are built from its log (``CrashImageBuilder``) and each is opened and checked in this process.
+/// are built from its log (``CrashImageBuilder``), opened by the crash helper (`inspect`) and
+/// checked (``ImageChecker``, ``PowerLossVerifier``).
 /// `DATASTORE_POWERLOSS_IMAGES` (default 300, two thirds durable) sets the number of images,
 /// `DATASTORE_POWERLOSS_SEED` repeats a run, `POWERLOSS_RECORDER` names a built recorder.
 @Suite("Power loss", .serialized)
@@ -37,11 +38,7 @@ struct PowerLossTests {
         let log = try await PowerLossRecording.record(in: directory, durability: durability)
         let census = log.census
         let done = log.lines.first { $0.text.hasPrefix("DONE") }?.text ?? ""
-        #expect(!log.lines.contains { $0.text.hasPrefix("FATAL") }, "\(log.lines.filter { $0.text.hasPrefix("FATAL") })")
-        #expect(census[.write, default: 0] > 0 && census[.sync, default: 0] > 0, "the recorder saw no writes or syncs: \(census)")
-        #expect(durability == .relaxed || census[.syncRange, default: 0] > 0, "no O_DSYNC meta write was recorded: \(census)")
-        #expect(!done.contains("mapGrowths=0") && !done.contains("extensions=0") && !done.isEmpty,
-                "the workload must grow the map and extend the data file: \(done)")
+        Self.expectRecorded(log, durability: durability, done: done)
 
         var random = SeededGenerator(seed: seed)
         var builder = CrashImageBuilder(log: log)
@@ -87,6 +84,17 @@ struct PowerLossTests {
                 Issue.record("seed \(seed): \(tornCreations.count) image(s): \(tornCreations.prefix(4))")
             }
         }
+    }
+
+    /// The log shows what the images need: writes, syncs, the O_DSYNC meta writes of durable
+    /// commits, and a workload that grew the map and wrote the data file ahead.
+    static func expectRecorded(_ log: PowerLossLog, durability: Durability, done: String) {
+        let census = log.census
+        #expect(!log.lines.contains { $0.text.hasPrefix("FATAL") }, "\(log.lines.filter { $0.text.hasPrefix("FATAL") })")
+        #expect(census[.write, default: 0] > 0 && census[.sync, default: 0] > 0, "the recorder saw no writes or syncs: \(census)")
+        #expect(durability == .relaxed || census[.syncRange, default: 0] > 0, "no O_DSYNC meta write was recorded: \(census)")
+        #expect(!done.contains("mapGrowths=0") && !done.contains("extensions=0") && !done.isEmpty,
+                "the workload must grow the map and extend the data file: \(done)")
     }
 
     /// `count` cuts in ascending order: every cut until the store's first commit is durable, the end,
