@@ -93,6 +93,8 @@ struct PowerLossTests {
         #expect(!log.lines.contains { $0.text.hasPrefix("FATAL") }, "\(log.lines.filter { $0.text.hasPrefix("FATAL") })")
         #expect(census[.write, default: 0] > 0 && census[.sync, default: 0] > 0, "the recorder saw no writes or syncs: \(census)")
         #expect(durability == .relaxed || census[.syncRange, default: 0] > 0, "no O_DSYNC meta write was recorded: \(census)")
+        // Images are built from system-call writes alone; a write through a mapping would be invisible.
+        #expect(census[.msync] == nil, "msync was called: the store wrote through its map, which images do not model")
         #expect(!done.contains("mapGrowths=0") && !done.contains("extensions=0") && !done.isEmpty,
                 "the workload must grow the map and extend the data file: \(done)")
     }
