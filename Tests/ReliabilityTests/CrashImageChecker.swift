@@ -20,6 +20,9 @@ struct ImageChecker {
     struct Outcome {
         var problems: [String]
         var required: Int
+        /// Change sets acknowledged before the cut that the image does not hold (only `.relaxed` may
+        /// lose any).
+        var lost = 0
     }
 
     let log: PowerLossLog
@@ -102,6 +105,8 @@ struct ImageChecker {
                                                    printed: printed, required: required)
             if image.probe != "ok" { problems.append("a new write after reopening: \(image.probe ?? "no answer")") }
         }
-        return Outcome(problems: problems, required: required.count)
+        let present = Set(image.ledger.map(\.id))
+        let lost = acknowledged.filter { $0.record < job.cut && !present.contains($0.acknowledgement.tag) }.count
+        return Outcome(problems: problems, required: required.count, lost: image.openFailure == nil ? lost : 0)
     }
 }

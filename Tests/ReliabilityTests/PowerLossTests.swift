@@ -45,7 +45,7 @@ struct PowerLossTests {
         let cuts = Self.cuts(log: log, count: images, using: &random)
         let checker = ImageChecker(log: log, durability: durability)
         var failures: [String] = [], tornCreations: [String] = []
-        var stats = (acknowledged: 0, pending: 0, inPart: 0)
+        var stats = (acknowledged: 0, pending: 0, inPart: 0, lost: 0, losing: 0, mostLost: 0)
         // Images are checked in batches: each batch is written to disk, then opened by one helper.
         for start in stride(from: 0, to: cuts.count, by: Self.batch) {
             let numbers = start..<min(cuts.count, start + Self.batch)
@@ -57,6 +57,9 @@ struct PowerLossTests {
             }
             for (job, outcome) in zip(jobs, try checker.check(jobs, scratch: directory)) {
                 stats.acknowledged += outcome.required
+                stats.lost += outcome.lost
+                stats.losing += outcome.lost > 0 ? 1 : 0
+                stats.mostLost = max(stats.mostLost, outcome.lost)
                 if outcome.problems.isEmpty {
                     try? FileManager.default.removeItem(atPath: job.path)
                 } else if checker.isTornCreation(outcome, cut: job.cut) {
@@ -73,7 +76,8 @@ struct PowerLossTests {
         let kinds = census.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
         print("power loss \(durability): \(cuts.count) images, \(Set(cuts).count) cut points of \(log.records.count) records, "
             + "\(stats.acknowledged) acknowledged change sets checked (\(log.lines.filter { $0.text.hasPrefix("ACK") }.count) "
-            + "in the run), \(stats.pending) unsynced writes (\(stats.inPart) torn), \(failures.count) failures, "
+            + "in the run), \(stats.losing) images lost acknowledged change sets (\(stats.lost) in all, at most "
+            + "\(stats.mostLost) in one), \(stats.pending) unsynced writes (\(stats.inPart) torn), \(failures.count) failures, "
             + "\(tornCreations.count) torn creations; \(done); records: \(kinds)")
         #expect(failures.isEmpty, "\(failures.count) of \(cuts.count) crash images failed: \(failures.prefix(8))")
         if !tornCreations.isEmpty {
