@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := liblmdb-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build test run bench fuzz sanitize ci clean
+.PHONY: deps build test run bench fuzz sanitize powerloss ci clean
 
 ## deps: install the Debian packages the build needs, only when missing.
 deps:
@@ -22,9 +22,23 @@ deps:
 build: deps
 	$(SWIFT) build
 
+## The power-loss recorder, an LD_PRELOAD library the power-loss tests run the workload under
+## (docs/reliability.md, Power loss).
+POWERLOSS_RECORDER := $(CURDIR)/.build/powerloss/librecorder.so
+$(POWERLOSS_RECORDER): Tests/PowerLoss/recorder.c
+	mkdir -p $(dir $@)
+	cc -shared -fPIC -O2 -Wall -Wextra -o $@ $< -ldl -lpthread
+
 ## test: the whole test suite.
-test: deps
-	$(SWIFT) test
+test: deps $(POWERLOSS_RECORDER)
+	POWERLOSS_RECORDER=$(POWERLOSS_RECORDER) $(SWIFT) test
+
+## powerloss: the power-loss tests alone, at POWERLOSS_IMAGES crash images (two thirds durable).
+POWERLOSS_IMAGES ?= 5000
+powerloss: deps $(POWERLOSS_RECORDER)
+	$(SWIFT) build --build-tests
+	POWERLOSS_RECORDER=$(POWERLOSS_RECORDER) DATASTORE_POWERLOSS_IMAGES=$(POWERLOSS_IMAGES) \
+	  $(SWIFT) test --skip-build --filter PowerLossTests
 
 ## run: the project's main job: the side-by-side store benchmark (DataStoreKit, raw LMDB, SQLite)
 ## at the quick size (100 000 messages, a few minutes on 2 cores), release build.

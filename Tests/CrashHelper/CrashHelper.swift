@@ -39,6 +39,8 @@ struct CrashHelper {
             switch mode {
             case "saves": try await saves(path: path, options: options)
             case "hold-reader": try await holdReader(path: path)
+            case "powerloss": try await powerLoss(path: path, options: options)
+            case "inspect": try await inspect(listPath: path, options: options)
             default: fail("unknown mode \(mode)")
             }
         } catch {
