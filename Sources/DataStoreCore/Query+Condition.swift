@@ -14,14 +14,25 @@ public enum Operator: String, Sendable, Hashable, CaseIterable, CustomStringConv
     case greaterOrEqual = ">="
     /// The field value equals one element of the condition's array.
     case `in` = "in"
+    /// The field is present and its value equals no element of the condition's array.
+    case notIn = "!in"
+    /// The field value is a string that starts with the condition's string, by UTF-8 bytes
+    /// (an index serves it as the range of strings with that prefix).
+    case prefix = "^="
+    /// With `true`, the field is present, whatever its value (`null` included); with `false`,
+    /// it is absent: the one condition a document without the field can meet.
+    case exists = "exists"
 
     /// Whether this is one of `<`, `<=`, `>`, `>=`.
     public var isRange: Bool {
         switch self {
         case .less, .lessOrEqual, .greater, .greaterOrEqual: true
-        case .equal, .notEqual, .in: false
+        case .equal, .notEqual, .in, .notIn, .prefix, .exists: false
         }
     }
+
+    /// Whether the operator is a word (`in`, `exists`): such a word is also a valid field name.
+    var isWord: Bool { rawValue.first?.isLetter == true }
 
     /// The operator as written in a key, the canonical spelling (`==` rather than `=`).
     public var description: String { rawValue }
@@ -47,6 +58,9 @@ public enum Operator: String, Sendable, Hashable, CaseIterable, CustomStringConv
         case .greater: 4
         case .greaterOrEqual: 5
         case .in: 6
+        case .notIn: 7
+        case .prefix: 8
+        case .exists: 9
         }
     }
 }

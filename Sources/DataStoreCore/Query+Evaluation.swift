@@ -11,19 +11,33 @@ extension Condition {
     /// Whether a document whose ``field`` holds `fieldValue` (`nil` when absent) satisfies this
     /// condition.
     ///
-    /// - A missing field matches nothing, not even `!=`.
+    /// - A missing field matches nothing, not even `!=` or `!in`, except `exists false`;
+    ///   `exists true` matches any present value, `null` included.
     /// - `==` is ``Value``'s equality (`1 == 1.0`; strings by UTF-8 bytes; `null == null`).
     /// - `<`, `<=`, `>`, `>=` hold only within one type class (bools, numbers, strings, bytes);
     ///   a condition value of another class (`null`, array, object) never matches.
     /// - An array field and a non-array condition value: `==`, `in` and the range operators hold
     ///   when any element does; `!=` is the negation of `==`.
     /// - `in` holds when `==` holds for any element of the condition's array; with a non-array
-    ///   condition value it never matches.
+    ///   condition value it never matches. `!in` is the negation of `in` for a present field.
+    /// - `^=` holds for a string field (or an array field's string element) whose UTF-8 bytes
+    ///   start with the condition's.
     ///
     /// - Complexity: O(*n*) value comparisons for an array field or an `in` list of *n* elements.
     public func matches(fieldValue: Value?) -> Bool {
-        guard let fieldValue else { return false }
+        guard let fieldValue else { return op == .exists && value == .bool(false) }
         switch op {
+        case .exists:
+            return value == .bool(true)
+        case .notIn:
+            guard case .array(let candidates) = value else { return false }
+            return !candidates.contains { Condition.equals(fieldValue, $0) }
+        case .prefix:
+            guard case .string(let prefix) = value else { return false }
+            if case .array(let elements) = fieldValue {
+                return elements.contains { Condition.hasPrefix($0, prefix) }
+            }
+            return Condition.hasPrefix(fieldValue, prefix)
         case .equal:
             return Condition.equals(fieldValue, value)
         case .notEqual:
@@ -48,6 +62,12 @@ extension Condition {
         return fieldValue == target
     }
 
+    /// Whether `value` is a string whose UTF-8 bytes start with `prefix`'s.
+    static func hasPrefix(_ value: Value, _ prefix: String) -> Bool {
+        guard case .string(let text) = value else { return false }
+        return text.utf8.starts(with: prefix.utf8)
+    }
+
     /// Whether the range operator holds for one scalar `element`, within one type class.
     func rangeHolds(_ element: Value) -> Bool {
         guard Condition.isOrderable(value), element.typeRank == value.typeRank else { return false }
@@ -57,7 +77,7 @@ extension Condition {
         case .lessOrEqual: return order <= 0
         case .greater: return order > 0
         case .greaterOrEqual: return order >= 0
-        case .equal, .notEqual, .in: return false
+        case .equal, .notEqual, .in, .notIn, .prefix, .exists: return false
         }
     }
 }

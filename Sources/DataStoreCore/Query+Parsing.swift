@@ -30,11 +30,24 @@ extension Condition {
     init(key: String, value: Value) throws(DataStoreError) {
         let (field, op) = try Condition.parse(key: key)
         switch op {
-        case .in:
+        case .in, .notIn:
             guard case .array = value else {
                 throw DataStoreError(
                     .invalidQuery,
-                    "query key \(Query.quoted(key)) needs an array of values, not \(value.typeName) \(value)")
+                    "query key \(Query.quoted(key)) needs an array of values, not \(value.typeName) \(value.description(limit: Value.planTextLimit))")
+            }
+        case .prefix:
+            guard case .string = value else {
+                throw DataStoreError(
+                    .invalidQuery,
+                    "query key \(Query.quoted(key)) needs a string prefix, not \(value.typeName) \(value.description(limit: Value.planTextLimit))")
+            }
+        case .exists:
+            guard case .bool = value else {
+                throw DataStoreError(
+                    .invalidQuery,
+                    "query key \(Query.quoted(key)) needs true (the field is present) or false (absent), "
+                        + "not \(value.typeName) \(value.description(limit: Value.planTextLimit))")
             }
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             guard Condition.isOrderable(value) else {
@@ -62,10 +75,10 @@ extension Condition {
            utf8.index(after: space) != utf8.endIndex {
             let field = Substring(key.utf8[..<space])
             let token = Substring(key.utf8[utf8.index(after: space)...])
-            if let op = Operator(token: token), Operator(token: field) == nil || field == "in" {
+            if let op = Operator(token: token), Operator(token: field)?.isWord ?? true {
                 return (String(field), op)
             }
-        } else if !utf8.isEmpty, utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), Operator(token: key) == nil || key == "in" {
+        } else if !utf8.isEmpty, utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), Operator(token: key)?.isWord ?? true {
             return (key, .equal)
         }
         let words = key.split(whereSeparator: \.isWhitespace)
@@ -91,7 +104,7 @@ extension Condition {
                 "query key \(Query.quoted(key)) has \(words.count) words; write \"field\" or \"field OP\" "
                     + "(field names cannot contain whitespace)")
         }
-        if Operator(token: first) != nil && first != "in" {
+        if let op = Operator(token: first), !op.isWord {
             throw DataStoreError(
                 .invalidQuery,
                 "query key \(Query.quoted(key)) has no field name before the operator \(Query.quoted(first))")
@@ -103,7 +116,7 @@ extension Condition {
             throw DataStoreError(
                 .invalidQuery,
                 "query key \(Query.quoted(key)) has an unknown operator \(Query.quoted(words[1])); "
-                    + "the operators are =, ==, !=, <, <=, >, >= and in")
+                    + "the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists")
         }
         return (String(first), op)
     }

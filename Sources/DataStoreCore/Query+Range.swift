@@ -133,6 +133,26 @@ extension ValueRange {
     }
 }
 
+extension ValueRange {
+    /// The strings that start with `prefix`: from `prefix` up to, not including, `prefix` with its
+    /// last scalar raised by one (UTF-8 byte order is scalar order); every string when `prefix`
+    /// is empty or all U+10FFFF.
+    static func strings(withPrefix prefix: String) -> ValueRange {
+        var scalars = Array(prefix.unicodeScalars)
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if next == 0xD800 { next = 0xE000 }  // surrogates are not scalars
+            if let raised = Unicode.Scalar(next) {
+                scalars.append(raised)
+                var upper = ""
+                upper.unicodeScalars.append(contentsOf: scalars)
+                return ValueRange(lower: Bound(.string(prefix), isInclusive: true), upper: Bound(.string(upper), isInclusive: false))
+            }
+        }
+        return typeClass(of: .string(""))!
+    }
+}
+
 extension Condition {
     /// The values that can satisfy this condition on their own, as a range, or `nil` when the
     /// condition is not a range (`!=`, `in`, or `==` with an array value, which compares whole
@@ -140,7 +160,8 @@ extension Condition {
     ///
     /// `==` gives the one value; a range operator gives its half-interval cut to the value's type
     /// class (`ts >= 5` is `[5, inf]`, not every string above it); a range operator with a value
-    /// it cannot compare with (`null`, array, object) gives ``ValueRange/empty``.
+    /// it cannot compare with (`null`, array, object) gives ``ValueRange/empty``. `^=` gives the
+    /// strings with its prefix; `exists true` every value; `exists false`, `!=`, `in` and `!in` none.
     ///
     /// For an array (multi-value) field, a matching document has at least one element in the range.
     public var range: ValueRange? {
@@ -148,8 +169,14 @@ extension Condition {
         case .equal:
             if case .array = value { return nil }
             return .equal(to: value)
-        case .notEqual, .in:
+        case .notEqual, .in, .notIn:
             return nil
+        case .exists:
+            // Present: every value, above the index's *missing*, which sorts below null.
+            return value == .bool(true) ? ValueRange(lower: ValueRange.Bound(.null, isInclusive: true), upper: nil) : nil
+        case .prefix:
+            guard case .string(let prefix) = value else { return .empty }
+            return ValueRange.strings(withPrefix: prefix)
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
             guard Condition.isOrderable(value), let typeClass = ValueRange.typeClass(of: value) else {
                 return .empty

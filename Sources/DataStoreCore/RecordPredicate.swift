@@ -18,8 +18,10 @@ public struct RecordPredicate: Sendable {
     /// The condition this checks.
     public let condition: Condition
     private let name: [UInt8]
-    /// The UTF-8 bytes of a string condition value compared by `==`, `!=` or a range operator.
+    /// The UTF-8 bytes of a string condition value compared by `==`, `!=`, `^=` or a range operator.
     private let text: [UInt8]?
+    /// The answer for a record without the field (`true` only for `exists false`).
+    private let matchesAbsent: Bool
 
     /// Prepares `condition`.
     public init(_ condition: Condition) {
@@ -27,11 +29,13 @@ public struct RecordPredicate: Sendable {
         name = Array(condition.field.utf8)
         switch (condition.op, condition.value) {
         case (.equal, .string(let value)), (.notEqual, .string(let value)), (.less, .string(let value)),
-             (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)):
+             (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)),
+             (.prefix, .string(let value)):
             text = Array(value.utf8)
         default:
             text = nil
         }
+        matchesAbsent = condition.matches(fieldValue: nil)
     }
 
     /// The predicates of `conditions` in the order ``all(_:match:)`` needs: by field name bytes,
@@ -70,8 +74,12 @@ public struct RecordPredicate: Sendable {
                 while next < predicates.count {
                     let order = predicates[next].name.withUnsafeBytes { UTF8Order.compare($0, field) }
                     if order > 0 { break }
-                    // A predicate whose field sorts before this one has no field: it fails.
-                    guard order == 0 else { return false }
+                    // A predicate whose field sorts before this one has no field.
+                    guard order == 0 else {
+                        guard predicates[next].matchesAbsent else { return false }
+                        next += 1
+                        continue
+                    }
                     if let holds = predicates[next].answerFromBytes(bytes, at: offset) {
                         guard holds else { return false }
                     } else {
@@ -83,7 +91,8 @@ public struct RecordPredicate: Sendable {
                 guard RecordScan.skipValue(bytes, &offset) else { return nil }
             }
             // The fields ran out before the predicates: those left have no field, if the record is whole.
-            return offset == bytes.count ? false : nil
+            guard offset == bytes.count else { return nil }
+            return predicates[next...].allSatisfy(\.matchesAbsent)
         }
         if let walked { return walked }
         return try oneByOne()
@@ -101,7 +110,7 @@ public struct RecordPredicate: Sendable {
         let lookup = name.withUnsafeBytes { RecordScan.field($0, in: bytes) }
         switch lookup {
         case .absent:
-            return false
+            return matchesAbsent
         case .found(let offset):
             if let answer = answerFromBytes(bytes, at: offset) { return answer }
         case .general:
@@ -116,6 +125,8 @@ public struct RecordPredicate: Sendable {
     private func answerFromBytes(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool? {
         // A name at the very end of damaged bytes has no tag after it: the general path reports it.
         guard offset >= 0, offset < bytes.count else { return nil }
+        // Present, whatever the value: a damaged value is the decoder's to report.
+        if condition.op == .exists { return nil }
         switch bytes[offset] {
         case RecordCodec.Tag.double:
             return RecordScan.double(bytes, at: offset).map { condition.matches(fieldValue: .double($0)) }
@@ -136,7 +147,8 @@ public struct RecordPredicate: Sendable {
             case .lessOrEqual: return order <= 0
             case .greater: return order > 0
             case .greaterOrEqual: return order >= 0
-            case .in: return nil
+            case .prefix: return text.withUnsafeBytes { payload.starts(with: $0) }
+            case .in, .notIn, .exists: return nil
             }
         default:
             return nil

@@ -30,11 +30,13 @@ struct QueryCounter {
     /// Each condition's field position in `index`, or `nil` when entries cannot decide them: a
     /// field outside the index; on a multi-value index (an entry per element), several
     /// conditions (a document matches when each holds for *some* element, not necessarily the
-    /// same one), `!=`, or an array or object value (compared with the whole field).
+    /// same one), `!=`, `!in` and `exists` (which speak of the whole field), or an array or
+    /// object value (compared with the whole field).
     private func conditionPositions(_ index: IndexDefinition) -> [Int]? {
         let conditions = plan.query.conditions
         if index.multiValue {
-            guard conditions.count == 1, let condition = conditions.first, condition.op != .notEqual else { return nil }
+            guard conditions.count == 1, let condition = conditions.first,
+                  ![.notEqual, .notIn, .exists].contains(condition.op) else { return nil }
             let values = condition.op == .in ? (condition.value.arrayValue ?? []) : [condition.value]
             guard values.allSatisfy({ $0.arrayValue == nil && $0.objectValue == nil }) else { return nil }
         }

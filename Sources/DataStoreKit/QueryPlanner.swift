@@ -107,7 +107,8 @@ enum QueryPlanner {
         for field in index.fields.dropFirst(firstFieldValues == nil ? 0 : 1) {
             if index.multiValue {
                 // Different conditions may be met by different elements: use one condition's range.
-                let ranges = query.conditions(on: field.name).compactMap(\.range)
+                // Not `exists`: a document whose array is empty has only a *missing* entry.
+                let ranges = query.conditions(on: field.name).filter { $0.op != .exists }.compactMap(\.range)
                 if let equal = ranges.first(where: { $0.equals != nil }) {
                     equalities.append(equal.equals!)
                 } else {

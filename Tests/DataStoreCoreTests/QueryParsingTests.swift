@@ -92,11 +92,11 @@ struct QueryParsingTests {
     }
 
     @Test(arguments: [
-        ("created_ts =>", #"query key "created_ts =>" has an unknown operator "=>"; the operators are =, ==, !=, <, <=, >, >= and in"#),
-        ("a <>", #"query key "a <>" has an unknown operator "<>"; the operators are =, ==, !=, <, <=, >, >= and in"#),
-        ("a like", #"query key "a like" has an unknown operator "like"; the operators are =, ==, !=, <, <=, >, >= and in"#),
-        ("a IN", #"query key "a IN" has an unknown operator "IN"; the operators are =, ==, !=, <, <=, >, >= and in"#),
-        ("a ===", #"query key "a ===" has an unknown operator "==="; the operators are =, ==, !=, <, <=, >, >= and in"#),
+        ("created_ts =>", #"query key "created_ts =>" has an unknown operator "=>"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
+        ("a <>", #"query key "a <>" has an unknown operator "<>"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
+        ("a like", #"query key "a like" has an unknown operator "like"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
+        ("a IN", #"query key "a IN" has an unknown operator "IN"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
+        ("a ===", #"query key "a ===" has an unknown operator "==="; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
         (" >=", #"query key " >=" has no field name before the operator ">=""#),
         (">=", #"query key ">=" has no field name before the operator ">=""#),
         ("", #"query key "" has no field name"#),
@@ -104,7 +104,7 @@ struct QueryParsingTests {
         (" a", #"query key " a" starts with whitespace"#),
         ("a ", #"query key "a " ends with whitespace; write "field" or "field OP""#),
         ("a b >=", #"query key "a b >=" has 3 words; write "field" or "field OP" (field names cannot contain whitespace)"#),
-        ("a\nb", #"query key "a\nb" has an unknown operator "b"; the operators are =, ==, !=, <, <=, >, >= and in"#),
+        ("a\nb", #"query key "a\nb" has an unknown operator "b"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
     ])
     func malformedKeys(key: String, message: String) {
         let error = queryError(params: [key: 1])
@@ -146,6 +146,6 @@ struct QueryParsingTests {
         #expect(Operator(token: "in") == .in)
         #expect(Operator(token: "=>") == nil)
         #expect(Operator.allCases.filter(\.isRange) == [.less, .lessOrEqual, .greater, .greaterOrEqual])
-        #expect(Operator.allCases.map(\.description) == ["==", "!=", "<", "<=", ">", ">=", "in"])
+        #expect(Operator.allCases.map(\.description) == ["==", "!=", "<", "<=", ">", ">=", "in", "!in", "^=", "exists"])
     }
 }

@@ -56,7 +56,9 @@ struct QueryRandom: RandomNumberGenerator {
         let op = pick(Operator.allCases)
         let value: Value
         switch op {
-        case .in: value = .array((0..<Int.random(in: 0...3, using: &self)).map { _ in scalar() })
+        case .in, .notIn: value = .array((0..<Int.random(in: 0...3, using: &self)).map { _ in scalar() })
+        case .exists: value = .bool(chance(0.5))
+        case .prefix: value = .string(pick(["", "a", "b", "ab", "x"]))
         default: value = chance(0.1) ? fieldValue() : scalar()
         }
         return Condition(field: pick(["a", "b", "c"]), op: op, value: value)

@@ -41,10 +41,12 @@ struct DifferentialTests {
         var params: [String: Value] = [:]
         for _ in 0..<Int.random(in: 0...3, using: &rng) {
             let field = fields.randomElement(using: &rng)!
-            let op = ["", " ==", " !=", " <", " <=", " >", " >=", " in"].randomElement(using: &rng)!
+            let op = ["", " ==", " !=", " <", " <=", " >", " >=", " in", " !in", " ^=", " exists"].randomElement(using: &rng)!
             var value = field == "tags" ? Value.string(["x", "y", "z"].randomElement(using: &rng)!) : (randomValue(&rng) ?? .null)
             if field == "id" { value = .string(String(format: "d%03d", Int.random(in: 0..<130, using: &rng))) }
-            if op == " in" { value = .array([value, randomValue(&rng) ?? .int(1)]) }
+            if op == " in" || op == " !in" { value = .array([value, randomValue(&rng) ?? .int(1)]) }
+            if op == " ^=" { value = .string(["", "a", "b", "q", "qq", "d0", "x"].randomElement(using: &rng)!) }
+            if op == " exists" { value = .bool(Bool.random(using: &rng)) }
             // Range operators refuse null (a named error the parser tests cover): pick again.
             if [" <", " <=", " >", " >="].contains(op) && value == .null { value = .int(1) }
             params[field + op] = value

@@ -155,8 +155,8 @@ struct BadInputTests {
     @Test("unknown operators, malformed keys and wrong option types are named errors from the store too",
           arguments: [
               (["created_ts =>": 1], nil, "invalidQuery",
-               #"query key "created_ts =>" has an unknown operator "=>"; the operators are =, ==, !=, <, <=, >, >= and in"#),
-              (["a IN": [1]], nil, "invalidQuery", #"query key "a IN" has an unknown operator "IN"; the operators are =, ==, !=, <, <=, >, >= and in"#),
+               #"query key "created_ts =>" has an unknown operator "=>"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
+              (["a IN": [1]], nil, "invalidQuery", #"query key "a IN" has an unknown operator "IN"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
               ([">=": 1], nil, "invalidQuery", #"query key ">=" has no field name before the operator ">=""#),
               (["": 1], nil, "invalidQuery", #"query key "" has no field name"#),
               (["a ": 1], nil, "invalidQuery", #"query key "a " ends with whitespace; write "field" or "field OP""#),

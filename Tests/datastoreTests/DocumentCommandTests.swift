@@ -139,7 +139,7 @@ struct DocumentCommandTests {
         let badKey = try await sandbox.run("query", store, "Message", #"{"created_ts =>": 1}"#)
         #expect(badKey.status == 4)
         #expect(badKey.errors == "datastore: query key \"created_ts =>\" has an unknown operator \"=>\"; "
-            + "the operators are =, ==, !=, <, <=, >, >= and in\n")
+            + "the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists\n")
         let malformed = try await sandbox.run("query", store, "Message", #"{"a": "#)
         #expect(malformed.status == 4)
         #expect(malformed.errors.hasPrefix("datastore: the PARAMS argument is not valid JSON"))
