@@ -37,21 +37,29 @@ public final class Writer: Sendable {
         /// commits the file system's journal. The file is topped up when less than half is left,
         /// so it runs up to this much longer than the data. 0 turns it off.
         public var dataFileHeadroom: Int
+        /// How long growing the map waits for this process's read transactions to end (LMDB
+        /// resizes only with none live). Contexts' snapshots yield at once (their next read throws
+        /// ``DataStoreError/Code/snapshotExpired``); past this wait, the batch fails with
+        /// ``DataStoreError/Code/storage`` naming the readers still live, and new reads, held
+        /// back meanwhile, go on.
+        public var mapGrowthWait: Duration
 
         /// Defaults: 1,024 change sets or 16 MiB per batch, 16,384 queued, map up to 1 TiB, 1 MiB
-        /// of data-file headroom.
+        /// of data-file headroom, 2 s of waiting for readers to let the map grow.
         public init(
             maxChangeSetsPerBatch: Int = 1_024,
             maxBytesPerBatch: Int = 16 << 20,
             maxQueuedChangeSets: Int = 16_384,
             maxMapSize: Int = 1 << 40,
-            dataFileHeadroom: Int = 1 << 20
+            dataFileHeadroom: Int = 1 << 20,
+            mapGrowthWait: Duration = .seconds(2)
         ) {
             self.maxChangeSetsPerBatch = maxChangeSetsPerBatch
             self.maxBytesPerBatch = maxBytesPerBatch
             self.maxQueuedChangeSets = maxQueuedChangeSets
             self.maxMapSize = maxMapSize
             self.dataFileHeadroom = dataFileHeadroom
+            self.mapGrowthWait = mapGrowthWait
         }
     }
 
@@ -120,6 +128,10 @@ public final class Writer: Sendable {
 
     /// Stops accepting change sets, lets the queued ones commit, and ends the thread.
     func close() { core.close() }
+
+    /// Tells the writer a context's snapshot expires at `expiry`, so that an idle writer wakes
+    /// then to end it.
+    func snapshotWillExpire(at expiry: ContinuousClock.Instant) { core.snapshotWillExpire(at: expiry) }
 }
 
 /// The writer's state, shared by its thread and its callers.
@@ -139,6 +151,9 @@ final class WriterCore: Sendable {
         /// The writer is waiting for work: the next caller wakes it. While it is busy, callers
         /// queue without a wake-up, which would cost the thread that saves a context switch.
         var writerSleeping = false
+        /// While sleeping: when it wakes by itself to end expired snapshots (`nil`: not before
+        /// a caller wakes it).
+        var sleepingUntil: ContinuousClock.Instant?
 
         var queuedCount: Int { pending.count - pendingStart }
     }
@@ -212,9 +227,11 @@ final class WriterCore: Sendable {
                 state.writerSleeping = state.queuedCount == 0 && !state.closed
                 return state.writerSleeping
             }
-            if sleep { wake.wait() }
+            if sleep { sleepUntilWorkOrReaderExpiry() }
             while let batch = takeBatch() {
                 commit(batch)
+                // Old snapshots pin the pages this batch freed: let the expired ones go.
+                environment.yieldExpiredReaders()
             }
             if state.withLock({ $0.closed && $0.queuedCount == 0 }) { break }
         }
@@ -225,6 +242,34 @@ final class WriterCore: Sendable {
             return state.roomWaiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Sleeps until a caller queues work, waking meanwhile to end snapshots past their age limit:
+    /// other processes may be writing while this one is idle.
+    private func sleepUntilWorkOrReaderExpiry() {
+        while true {
+            let expiry = environment.nextReaderExpiry
+            let stillSleeping = state.withLock { state in
+                state.sleepingUntil = expiry
+                return state.writerSleeping
+            }
+            guard stillSleeping else { return }
+            guard let expiry else { return wake.wait() }
+            let delay = max(ContinuousClock.now.duration(to: expiry), .milliseconds(10))
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            if wake.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, 60_000_000_000)))) == .success { return }
+            environment.yieldExpiredReaders()
+        }
+    }
+
+    /// A snapshot that began will expire at `expiry`: wakes a sleeping writer that would sleep past it.
+    func snapshotWillExpire(at expiry: ContinuousClock.Instant) {
+        let wakeWriter = state.withLock { state in
+            guard state.writerSleeping, state.sleepingUntil.map({ $0 > expiry }) ?? true else { return false }
+            state.sleepingUntil = expiry
+            return true
+        }
+        if wakeWriter { wake.signal() }
     }
 
     /// Takes the next batch off the queue, bounded by count and bytes, and lets waiting

@@ -58,6 +58,9 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The path is already open in this process with a different configuration.
         /// (Not an LMDB code: LMDB forbids opening one environment twice in a process.)
         public static let alreadyOpen = Code(rawValue: -31_000)
+        /// The map could not be resized because read transactions of this process stayed live
+        /// (see ``Environment/setMapSize(_:waitingAtMost:)``). (Not an LMDB code.)
+        public static let mapResizeBlocked = Code(rawValue: -31_001)
 
         public var description: String {
             switch self {
@@ -80,6 +83,7 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
             case .invalidArgument: "invalidArgument"
             case .ioError: "ioError"
             case .alreadyOpen: "alreadyOpen"
+            case .mapResizeBlocked: "mapResizeBlocked"
             default: "code \(rawValue)"
             }
         }
@@ -98,6 +102,8 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
         self.context = context
         if code == .alreadyOpen {
             self.reason = "environment already open in this process with another configuration"
+        } else if code == .mapResizeBlocked {
+            self.reason = "read transactions of this process are still live"
         } else {
             self.reason = String(cString: mdb_strerror(code.rawValue))
         }
