@@ -23,6 +23,11 @@ import Synchronization
 /// `save()` is committing, staging into it (or saving a child into it) throws `.conflict` instead
 /// of mixing new changes into the change set in flight; stage after the save returns, or in a
 /// child context.
+///
+/// The snapshot may be taken away, never changed: the writer ends it when it must grow the map,
+/// and past ``DataStore/Options/maxSnapshotAge``. Every later read that needs it then throws
+/// ``DataStoreError/Code/snapshotExpired`` until ``refresh()``; staged changes are kept and can
+/// still be saved (docs/concurrency.md).
 public final class Context: Sendable {
     /// What a save does when records changed underneath the context.
     public enum ConflictPolicy: Sendable, Hashable {
@@ -98,7 +103,8 @@ public final class Context: Sendable {
         }
     }
 
-    /// Ends the snapshot so the next read sees the latest commits (staged changes are kept).
+    /// Ends the snapshot so the next read sees the latest commits (staged changes are kept), and
+    /// lets a context whose snapshot was taken away (``DataStoreError/Code/snapshotExpired``) read again.
     public func refresh() {
         state.withLock { state in
             state.snapshot = nil

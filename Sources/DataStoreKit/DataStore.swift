@@ -39,7 +39,8 @@ public final class DataStore: Sendable {
         /// ``DataStoreError/Code/snapshotExpired`` naming its age and the cap (docs/concurrency.md).
         public var maxSnapshotAge: Duration? = .seconds(60)
 
-        /// Defaults: a 1 GiB initial map, durable saves, 126 readers, 128 databases.
+        /// Defaults: a 1 GiB initial map, durable saves, 126 readers, 128 databases (and context
+        /// snapshots capped at 60 s: ``maxSnapshotAge``).
         public init(
             mapSize: Int = 1 << 30,
             durability: Durability = .durable,
