@@ -10,9 +10,7 @@ extension Context {
         let registration = Environment.ReaderRegistration(label: "a Context's snapshot", maxAge: store.maxSnapshotAge) {
             [weak self] reason in self?.yieldSnapshot(number, reason)
         }
-        let snapshot = try Snapshot(store.environment, registration: registration)
-        if let limit = store.maxSnapshotAge { store.writer.snapshotWillExpire(at: snapshot.began + limit) }
-        return snapshot
+        return try Snapshot(store.environment, registration: registration)
     }
 
     /// Ends snapshot `number` if it is still the current one and no read is using it now (the

@@ -80,8 +80,9 @@ public final class DataStore: Sendable {
         self.maxSnapshotAge = options.maxSnapshotAge
         let hub = ChangeHub()
         self.changeHub = hub
-        self.writer = Writer(environment: environment, limits: options.writerLimits,
-                             durability: options.durability) { commit, results in
+        // An idle writer checks for expired snapshots twice per cap, so one lives at most 1.5 caps.
+        self.writer = Writer(environment: environment, limits: options.writerLimits, durability: options.durability,
+                             snapshotCheckInterval: options.maxSnapshotAge.map { $0 / 2 }) { commit, results in
             hub.publish(commit: commit, results: results)
         }
     }

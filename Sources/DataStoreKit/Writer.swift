@@ -65,14 +65,17 @@ public final class Writer: Sendable {
 
     private let core: WriterCore
 
-    /// Starts a writer thread for `environment`.
+    /// Starts a writer thread for `environment`. While idle it wakes every
+    /// `snapshotCheckInterval` (when not `nil`) to end snapshots past their age limit.
     init(
         environment: Environment,
         limits: Limits,
         durability: Durability,
+        snapshotCheckInterval: Duration? = nil,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
     ) {
-        core = WriterCore(environment: environment, limits: limits, durability: durability, afterCommit: afterCommit)
+        core = WriterCore(environment: environment, limits: limits, durability: durability,
+                          snapshotCheckInterval: snapshotCheckInterval, afterCommit: afterCommit)
         let core = self.core
         let thread = Thread {
             // Named from inside the thread, and in at most 15 bytes: Linux refuses longer thread
@@ -129,9 +132,6 @@ public final class Writer: Sendable {
     /// Stops accepting change sets, lets the queued ones commit, and ends the thread.
     func close() { core.close() }
 
-    /// Tells the writer a context's snapshot expires at `expiry`, so that an idle writer wakes
-    /// then to end it.
-    func snapshotWillExpire(at expiry: ContinuousClock.Instant) { core.snapshotWillExpire(at: expiry) }
 }
 
 /// The writer's state, shared by its thread and its callers.
@@ -151,9 +151,6 @@ final class WriterCore: Sendable {
         /// The writer is waiting for work: the next caller wakes it. While it is busy, callers
         /// queue without a wake-up, which would cost the thread that saves a context switch.
         var writerSleeping = false
-        /// While sleeping: when it wakes by itself to end expired snapshots (`nil`: not before
-        /// a caller wakes it).
-        var sleepingUntil: ContinuousClock.Instant?
 
         var queuedCount: Int { pending.count - pendingStart }
     }
@@ -167,13 +164,17 @@ final class WriterCore: Sendable {
     let commitsSync: Bool
     /// The data file's use and size, for keeping it written ahead (see `Writer+FileSpace.swift`).
     let fileSpace = Mutex(FileSpace())
+    /// How often an idle writer wakes to end expired snapshots (`nil`: never).
+    let snapshotCheckInterval: Duration?
 
     init(
         environment: Environment,
         limits: Writer.Limits,
         durability: Durability,
+        snapshotCheckInterval: Duration?,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
     ) {
+        self.snapshotCheckInterval = snapshotCheckInterval
         self.environment = environment
         self.limits = limits
         self.commitsSync = durability != .none
@@ -244,32 +245,17 @@ final class WriterCore: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Sleeps until a caller queues work, waking meanwhile to end snapshots past their age limit:
-    /// other processes may be writing while this one is idle.
+    /// Sleeps until a caller queues work, waking every `snapshotCheckInterval` meanwhile to end
+    /// snapshots past their age limit: other processes may be writing while this one is idle. (A
+    /// wake-up per snapshot begun instead would cost every context a context switch.)
     private func sleepUntilWorkOrReaderExpiry() {
-        while true {
-            let expiry = environment.nextReaderExpiry
-            let stillSleeping = state.withLock { state in
-                state.sleepingUntil = expiry
-                return state.writerSleeping
-            }
-            guard stillSleeping else { return }
-            guard let expiry else { return wake.wait() }
-            let delay = max(ContinuousClock.now.duration(to: expiry), .milliseconds(10))
-            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-            if wake.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, 60_000_000_000)))) == .success { return }
+        guard let interval = snapshotCheckInterval else { return wake.wait() }
+        let parts = interval.components
+        let nanoseconds = max(parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000, 1_000_000)
+        while wake.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, 3_600_000_000_000)))) == .timedOut {
             environment.yieldExpiredReaders()
+            if state.withLock({ !$0.writerSleeping }) { return }
         }
-    }
-
-    /// A snapshot that began will expire at `expiry`: wakes a sleeping writer that would sleep past it.
-    func snapshotWillExpire(at expiry: ContinuousClock.Instant) {
-        let wakeWriter = state.withLock { state in
-            guard state.writerSleeping, state.sleepingUntil.map({ $0 > expiry }) ?? true else { return false }
-            state.sleepingUntil = expiry
-            return true
-        }
-        if wakeWriter { wake.signal() }
     }
 
     /// Takes the next batch off the queue, bounded by count and bytes, and lets waiting

@@ -83,13 +83,6 @@ extension Environment {
         }
     }
 
-    /// When the next registered read transaction that can yield passes its `maxAge`, if any does.
-    public var nextReaderExpiry: ContinuousClock.Instant? {
-        gate.registered.compactMap { entry in
-            entry.holder.registration.yield == nil ? nil : entry.holder.registration.maxAge.map { entry.holder.began + $0 }
-        }.min()
-    }
-
     /// The reader table as `mdb_reader_list` prints it: `pid thread txnid` per slot in use, the
     /// txnid `-` for a reset transaction.
     private func readerTable() throws(LMDBError) -> [(processID: Int32, snapshotID: Int?)] {
