@@ -48,6 +48,9 @@ public struct DataStoreError: Error, Sendable, Hashable, CustomStringConvertible
         public static let badResponse = Code(rawValue: "badResponse")
         /// The store or context was closed or discarded.
         public static let closed = Code(rawValue: "closed")
+        /// A context's snapshot was ended (past `DataStore.Options.maxSnapshotAge`, or to let the
+        /// map grow) after it had been read: `refresh()` the context to read on.
+        public static let snapshotExpired = Code(rawValue: "snapshotExpired")
 
         public var description: String { rawValue }
     }

@@ -22,10 +22,15 @@ extension Context {
 
     /// Runs `body` over the root's snapshot, beginning it on first use. Calls on one chain run
     /// one at a time (an LMDB read transaction serves one thread at a time).
+    ///
+    /// - Throws: ``DataStoreError`` `.snapshotExpired` once the snapshot was ended after being read
+    ///   (past `DataStore.Options.maxSnapshotAge`, or to let the map grow), until `refresh()`.
     func withSnapshot<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
-        try root.state.withLock { state in
+        let root = self.root
+        return try root.state.withLock { state in
             if state.discarded { throw DataStoreError(.closed, "the context was discarded") }
-            if state.snapshot == nil { state.snapshot = try Snapshot(store.environment) }
+            try root.checkSnapshotAge(&state)
+            if state.snapshot == nil { state.snapshot = try root.beginSnapshot(&state) }
             return try body(state.snapshot!.transaction)
         }
     }

@@ -24,6 +24,7 @@ extension Context {
                 throw DataStoreError(.conflict, "this context's save() is already committing; call it again after it returns")
             }
             state.snapshot = nil
+            state.snapshotEnded = nil
             let nothing = state.order.isEmpty && (policy == .lastWriterWins || state.versions.isEmpty)
             if !nothing { state.saving = true }
             return (state.order, state.changes, state.versions, state.storages, nothing)

@@ -23,6 +23,11 @@ import Synchronization
 /// `save()` is committing, staging into it (or saving a child into it) throws `.conflict` instead
 /// of mixing new changes into the change set in flight; stage after the save returns, or in a
 /// child context.
+///
+/// The snapshot may be taken away, never changed: the writer ends it when it must grow the map,
+/// and past ``DataStore/Options/maxSnapshotAge``. Every later read that needs it then throws
+/// ``DataStoreError/Code/snapshotExpired`` until ``refresh()``; staged changes are kept and can
+/// still be saved (docs/concurrency.md).
 public final class Context: Sendable {
     /// What a save does when records changed underneath the context.
     public enum ConflictPolicy: Sendable, Hashable {
@@ -58,6 +63,12 @@ public final class Context: Sendable {
         var versions: [Key: Int?] = [:]
         var storages: [String: CollectionStorage] = [:]
         var discarded = false
+        /// Why the snapshot was taken away after it had been read (past its age cap, or to let the
+        /// map grow): every read throws ``DataStoreError/Code/snapshotExpired`` with this until
+        /// `refresh()`, `discard()` or a save.
+        var snapshotEnded: String?
+        /// Counts the snapshots begun, so a request to yield ends only the one it was made for.
+        var snapshotNumber = 0
     }
 
     /// The store this context reads and saves.
@@ -92,18 +103,30 @@ public final class Context: Sendable {
         }
     }
 
-    /// Ends the snapshot so the next read sees the latest commits (staged changes are kept).
+    /// Ends the snapshot so the next read sees the latest commits (staged changes are kept), and
+    /// lets a context whose snapshot was taken away (``DataStoreError/Code/snapshotExpired``) read again.
     public func refresh() {
-        state.withLock { $0.snapshot = nil }
+        state.withLock { state in
+            state.snapshot = nil
+            state.snapshotEnded = nil
+        }
     }
 }
 
 /// A read transaction owned by a root context, held until the context saves, discards or refreshes.
+///
+/// It is registered with the environment, so statistics show its age, and it yields when asked:
+/// to let the map grow, or past `DataStore.Options.maxSnapshotAge` (see `Context+Snapshot.swift`).
 final class Snapshot: Sendable {
     let transaction: ReadTransaction
+    let began: ContinuousClock.Instant
+    /// The commit it sees.
+    let commit: Int
 
-    init(_ environment: Environment) throws {
-        transaction = try environment.beginRead()
+    init(_ environment: Environment, registration: Environment.ReaderRegistration) throws {
+        transaction = try environment.beginRead(registering: registration)
+        began = .now
+        commit = transaction.snapshotID
     }
 }
 

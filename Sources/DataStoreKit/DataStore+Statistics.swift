@@ -32,6 +32,25 @@ public struct StoreStatistics: Sendable, Hashable {
         public var bytes: Int
     }
 
+    /// A read transaction open on the store, in any process. Its snapshot keeps the pages written
+    /// after it from being reused, so while it lives the data file grows by what is written.
+    public struct Reader: Sendable, Hashable {
+        /// The process holding it.
+        public var processID: Int32
+        /// Whether that process is this one.
+        public var isThisProcess: Bool
+        /// The commit (transaction id) its snapshot sees.
+        public var snapshotID: Int
+        /// Commits made since its snapshot: `lastTransactionID - snapshotID`.
+        public var commitsBehind: Int
+        /// How long its snapshot has been open: known for this process's long-lived snapshots
+        /// (contexts, `Environment.beginRead`), `nil` for short reads and for other processes
+        /// (LMDB does not record when a reader began).
+        public var age: Duration?
+        /// What holds it ("a Context's snapshot"), where known (as `age`).
+        public var holder: String?
+    }
+
     /// The store's on-disk format version.
     public var formatVersion: Int
     /// The collections, by name.
@@ -40,6 +59,9 @@ public struct StoreStatistics: Sendable, Hashable {
     public var environment: Environment.Info
     /// Bytes of the data file in use.
     public var bytesInUse: Int
+    /// The read transactions open on the store (slots kept by reset transactions, which read
+    /// nothing, are counted in `environment.readersInUse` only), oldest snapshot first.
+    public var readers: [Reader]
 }
 
 extension DataStore {
@@ -63,8 +85,22 @@ extension DataStore {
             collections.append(entry)
         }
         let format = try environment.read { try $0.value(forKey: StoreSchema.formatKey, in: meta) }
+        // The reader table before the info, so no snapshot listed is newer than the last commit.
+        let readers = try environment.readers()
+        let info = try environment.info()
         return StoreStatistics(formatVersion: Int(format?.first ?? 0), collections: collections,
-                               environment: try environment.info(), bytesInUse: try environment.bytesInUse())
+                               environment: info, bytesInUse: try environment.bytesInUse(),
+                               readers: Self.activeReaders(readers, lastCommit: info.lastTransactionID))
+    }
+
+    /// The readers that hold a snapshot, oldest snapshot first.
+    private static func activeReaders(_ slots: [Environment.Reader], lastCommit: Int) -> [StoreStatistics.Reader] {
+        slots.compactMap { slot in
+            slot.snapshotID.map { snapshot in
+                StoreStatistics.Reader(processID: slot.processID, isThisProcess: slot.isThisProcess, snapshotID: snapshot,
+                                       commitsBehind: max(0, lastCommit - snapshot), age: slot.age, holder: slot.label)
+            }
+        }.sorted { ($0.snapshotID, $0.processID) < ($1.snapshotID, $1.processID) }
     }
 
     /// The stored collection `name` as plain documents, with the id field and indexes it was

@@ -33,8 +33,14 @@ public final class DataStore: Sendable {
         public var maxDatabases: Int
         /// Open read-only: every write fails with ``DataStoreError/Code/storage``.
         public var readOnly: Bool
+        /// The oldest a ``Context``'s snapshot may get, `nil` for no cap. A snapshot keeps every
+        /// page written after it from being reused, so the data file grows by what is written
+        /// meanwhile; past the cap the snapshot is ended, and the context's next read throws
+        /// ``DataStoreError/Code/snapshotExpired`` naming its age and the cap (docs/concurrency.md).
+        public var maxSnapshotAge: Duration? = .seconds(60)
 
-        /// Defaults: a 1 GiB initial map, durable saves, 126 readers, 128 databases.
+        /// Defaults: a 1 GiB initial map, durable saves, 126 readers, 128 databases (and context
+        /// snapshots capped at 60 s: ``maxSnapshotAge``).
         public init(
             mapSize: Int = 1 << 30,
             durability: Durability = .durable,
@@ -60,6 +66,8 @@ public final class DataStore: Sendable {
     let collections = Mutex<[String: CollectionStorage]>([:])
     let schemaLock = AsyncLock()
     let changeHub: ChangeHub
+    /// ``Options/maxSnapshotAge``.
+    let maxSnapshotAge: Duration?
     /// A directory to delete once the store closes (in-memory stores).
     private let temporaryDirectory: String?
 
@@ -69,9 +77,12 @@ public final class DataStore: Sendable {
         self.environment = environment
         self.meta = meta
         self.temporaryDirectory = temporaryDirectory
+        self.maxSnapshotAge = options.maxSnapshotAge
         let hub = ChangeHub()
         self.changeHub = hub
+        // An idle writer checks for expired snapshots twice per cap, so one lives at most 1.5 caps.
         self.writer = Writer(environment: environment, limits: options.writerLimits, durability: options.durability,
+                             snapshotCheckInterval: options.maxSnapshotAge.map { $0 / 2 },
                              afterCommit: { commit, results in hub.publish(commit: commit, results: results) },
                              afterClose: { hub.finish() })
     }

@@ -59,11 +59,17 @@ extension WriterCore {
                 state.withLock { $0.metrics.isolationReplays += 1 }
                 work.append((next, isolating))
             case .mapFull(let error):
-                if growMap() {
+                switch growMap() {
+                case .grown:
                     work.append((next, plan))
-                } else {
+                case .atLimit:
                     fail(next, DataStoreError(.storage, "the store at \(environment.path) is full and its map "
                         + "may not grow past \(limits.maxMapSize) bytes", underlying: error))
+                case .failed(let growthError):
+                    // Blocked by readers (the message names them), or refused by LMDB.
+                    fail(next, DataStoreError(.storage, "the store is full and its map could not grow: "
+                        + (growthError.code == .mapResizeBlocked ? growthError.context : "\(growthError)"),
+                        underlying: growthError))
                 }
             case .transactionFull(let error):
                 if next.count > 1 {
@@ -145,20 +151,31 @@ extension WriterCore {
         return .committed
     }
 
-    /// Grows the map (doubling, at least by 64 MiB, at most to the limit). Returns `false` when
-    /// it may not grow.
-    private func growMap() -> Bool {
-        guard let current = try? environment.info().mapSize else { return false }
+    /// How growing the map went.
+    private enum Growth {
+        case grown
+        /// The map is at `Writer.Limits.maxMapSize`.
+        case atLimit
+        /// Readers of this process stayed live (`.mapResizeBlocked`), or LMDB refused the size.
+        case failed(LMDBError)
+    }
+
+    /// Grows the map (doubling, at least by 64 MiB, at most to the limit), waiting at most
+    /// `Writer.Limits.mapGrowthWait` for this process's read transactions to end.
+    private func growMap() -> Growth {
+        let current: Int
+        do { current = try environment.info().mapSize } catch { return .failed(error) }
         let target = min(max(current * 2, current + (64 << 20)), limits.maxMapSize)
-        guard target > current else { return false }
+        guard target > current else { return .atLimit }
         do {
-            // Waits for live read transactions to end and holds new ones back meanwhile.
-            try environment.setMapSize(target)
+            // Holds new transactions back, asks contexts' snapshots to yield, and waits for the rest.
+            try environment.setMapSize(target, waitingAtMost: limits.mapGrowthWait)
         } catch {
-            return false
+            state.withLock { $0.metrics.blockedMapGrowths += 1 }
+            return .failed(error)
         }
         state.withLock { $0.metrics.mapGrowths += 1 }
-        return true
+        return .grown
     }
 
     private func fail(_ batch: [Pending], _ error: DataStoreError) {

@@ -37,36 +37,47 @@ public final class Writer: Sendable {
         /// commits the file system's journal. The file is topped up when less than half is left,
         /// so it runs up to this much longer than the data. 0 turns it off.
         public var dataFileHeadroom: Int
+        /// How long growing the map waits for this process's read transactions to end (LMDB
+        /// resizes only with none live). Contexts' snapshots yield at once (their next read throws
+        /// ``DataStoreError/Code/snapshotExpired``); past this wait, the batch fails with
+        /// ``DataStoreError/Code/storage`` naming the readers still live, and new reads, held
+        /// back meanwhile, go on.
+        public var mapGrowthWait: Duration
 
         /// Defaults: 1,024 change sets or 16 MiB per batch, 16,384 queued, map up to 1 TiB, 1 MiB
-        /// of data-file headroom.
+        /// of data-file headroom, 2 s of waiting for readers to let the map grow.
         public init(
             maxChangeSetsPerBatch: Int = 1_024,
             maxBytesPerBatch: Int = 16 << 20,
             maxQueuedChangeSets: Int = 16_384,
             maxMapSize: Int = 1 << 40,
-            dataFileHeadroom: Int = 1 << 20
+            dataFileHeadroom: Int = 1 << 20,
+            mapGrowthWait: Duration = .seconds(2)
         ) {
             self.maxChangeSetsPerBatch = maxChangeSetsPerBatch
             self.maxBytesPerBatch = maxBytesPerBatch
             self.maxQueuedChangeSets = maxQueuedChangeSets
             self.maxMapSize = maxMapSize
             self.dataFileHeadroom = dataFileHeadroom
+            self.mapGrowthWait = mapGrowthWait
         }
     }
 
     private let core: WriterCore
 
-    /// Starts a writer thread for `environment`; `afterClose` runs on it once it has committed
-    /// everything queued before ``close()``.
+    /// Starts a writer thread for `environment`. While idle it wakes every
+    /// `snapshotCheckInterval` (when not `nil`) to end snapshots past their age limit;
+    /// `afterClose` runs on it once it has committed everything queued before ``close()``.
     init(
         environment: Environment,
         limits: Limits,
         durability: Durability,
+        snapshotCheckInterval: Duration? = nil,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void,
         afterClose: @escaping @Sendable () -> Void = {}
     ) {
-        core = WriterCore(environment: environment, limits: limits, durability: durability, afterCommit: afterCommit)
+        core = WriterCore(environment: environment, limits: limits, durability: durability,
+                          snapshotCheckInterval: snapshotCheckInterval, afterCommit: afterCommit)
         let core = self.core
         let thread = Thread {
             // Named from inside the thread, and in at most 15 bytes: Linux refuses longer thread
@@ -127,6 +138,7 @@ public final class Writer: Sendable {
 
     /// Stops accepting change sets, lets the queued ones commit, and ends the thread.
     func close() { core.close() }
+
 }
 
 /// The writer's state, shared by its thread and its callers.
@@ -159,13 +171,17 @@ final class WriterCore: Sendable {
     let commitsSync: Bool
     /// The data file's use and size, for keeping it written ahead (see `Writer+FileSpace.swift`).
     let fileSpace = Mutex(FileSpace())
+    /// How often an idle writer wakes to end expired snapshots (`nil`: never).
+    let snapshotCheckInterval: Duration?
 
     init(
         environment: Environment,
         limits: Writer.Limits,
         durability: Durability,
+        snapshotCheckInterval: Duration?,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
     ) {
+        self.snapshotCheckInterval = snapshotCheckInterval
         self.environment = environment
         self.limits = limits
         self.commitsSync = durability != .none
@@ -219,9 +235,11 @@ final class WriterCore: Sendable {
                 state.writerSleeping = state.queuedCount == 0 && !state.closed
                 return state.writerSleeping
             }
-            if sleep { wake.wait() }
+            if sleep { sleepUntilWorkOrReaderExpiry() }
             while let batch = takeBatch() {
                 commit(batch)
+                // Old snapshots pin the pages this batch freed: let the expired ones go.
+                environment.yieldExpiredReaders()
             }
             if state.withLock({ $0.closed && $0.queuedCount == 0 }) { break }
         }
@@ -232,6 +250,19 @@ final class WriterCore: Sendable {
             return state.roomWaiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Sleeps until a caller queues work, waking every `snapshotCheckInterval` meanwhile to end
+    /// snapshots past their age limit: other processes may be writing while this one is idle. (A
+    /// wake-up per snapshot begun instead would cost every context a context switch.)
+    private func sleepUntilWorkOrReaderExpiry() {
+        guard let interval = snapshotCheckInterval else { return wake.wait() }
+        let parts = interval.components
+        let nanoseconds = max(parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000, 1_000_000)
+        while wake.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, 3_600_000_000_000)))) == .timedOut {
+            environment.yieldExpiredReaders()
+            if state.withLock({ !$0.writerSleeping }) { return }
+        }
     }
 
     /// Takes the next batch off the queue, bounded by count and bytes, and lets waiting

@@ -13,6 +13,9 @@ public struct WriterMetrics: Sendable, Hashable {
     public var largestBatch = 0
     /// Times the map was grown after `mapFull`.
     public var mapGrowths = 0
+    /// Times growing the map failed because read transactions of this process stayed live past
+    /// ``Writer/Limits/mapGrowthWait`` (their batches failed with ``DataStoreError/Code/storage``).
+    public var blockedMapGrowths = 0
     /// Times a batch was split after `transactionFull`.
     public var batchSplits = 0
     /// Times the writer wrote zeros after the data to keep the data file ahead of it (see

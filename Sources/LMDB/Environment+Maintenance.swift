@@ -84,17 +84,44 @@ extension Environment {
     /// Grows (or shrinks, down to the space in use) the memory map, and so the largest the data
     /// file may become.
     ///
-    /// lmdb.h allows this only "if no transactions are active in this process": this waits for
-    /// live transactions to end and holds new ones back meanwhile. The new size is persisted for
-    /// other processes by the next write transaction.
+    /// lmdb.h allows this only "if no transactions are active in this process": this holds new
+    /// transactions back, asks registered read transactions to yield (see
+    /// ``beginRead(registering:)``), and waits at most `timeout` for the live ones to end. The
+    /// new size is persisted for other processes by the next write transaction.
     ///
     /// The corresponding C function is `mdb_env_set_mapsize`.
-    /// - Precondition: the calling thread holds no transaction of this environment (it would wait
-    ///   for itself forever).
-    public func setMapSize(_ bytes: Int) throws(LMDBError) {
-        try gate.withNoLiveTransactions { () throws(LMDBError) in
+    /// - Throws: ``LMDBError`` `.mapResizeBlocked` naming the transactions still live after
+    ///   `timeout` (each registered one by its label, age and snapshot), and at once while one
+    ///   that blocked the previous resize and cannot yield is still live.
+    public func setMapSize(_ bytes: Int, waitingAtMost timeout: Duration = .seconds(2)) throws(LMDBError) {
+        try gate.withNoLiveTransactions(waitingAtMost: timeout, resizingTo: bytes) { holders, others, waited in
+            LMDBError(.mapResizeBlocked, context: resizeBlockedMessage(bytes, holders: holders, others: others, waited: waited))
+        } _: { () throws(LMDBError) in
             try check(mdb_env_set_mapsize(handle, bytes), "setting map size of \(path) to \(bytes)")
         }
+    }
+
+    /// "resizing the map of P from X to Y bytes needs every read in this process to end; still
+    /// live after waiting 2.0 s: a Context's snapshot opened 3.1 s ago at commit 7 (8 commits
+    /// behind); 1 other transaction(s) of this process (short reads)".
+    private func resizeBlockedMessage(_ bytes: Int, holders: [TransactionGate.Holder], others: Int, waited: Duration) -> String {
+        let current = (try? info()) ?? nil
+        let from = current.map { "from \($0.mapSize) " } ?? ""
+        let now = ContinuousClock.now
+        var blockers = holders.map { holder in
+            let behind = current.map { " (\($0.lastTransactionID - holder.snapshotID) commits behind)" } ?? ""
+            return "\(holder.registration.label) opened \(seconds(now - holder.began)) s ago at commit \(holder.snapshotID)"
+                + "\(behind)"
+        }
+        if others > 0 { blockers.append("\(others) other transaction(s) of this process (short reads)") }
+        let wait = waited == .zero ? "it held back the last resize and is still live" : "still live after waiting \(seconds(waited)) s"
+        return "resizing the map of \(path) \(from)to \(bytes) bytes needs every read in this process to end; "
+            + "\(wait): " + blockers.joined(separator: "; ")
+    }
+
+    private func seconds(_ duration: Duration) -> String {
+        let tenths = (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18) * 10
+        return "\(tenths.rounded() / 10)"
     }
 
     /// Adopts a map size that another process grew (after `MDB_MAP_RESIZED`).

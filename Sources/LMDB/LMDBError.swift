@@ -61,6 +61,9 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The data file is shorter than its meta page says: it was truncated or copied in part.
         /// (Not an LMDB code: LMDB would fault with SIGBUS at the first read past the end.)
         public static let truncatedFile = Code(rawValue: -31_001)
+        /// The map could not be resized because read transactions of this process stayed live
+        /// (see ``Environment/setMapSize(_:waitingAtMost:)``). (Not an LMDB code.)
+        public static let mapResizeBlocked = Code(rawValue: -31_002)
 
         public var description: String {
             switch self {
@@ -84,6 +87,7 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
             case .ioError: "ioError"
             case .alreadyOpen: "alreadyOpen"
             case .truncatedFile: "truncatedFile"
+            case .mapResizeBlocked: "mapResizeBlocked"
             default: "code \(rawValue)"
             }
         }
@@ -104,6 +108,8 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
             self.reason = "environment already open in this process with another configuration"
         } else if code == .truncatedFile {
             self.reason = "data file shorter than its meta page says"
+        } else if code == .mapResizeBlocked {
+            self.reason = "read transactions of this process are still live"
         } else {
             self.reason = String(cString: mdb_strerror(code.rawValue))
         }

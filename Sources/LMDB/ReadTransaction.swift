@@ -23,21 +23,29 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction, @unchecked Sendab
     /// (``Environment/beginRead()``); `nil` inside ``Environment/read(_:)``.
     private let owner: Environment?
     private let maxKeySize: Int
+    /// The gate's number for a registered long-lived transaction, or 0.
+    private let registration: Int
 
     public var transactionHandle: TransactionHandle {
         TransactionHandle(pointer: pointer, maxKeySize: maxKeySize)
     }
 
-    init(environment: Environment, owned: Bool) throws(LMDBError) {
+    init(environment: Environment, owned: Bool, registering holder: Environment.ReaderRegistration? = nil) throws(LMDBError) {
         self.environment = Unmanaged.passUnretained(environment)
         self.owner = owned ? environment : nil
         self.maxKeySize = environment.maxKeySize
-        self.pointer = try environment.beginReadTransaction()
+        let pointer = try environment.beginReadTransaction()
+        self.pointer = pointer
+        self.registration = holder.map { environment.gate.register($0, snapshotID: Int(mdb_txn_id(pointer))) } ?? 0
     }
 
     deinit {
         let pointer = self.pointer
-        environment._withUnsafeGuaranteedRef { $0.endReadTransaction(pointer) }
+        let registration = self.registration
+        environment._withUnsafeGuaranteedRef { environment in
+            if registration != 0 { environment.gate.unregister(registration) }
+            environment.endReadTransaction(pointer)
+        }
     }
 
     /// Ends the transaction now. (It also ends when it goes out of scope.)
@@ -60,8 +68,21 @@ extension Environment {
     }
 
     /// Begins a read transaction that the caller owns until it goes out of scope.
+    ///
+    /// It is registered as long-lived (``readers()`` shows its age, and a map resize that it
+    /// holds back names it), but it cannot be asked to yield: a resize waits for it at most
+    /// its bound, then fails. Use ``beginRead(registering:)`` to give it a name or to let it yield.
     public func beginRead() throws(LMDBError) -> ReadTransaction {
-        try ReadTransaction(environment: self, owned: true)
+        try ReadTransaction(environment: self, owned: true,
+                            registering: ReaderRegistration(label: "a read transaction begun with Environment.beginRead()"))
+    }
+
+    /// Begins a long-lived read transaction that the caller owns until it goes out of scope,
+    /// registered under `registration`: ``readers()`` shows its label and age, a map resize it
+    /// holds back names it, and its `yield` callback is asked to end it when the map must grow
+    /// or once it is older than its `maxAge` (see ``yieldExpiredReaders()``).
+    public func beginRead(registering registration: ReaderRegistration) throws(LMDBError) -> ReadTransaction {
+        try ReadTransaction(environment: self, owned: true, registering: registration)
     }
 
     /// Begins (or renews a pooled) `MDB_RDONLY` transaction, entering the gate.

@@ -120,24 +120,32 @@ extension CrashHelper {
                         let size = CrashWorkload.groupSize(n)
                         let removes = CrashWorkload.removesPrevious(n) ? previous : nil
                         live += size - (removes?.count ?? 0)
-                        do {
-                            let context = store.newContext()
-                            if let removes {
-                                for index in 0..<removes.count {
-                                    try context.remove(id: .string("\(removes.tag).\(index)"), from: items)
+                        // A context's snapshot is taken away when the writer grows the map (the
+                        // map starts small): staging then fails with snapshotExpired before anything
+                        // is saved, and the unit of work is done again, as an application would.
+                        for attempt in 1... {
+                            do {
+                                let context = store.newContext()
+                                if let removes {
+                                    for index in 0..<removes.count {
+                                        try context.remove(id: .string("\(removes.tag).\(index)"), from: items)
+                                    }
                                 }
+                                for index in 0..<size {
+                                    try context.add(CrashItem(tag: tag, of: size, index: index, removes: removes?.tag), to: items)
+                                }
+                                try context.add(LedgerEntry(tag: tag, worker: worker, n: n, count: size, removes: removes?.tag),
+                                                to: ledger)
+                                let head = WorkerHead(worker: worker, last: n, token: tag, live: live)
+                                try context.put(id: .string(head.id), object: head, in: heads)
+                                emit(PowerLossWorkload.beginLine(tag: tag))
+                                try await context.save()
+                                break
+                            } catch let error as DataStoreError where error.code == .snapshotExpired && attempt < 10 {
+                                continue
+                            } catch {
+                                fail("worker \(worker) save \(n) failed: \(error)")
                             }
-                            for index in 0..<size {
-                                try context.add(CrashItem(tag: tag, of: size, index: index, removes: removes?.tag), to: items)
-                            }
-                            try context.add(LedgerEntry(tag: tag, worker: worker, n: n, count: size, removes: removes?.tag),
-                                            to: ledger)
-                            let head = WorkerHead(worker: worker, last: n, token: tag, live: live)
-                            try context.put(id: .string(head.id), object: head, in: heads)
-                            emit(PowerLossWorkload.beginLine(tag: tag))
-                            try await context.save()
-                        } catch {
-                            fail("worker \(worker) save \(n) failed: \(error)")
                         }
                         emit(CrashWorkload.ackLine(tag: tag, count: size, removes: removes?.tag))
                         previous = (tag, size)

@@ -35,10 +35,12 @@ enum StatsCommand: Command {
             ("map size", "\(byteSize(environment.mapSize)), \(byteSize(statistics.bytesInUse)) in use "
                 + "(\((percent * 10).rounded() / 10)%)"),
             ("last commit", "transaction \(environment.lastTransactionID)"),
-            ("readers", "\(environment.readersInUse) of \(environment.maxReaders) slots in use"),
+            ("readers", "\(environment.readersInUse) of \(environment.maxReaders) slots in use, "
+                + "\(statistics.readers.count) holding a snapshot"),
         ]
         for line in CommandSpec.columns(summary) { console.print(String(line.dropFirst(2))) }
         console.print("")
+        printReaders(statistics.readers, console: console)
         var collections = Table(["collection", "id field", "documents", "size", "indexes"], rightAligned: [2, 3, 4])
         var indexes = Table(["collection", "index", "fields", "options", "state", "entries", "size"], rightAligned: [5, 6])
         for collection in statistics.collections {
@@ -57,5 +59,22 @@ enum StatsCommand: Command {
         guard !indexes.rows.isEmpty else { return }
         console.print("")
         for line in indexes.lines { console.print(line) }
+    }
+
+    /// One row per open read transaction: a reader far behind the last commit keeps the pages
+    /// written since from being reused, so the file grows while it lives.
+    private static func printReaders(_ readers: [StoreStatistics.Reader], console: Console) {
+        guard !readers.isEmpty else { return }
+        var table = Table(["reader pid", "process", "snapshot", "commits behind", "age", "holder"], rightAligned: [0, 2, 3, 4])
+        for reader in readers {
+            let age = reader.age.map { duration in
+                let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+                return "\((seconds * 10).rounded() / 10) s"
+            } ?? "unknown"
+            table.append(["\(reader.processID)", reader.isThisProcess ? "this" : "other", "transaction \(reader.snapshotID)",
+                          grouped(reader.commitsBehind), age, reader.holder ?? ""])
+        }
+        for line in table.lines { console.print(line) }
+        console.print("")
     }
 }

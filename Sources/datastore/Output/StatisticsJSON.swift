@@ -54,6 +54,21 @@ extension StoreStatistics.Collection {
     }
 }
 
+extension StoreStatistics.Reader {
+    /// `{"pid", "thisProcess", "snapshotTransactionID", "commitsBehind", "ageSeconds", "holder"}`;
+    /// age and holder are `null` where unknown (other processes, short reads).
+    var document: Document {
+        [
+            "pid": .int(Int64(processID)),
+            "thisProcess": .bool(isThisProcess),
+            "snapshotTransactionID": .int(Int64(snapshotID)),
+            "commitsBehind": .int(Int64(commitsBehind)),
+            "ageSeconds": age.map { .double(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) } ?? .null,
+            "holder": holder.map { .string($0) } ?? .null,
+        ]
+    }
+}
+
 extension StoreStatistics {
     /// Everything, for `stats --json`.
     func document(path: String) -> Document {
@@ -65,6 +80,7 @@ extension StoreStatistics {
             "lastTransactionID": .int(Int64(environment.lastTransactionID)),
             "maxReaders": .int(Int64(environment.maxReaders)),
             "readersInUse": .int(Int64(environment.readersInUse)),
+            "readers": .array(readers.map { .object($0.document) }),
             "collections": .array(collections.map { .object($0.document) }),
         ]
     }
