@@ -26,7 +26,7 @@ struct FuzzShape: Codable {
 func recordFuzz(_ bytes: UnsafeRawBufferPointer) {
     let decoded = try? RecordCodec.decode(bytes)
     if let document = decoded {
-        let again = RecordCodec.encode(document)
+        let again = try RecordCodec.encode(document)
         fuzzCheck(again.elementsEqual(bytes), "accepted record \(Array(bytes)) re-encodes to \(again)")
         fuzzCheck((try? RecordCodec.validate(document)) != nil, "a decoded document does not validate")
         for (name, value) in document {
