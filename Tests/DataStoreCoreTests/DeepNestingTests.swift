@@ -347,8 +347,8 @@ final class Held<T>: @unchecked Sendable {
     init(_ value: T?) { self.value = value }
 }
 
-/// Runs `body` on a thread with a 1 GiB stack and waits for it: where deep inputs are built
-/// (those whose building recurses) and released (releasing always recurses).
+/// Runs `body` on a thread with a 1 GiB stack and waits for it: where deep inputs are released,
+/// which recurses through every level. (Building them iterates, so it may run anywhere.)
 func onLargeStack<T>(_ body: @escaping @Sendable () -> T) -> T {
     let result = Held<T>(nil)
     let done = DispatchSemaphore(value: 0)
