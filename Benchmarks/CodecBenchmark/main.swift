@@ -135,7 +135,7 @@ func makeCases() throws -> (cases: [Case], recordSize: Int, jsonSize: Int) {
     ]
     let message = Message(dictionary: dictionary)
     let document = try DocumentEncoder().encode(record)
-    let recordBytes = RecordCodec.encode(document)
+    let recordBytes = try RecordCodec.encode(document)
     let jsonData = try JSONEncoder().encode(record)
     let serializedData = try JSONSerialization.data(withJSONObject: dictionary)
 
@@ -170,13 +170,13 @@ func makeCases() throws -> (cases: [Case], recordSize: Int, jsonSize: Int) {
 
     // MARK: Encoding
     cases.append(Case(name: "encode  Document → record (RecordCodec)") {
-        RecordCodec.encode(document).count
+        try RecordCodec.encode(document).count
     })
     cases.append(Case(name: "encode  Codable → Document → record (DocumentEncoder)") {
-        RecordCodec.encode(try DocumentEncoder().encode(record)).count
+        try RecordCodec.encode(try DocumentEncoder().encode(record)).count
     })
     cases.append(Case(name: "encode  ObjectCoder → Document → record (Message)") {
-        RecordCodec.encode(try Document(dictionary: message.toDictionary())).count
+        try RecordCodec.encode(try Document(dictionary: message.toDictionary())).count
     })
     let jsonEncoder = JSONEncoder()
     cases.append(Case(name: "encode  Codable → JSON (JSONEncoder)", iterations: 2_000, warmup: 200) {

@@ -75,6 +75,20 @@ public struct CodecError: Error, Sendable, Hashable, CustomStringConvertible {
         return text + ": " + message
     }
 
+    /// Creates an error at a Codable coding path, written as a field path (`attachments[2].owner`;
+    /// an array index is a key whose string is `Index n`, as the coders here make them).
+    init(_ code: Code, _ message: String, codingPath: [any CodingKey]) {
+        var path = ""
+        for key in codingPath {
+            if let index = key.intValue, key.stringValue == "Index \(index)" {
+                path += "[\(index)]"
+            } else {
+                path += path.isEmpty ? key.stringValue : "." + key.stringValue
+            }
+        }
+        self.init(code, message, fieldPath: path)
+    }
+
     /// Returns this error with `name` (an object field) prefixed to its field path.
     ///
     /// Errors are created where the fault is found, deep inside a value; each enclosing container

@@ -1,4 +1,5 @@
 // The seed-compatible edge: `[String: Any]` in and out. Nothing else in the module sees `Any`.
+import CoreFoundation
 import Foundation
 
 extension Document {
@@ -71,8 +72,28 @@ extension Value {
 
     /// Returns this value as ``Document/toDictionary()`` renders it.
     ///
+    /// Arrays and objects are converted with an explicit stack rather than by recursion, so a
+    /// value of any depth converts without overflowing the stack.
     /// - Complexity: O(*n*) in the number of values.
     public func toAny() -> Any {
+        guard isContainer else { return scalarAny }
+        var open = [OpenConversion(self)]
+        while true {
+            if let element = open[open.count - 1].nextElement {
+                if element.isContainer {
+                    open.append(OpenConversion(element))
+                } else {
+                    open[open.count - 1].add(element.scalarAny)
+                }
+                continue
+            }
+            let finished = open.removeLast().converted
+            if open.isEmpty { return finished }
+            open[open.count - 1].add(finished)
+        }
+    }
+
+    private var scalarAny: Any {
         switch self {
         case .null: NSNull()
         case .bool(let value): value
@@ -80,8 +101,7 @@ extension Value {
         case .double(let value): value
         case .string(let value): value
         case .bytes(let value): Data(value)
-        case .array(let value): value.map { $0.toAny() }
-        case .object(let value): value.toDictionary()
+        case .array, .object: preconditionFailure("scalarAny is asked only of scalars")
         }
     }
 
@@ -91,8 +111,17 @@ extension Value {
         if type(of: any) is NSNumber.Type, let number = any as? NSNumber {
             return try convert(number)
         }
+        // Foundation's containers before any cast to a Swift type: casting one to a Swift type
+        // (even `[UInt8]`) converts everything nested inside it, recursively, before the depth
+        // check could run. Casting a Swift container to a class does the same the other way,
+        // so the classes are tried on class instances only.
+        if type(of: any) is AnyClass, let value = try convert(object: any, depth: depth) {
+            return value
+        }
         switch any {
-        case let value as Value: return value
+        case let value as Value:
+            try value.checkNesting(limit: RecordCodec.maxDepth - depth)
+            return value
         case let value as Decimal where type(of: any) == Decimal.self: return try convert(value)
         case let value as Bool: return .bool(value)
         case let value as String: return .string(value)
@@ -114,27 +143,13 @@ extension Value {
         // An exact type test: `as [UInt8]` would also match an empty `[Int]` or an NSArray of numbers.
         case let value as [UInt8] where type(of: any) == [UInt8].self: return .bytes(value)
         case let value as Date: return .double(value.timeIntervalSince1970)
-        case is NSNull: return .null
         case let value as Document:
-            guard depth + value.nestingDepth <= RecordCodec.maxDepth else {
-                throw CodecError(.tooDeep, "value nests deeper than \(RecordCodec.maxDepth) levels")
-            }
+            try Value.object(value).checkNesting(limit: RecordCodec.maxDepth - depth)
             return .object(value)
         case let value as [String: Any]:
             return .object(try Document.convert(value, depth: depth + 1))
         case let value as [Any]:
             return try convertArray(value, depth: depth + 1)
-        case let value as NSDictionary:
-            var dictionary: [String: Any] = [:]
-            for (key, element) in value {
-                guard let name = key as? String else {
-                    throw CodecError(.unsupportedType, "dictionary key of type \(type(of: key)); field names must be strings")
-                }
-                dictionary[name] = element
-            }
-            return .object(try Document.convert(dictionary, depth: depth + 1))
-        case let value as NSArray:
-            return try convertArray(Array(value), depth: depth + 1)
         default:
             break
         }
@@ -147,6 +162,57 @@ extension Value {
         if #available(macOS 11.0, iOS 14.0, *), let value = any as? Float16 { return .double(Double(value)) }
         #endif
         throw CodecError(.unsupportedType, "values of type \(type(of: any)) cannot be stored")
+    }
+
+    /// Converts a Foundation object: `NSNull`, `NSDictionary`, `NSArray`; `nil` for another class.
+    private static func convert(object any: Any, depth: Int) throws(CodecError) -> Value? {
+        switch any {
+        case is NSNull: return .null
+        case let value as NSDictionary:
+            return .object(try Document.convert(try fields(of: value), depth: depth + 1))
+        case let value as NSArray:
+            return try convertArray(elements(of: value), depth: depth + 1)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether `object` is an `NSArray` or an `NSDictionary`, which ``elements(of:)`` and
+    /// ``fields(of:)`` hand on as they are.
+    private static func isContainer(_ object: AnyObject) -> Bool {
+        object is NSArray || object is NSDictionary
+    }
+
+    /// The elements of `array`, a nested `NSArray` or `NSDictionary` as the object itself.
+    ///
+    /// Foundation's own element access (`object(at:)`, iteration) on Linux converts a nested one
+    /// to a Swift collection, recursively through everything inside it; so containers are read
+    /// through CoreFoundation, which returns the stored object, and only other elements the
+    /// usual way.
+    private static func elements(of array: NSArray) -> [Any] {
+        let storage = unsafeBitCast(array, to: CFArray.self)
+        return (0..<array.count).map { index in
+            let element = Unmanaged<AnyObject>.fromOpaque(CFArrayGetValueAtIndex(storage, index)).takeUnretainedValue()
+            return isContainer(element) ? element : array.object(at: index)
+        }
+    }
+
+    /// The fields of `dictionary`, read as ``elements(of:)`` reads an array's.
+    private static func fields(of dictionary: NSDictionary) throws(CodecError) -> [String: Any] {
+        let storage = unsafeBitCast(dictionary, to: CFDictionary.self)
+        let count = CFDictionaryGetCount(storage)
+        var keys = [UnsafeRawPointer?](repeating: nil, count: count), values = keys
+        CFDictionaryGetKeysAndValues(storage, &keys, &values)
+        var fields: [String: Any] = [:]
+        for (key, element) in zip(keys, values) {
+            let key = Unmanaged<AnyObject>.fromOpaque(key!).takeUnretainedValue()
+            guard let name = key as? String else {
+                throw CodecError(.unsupportedType, "dictionary key of type \(type(of: key)); field names must be strings")
+            }
+            let element = Unmanaged<AnyObject>.fromOpaque(element!).takeUnretainedValue()
+            fields[name] = isContainer(element) ? element : dictionary.object(forKey: key) as Any
+        }
+        return fields
     }
 
     private static func convertArray(_ array: [Any], depth: Int) throws(CodecError) -> Value {
@@ -203,6 +269,49 @@ extension Value {
         default: return .int(number.int64Value)
         }
     }
+}
+
+/// An array or object being converted by ``Value/toAny()``: its elements (or field values, in
+/// the order of `names`) and what has been converted so far.
+private struct OpenConversion {
+    private let values: [Value]
+    private let names: [String]?
+    private var array: [Any] = []
+    private var dictionary: [String: Any] = [:]
+
+    init(_ value: Value) {
+        switch value {
+        case .array(let elements):
+            values = elements
+            names = nil
+            array.reserveCapacity(elements.count)
+        case .object(let document):
+            values = Array(document.fields.values)
+            names = Array(document.fields.keys)
+            dictionary.reserveCapacity(document.count)
+        default:
+            preconditionFailure("OpenConversion holds only arrays and objects")
+        }
+    }
+
+    /// The next element to convert, or `nil` when all are.
+    var nextElement: Value? {
+        // Not `… ? values[index] : nil`: `nil` would become `Value.null` there.
+        let index = names == nil ? array.count : dictionary.count
+        guard index < values.count else { return nil }
+        return values[index]
+    }
+
+    /// Adds the converted ``nextElement``.
+    mutating func add(_ converted: Any) {
+        if let names {
+            dictionary[names[dictionary.count]] = converted
+        } else {
+            array.append(converted)
+        }
+    }
+
+    var converted: Any { names == nil ? array : dictionary }
 }
 
 /// Lets `convert` see through an `Optional` stored in `Any`, whatever its wrapped type.

@@ -52,7 +52,7 @@ public struct Document: Sendable {
     ///
     /// - Complexity: O(*n*) in the number of values inside.
     public var nestingDepth: Int {
-        1 + (fields.values.lazy.map(\.nestingDepth).max() ?? 0)
+        Value.object(self).nestingDepth
     }
 }
 
@@ -82,14 +82,7 @@ extension Document: Hashable, Comparable {
     ///
     /// - Complexity: O(*n* log *n*) in the number of fields, plus the value comparisons.
     public static func compare(_ a: Document, _ b: Document) -> Int {
-        let x = a.sortedFields, y = b.sortedFields
-        for (p, q) in zip(x, y) {
-            let name = UTF8Order.compare(p.name, q.name)
-            if name != 0 { return name }
-            let value = Value.compare(p.value, q.value)
-            if value != 0 { return value }
-        }
-        return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        Value.compareContainers(.object(a), .object(b))
     }
 
     /// Whether `a` sorts before `b` (see ``compare(_:_:)``).
@@ -108,13 +101,19 @@ extension Document: Hashable, Comparable {
     ///
     /// - Complexity: O(*n*) in the size of the document.
     public func hash(into hasher: inout Hasher) {
+        hash(into: &hasher, level: 1)
+    }
+
+    /// Hashes the fields of a document at `level`, looking no deeper than ``Value/hashedLevels``.
+    func hash(into hasher: inout Hasher, level: Int) {
         hasher.combine(fields.count)
+        guard level <= Value.hashedLevels else { return }
         // Dictionary order is arbitrary, so combine per-field hashes with a commutative sum.
         var sum = 0
         for (name, value) in fields {
             var fieldHasher = Hasher()
             UTF8Order.hash(name, into: &fieldHasher)
-            fieldHasher.combine(value)
+            value.hash(into: &fieldHasher, level: level + 1)
             sum &+= fieldHasher.finalize()
         }
         hasher.combine(sum)
@@ -132,13 +131,6 @@ extension Document: CustomStringConvertible {
     }
 
     func write(to text: inout String) {
-        text += "{"
-        for (index, field) in sortedFields.enumerated() {
-            if index > 0 { text += ", " }
-            Value.writeQuoted(field.name, to: &text)
-            text += ": "
-            field.value.write(to: &text)
-        }
-        text += "}"
+        Value.object(self).write(to: &text)
     }
 }

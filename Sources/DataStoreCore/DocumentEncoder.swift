@@ -13,7 +13,7 @@ import Foundation
 ///
 /// ```swift
 /// let document = try DocumentEncoder().encode(message)
-/// let record = RecordCodec.encode(document)
+/// let record = try RecordCodec.encode(document)
 /// ```
 public struct DocumentEncoder: Sendable {
     /// Creates an encoder.
@@ -21,9 +21,11 @@ public struct DocumentEncoder: Sendable {
 
     /// Encodes `value`, which must encode as a keyed container (a struct or class), into a document.
     ///
-    /// - Throws: `EncodingError.invalidValue` when the value does not encode as an object,
-    ///   encodes an unsigned integer above `Int64.max`, or nests deeper than
-    ///   ``RecordCodec/maxDepth``; and any error `value.encode(to:)` throws.
+    /// - Throws: `EncodingError.invalidValue` when the value does not encode as an object or
+    ///   encodes an unsigned integer above `Int64.max`; `CodecError.tooDeep`, naming the field
+    ///   path, when it nests deeper than ``RecordCodec/maxDepth`` (refused as the container one
+    ///   level too deep is asked for, so the encoding never recurses further); and any error
+    ///   `value.encode(to:)` throws.
     /// - Complexity: O(*n*) in the size of the encoded value.
     public func encode<T: Encodable>(_ value: T) throws -> Document {
         let encoded = try encodeValue(value)
@@ -38,13 +40,7 @@ public struct DocumentEncoder: Sendable {
     /// - Throws: See ``encode(_:)``.
     /// - Complexity: O(*n*) in the size of the encoded value.
     public func encodeValue<T: Encodable>(_ value: T) throws -> Value {
-        let slot = try ValueEncoder.box(value, codingPath: [])
-        let result = slot.finish()
-        let depth = result.nestingDepth
-        guard depth <= RecordCodec.maxDepth else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "value nests \(depth) levels; the limit is \(RecordCodec.maxDepth)"))
-        }
-        return result
+        try ValueEncoder.box(value, codingPath: [], level: 1, nesting: Nesting()).finish()
     }
 }
 
@@ -64,6 +60,27 @@ private enum Slot {
         case .array(let box): .array(box.elements.map { $0.finish() })
         case .encoder(let encoder): encoder.slot?.finish() ?? .object(Document())
         }
+    }
+}
+
+/// What one encoding shares: the first container refused for nesting too deep. Containers are
+/// handed out by non-throwing calls, so the refusal is recorded here and thrown by the next
+/// throwing call (every nested `encode`, and the end of each value).
+private final class Nesting {
+    var failure: CodecError?
+
+    /// Whether a container at `level` may be made; records the failure when it may not.
+    func allows(level: Int, codingPath: [any CodingKey]) -> Bool {
+        guard level > RecordCodec.maxDepth else { return true }
+        if failure == nil {
+            failure = CodecError(.tooDeep, "containers nest deeper than \(RecordCodec.maxDepth) levels", codingPath: codingPath)
+        }
+        return false
+    }
+
+    /// Throws the recorded failure, if any.
+    func check() throws(CodecError) {
+        if let failure { throw failure }
     }
 }
 
@@ -88,19 +105,26 @@ private final class ValueEncoder: Encoder {
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var slot: Slot?
+    /// The level of the container this value makes, if it makes one (the top value's is 1).
+    let level: Int
+    let nesting: Nesting
 
-    init(codingPath: [any CodingKey]) {
+    init(codingPath: [any CodingKey], level: Int, nesting: Nesting) {
         self.codingPath = codingPath
+        self.level = level
+        self.nesting = nesting
     }
 
     /// Encodes one value into a slot, taking `Date` and `Data` on the way.
-    static func box<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> Slot {
+    static func box<T: Encodable>(_ value: T, codingPath: [any CodingKey], level: Int, nesting: Nesting) throws -> Slot {
         if let date = value as? Date { return .value(.double(date.timeIntervalSince1970)) }
         if let data = value as? Data { return .value(.bytes(Array(data))) }
         // An exact type test: `as? [UInt8]` would also match an empty `[Int]`.
         if T.self == [UInt8].self, let bytes = value as? [UInt8] { return .value(.bytes(bytes)) }
-        let encoder = ValueEncoder(codingPath: codingPath)
+        try nesting.check()
+        let encoder = ValueEncoder(codingPath: codingPath, level: level, nesting: nesting)
         try value.encode(to: encoder)
+        try nesting.check()
         return encoder.slot ?? .value(.object(Document()))
     }
 
@@ -111,15 +135,16 @@ private final class ValueEncoder: Encoder {
         return .int(exact)
     }
 
+    /// A too-deep container writes into a box that nothing holds, so no deeper tree is built.
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let box: ObjectBox
         if case .object(let existing) = slot {
             box = existing
         } else {
             box = ObjectBox()
-            slot = .object(box)
+            if nesting.allows(level: level, codingPath: codingPath) { slot = .object(box) }
         }
-        return KeyedEncodingContainer(KeyedContainer<Key>(box: box, codingPath: codingPath))
+        return KeyedEncodingContainer(KeyedContainer<Key>(box: box, codingPath: codingPath, level: level, nesting: nesting))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -128,9 +153,9 @@ private final class ValueEncoder: Encoder {
             box = existing
         } else {
             box = ArrayBox()
-            slot = .array(box)
+            if nesting.allows(level: level, codingPath: codingPath) { slot = .array(box) }
         }
-        return UnkeyedContainer(box: box, codingPath: codingPath)
+        return UnkeyedContainer(box: box, codingPath: codingPath, level: level, nesting: nesting)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -141,6 +166,9 @@ private final class ValueEncoder: Encoder {
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let box: ObjectBox
     let codingPath: [any CodingKey]
+    /// This container's level; the values in it make containers one level deeper.
+    let level: Int
+    let nesting: Nesting
 
     private func set(_ value: Value, _ key: Key) { box.fields[key.stringValue] = .value(value) }
 
@@ -161,19 +189,21 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt64, forKey key: Key) throws { set(try ValueEncoder.integer(value, codingPath: codingPath + [key]), key) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        box.fields[key.stringValue] = try ValueEncoder.box(value, codingPath: codingPath + [key])
+        box.fields[key.stringValue] = try ValueEncoder.box(value, codingPath: codingPath + [key], level: level + 1, nesting: nesting)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         let nested = ObjectBox()
-        box.fields[key.stringValue] = .object(nested)
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: nested, codingPath: codingPath + [key]))
+        let path = codingPath + [key]
+        if nesting.allows(level: level + 1, codingPath: path) { box.fields[key.stringValue] = .object(nested) }
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: nested, codingPath: path, level: level + 1, nesting: nesting))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let nested = ArrayBox()
-        box.fields[key.stringValue] = .array(nested)
-        return UnkeyedContainer(box: nested, codingPath: codingPath + [key])
+        let path = codingPath + [key]
+        if nesting.allows(level: level + 1, codingPath: path) { box.fields[key.stringValue] = .array(nested) }
+        return UnkeyedContainer(box: nested, codingPath: path, level: level + 1, nesting: nesting)
     }
 
     mutating func superEncoder() -> any Encoder { superEncoder(named: "super", key: nil) }
@@ -181,7 +211,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(named: key.stringValue, key: key) }
 
     private func superEncoder(named name: String, key: Key?) -> any Encoder {
-        let encoder = ValueEncoder(codingPath: codingPath + (key.map { [$0] } ?? []))
+        let encoder = ValueEncoder(codingPath: codingPath + (key.map { [$0] } ?? []), level: level + 1, nesting: nesting)
         box.fields[name] = .encoder(encoder)
         return encoder
     }
@@ -190,6 +220,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let box: ArrayBox
     let codingPath: [any CodingKey]
+    /// This container's level; the values in it make containers one level deeper.
+    let level: Int
+    let nesting: Nesting
     var count: Int { box.elements.count }
 
     private var nextPath: [any CodingKey] { codingPath + [IndexKey(box.elements.count)] }
@@ -211,25 +244,25 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt64) throws { box.elements.append(.value(try ValueEncoder.integer(value, codingPath: nextPath))) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        box.elements.append(try ValueEncoder.box(value, codingPath: nextPath))
+        box.elements.append(try ValueEncoder.box(value, codingPath: nextPath, level: level + 1, nesting: nesting))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let nested = ObjectBox()
         let path = nextPath
-        box.elements.append(.object(nested))
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: nested, codingPath: path))
+        if nesting.allows(level: level + 1, codingPath: path) { box.elements.append(.object(nested)) }
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: nested, codingPath: path, level: level + 1, nesting: nesting))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let nested = ArrayBox()
         let path = nextPath
-        box.elements.append(.array(nested))
-        return UnkeyedContainer(box: nested, codingPath: path)
+        if nesting.allows(level: level + 1, codingPath: path) { box.elements.append(.array(nested)) }
+        return UnkeyedContainer(box: nested, codingPath: path, level: level + 1, nesting: nesting)
     }
 
     mutating func superEncoder() -> any Encoder {
-        let encoder = ValueEncoder(codingPath: nextPath)
+        let encoder = ValueEncoder(codingPath: nextPath, level: level + 1, nesting: nesting)
         box.elements.append(.encoder(encoder))
         return encoder
     }
@@ -258,6 +291,6 @@ private struct SingleContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws { set(try ValueEncoder.integer(value, codingPath: codingPath)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        encoder.slot = try ValueEncoder.box(value, codingPath: codingPath)
+        encoder.slot = try ValueEncoder.box(value, codingPath: codingPath, level: encoder.level, nesting: encoder.nesting)
     }
 }

@@ -82,9 +82,11 @@ private struct TruncatingWriter {
     }
 
     /// At an element position: writes the element marker and returns `true` unless the largest
-    /// element could start here — the same test whatever the element's type.
+    /// element could start here, inside fewer than ``KeyCodec/maxDepth`` open containers — the
+    /// same test whatever the element's type. (`closing` is one byte per open container, so the
+    /// second bound keeps the writer's recursion, and the key's nesting, within what decodes.)
     private func cutAtElement(_ key: inout [UInt8], closing: Int) -> Bool {
-        guard key.count + Self.largestFixedElement + closing > limit else { return false }
+        guard key.count + Self.largestFixedElement + closing > limit || closing >= KeyCodec.maxDepth else { return false }
         key.append(KeyCodec.Marker.truncatedElement)
         return true
     }

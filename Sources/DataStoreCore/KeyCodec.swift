@@ -89,7 +89,23 @@ public enum KeyCodec {
         for index in start..<key.count { key[index] = ~key[index] }
     }
 
+    /// Appends the ascending component of `value` (walked without recursion: see ``Value/walk(_:)``).
     static func appendAscending(_ value: Value, to key: inout [UInt8]) {
+        guard value.isContainer else { return appendScalar(value, to: &key) }
+        value.walk { step in
+            switch step {
+            case .scalar(let scalar): appendScalar(scalar, to: &key)
+            case .startArray: key.append(Tag.array)
+            case .startObject: key.append(Tag.object)
+            case .element: break
+            case .field(_, let name): appendScalar(.string(name), to: &key)
+            case .endArray, .endObject: key.append(Marker.containerEnd)
+            }
+        }
+    }
+
+    /// Appends the component of a value that is not an array or an object.
+    static func appendScalar(_ value: Value, to key: inout [UInt8]) {
         switch value {
         case .null:
             key.append(Tag.null)
@@ -109,17 +125,8 @@ public enum KeyCodec {
             raw.withUnsafeBytes { appendEscaped($0, to: &key) }
             key.append(0)
             key.append(Marker.end)
-        case .array(let elements):
-            key.append(Tag.array)
-            for element in elements { appendAscending(element, to: &key) }
-            key.append(Marker.containerEnd)
-        case .object(let document):
-            key.append(Tag.object)
-            for field in document.sortedFields {
-                appendAscending(.string(field.name), to: &key)
-                appendAscending(field.value, to: &key)
-            }
-            key.append(Marker.containerEnd)
+        case .array, .object:
+            preconditionFailure("appendScalar is given only scalars")
         }
     }
 

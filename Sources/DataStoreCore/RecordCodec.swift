@@ -31,39 +31,36 @@ public enum RecordCodec {
 
     /// Returns the record bytes of `document`: deterministic, with fields sorted by name bytes.
     ///
-    /// - Precondition: `document.nestingDepth <= maxDepth`. Documents built by
-    ///   ``Document/init(dictionary:)`` and ``DocumentEncoder`` are checked and throw instead;
-    ///   call ``validate(_:)`` first for documents assembled by hand from untrusted input.
+    /// - Throws: `CodecError.tooDeep`, naming the field path, when the document nests deeper
+    ///   than ``maxDepth`` (checked before each level is written).
     /// - Complexity: O(*n* log *n*) in the number of fields (they are sorted), O(*n*) in bytes.
-    public static func encode(_ document: Document) -> [UInt8] {
+    public static func encode(_ document: Document) throws(CodecError) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)
-        encode(document, into: &bytes)
+        try encode(document, into: &bytes)
         return bytes
     }
 
     /// Appends the record bytes of `document` to `bytes`.
     ///
-    /// - Precondition: `document.nestingDepth <= maxDepth` (see ``encode(_:)``).
+    /// - Throws: See ``encode(_:)``; `bytes` then holds part of a record.
     /// - Complexity: See ``encode(_:)``.
-    public static func encode(_ document: Document, into bytes: inout [UInt8]) {
+    public static func encode(_ document: Document, into bytes: inout [UInt8]) throws(CodecError) {
         bytes.append(formatVersion)
-        appendEntries(document, to: &bytes, depth: 1)
+        try appendEntries(document, to: &bytes, depth: 1)
     }
 
     /// Throws unless `document` can be encoded: its nesting must not exceed ``maxDepth``.
     ///
-    /// - Throws: `CodecError.tooDeep`.
-    /// - Complexity: O(*n*) in the size of the document.
+    /// - Throws: `CodecError.tooDeep` naming the field path of the first container too deep.
+    /// - Complexity: O(*n*) in the size of the document's first ``maxDepth`` levels.
     public static func validate(_ document: Document) throws(CodecError) {
-        let depth = document.nestingDepth
-        guard depth <= maxDepth else {
-            throw CodecError(.tooDeep, "document nests \(depth) levels; the limit is \(maxDepth)")
-        }
+        try Value.object(document).checkNesting(limit: maxDepth)
     }
 
-    private static func appendEntries(_ document: Document, to bytes: inout [UInt8], depth: Int) {
-        precondition(depth <= maxDepth, "document nests deeper than RecordCodec.maxDepth (\(maxDepth)); call RecordCodec.validate first")
+    /// `depth` is the level of `document`, the record itself being 1.
+    private static func appendEntries(_ document: Document, to bytes: inout [UInt8], depth: Int) throws(CodecError) {
+        guard depth <= maxDepth else { throw Value.tooDeep() }
         bytes.appendVarint(document.count)
         for field in document.sortedFields {
             var name = field.name
@@ -71,11 +68,40 @@ public enum RecordCodec {
                 bytes.appendVarint(utf8.count)
                 bytes.append(contentsOf: utf8)
             }
-            appendValue(field.value, to: &bytes, depth: depth)
+            do throws(CodecError) {
+                try appendValue(field.value, to: &bytes, depth: depth)
+            } catch {
+                throw error.inField(field.name)
+            }
         }
     }
 
-    static func appendValue(_ value: Value, to bytes: inout [UInt8], depth: Int) {
+    /// Appends one tagged value held by a container at level `depth`.
+    static func appendValue(_ value: Value, to bytes: inout [UInt8], depth: Int) throws(CodecError) {
+        switch value {
+        case .array(let elements):
+            guard depth < maxDepth else { throw Value.tooDeep() }
+            bytes.append(Tag.array)
+            try appendBody(to: &bytes) { (body: inout [UInt8]) throws(CodecError) in
+                body.appendVarint(elements.count)
+                for (index, element) in elements.enumerated() {
+                    do throws(CodecError) {
+                        try appendValue(element, to: &body, depth: depth + 1)
+                    } catch {
+                        throw error.inElement(index)
+                    }
+                }
+            }
+        case .object(let document):
+            bytes.append(Tag.object)
+            try appendBody(to: &bytes) { (body: inout [UInt8]) throws(CodecError) in try appendEntries(document, to: &body, depth: depth + 1) }
+        default:
+            appendScalar(value, to: &bytes)
+        }
+    }
+
+    /// Appends one tagged value that is not an array or an object.
+    static func appendScalar(_ value: Value, to bytes: inout [UInt8]) {
         switch value {
         case .null:
             bytes.append(Tag.null)
@@ -109,24 +135,16 @@ public enum RecordCodec {
             bytes.append(Tag.bytes)
             bytes.appendVarint(raw.count)
             bytes.append(contentsOf: raw)
-        case .array(let elements):
-            precondition(depth < maxDepth, "document nests deeper than RecordCodec.maxDepth (\(maxDepth)); call RecordCodec.validate first")
-            bytes.append(Tag.array)
-            appendBody(to: &bytes) { body in
-                body.appendVarint(elements.count)
-                for element in elements { appendValue(element, to: &body, depth: depth + 1) }
-            }
-        case .object(let document):
-            bytes.append(Tag.object)
-            appendBody(to: &bytes) { body in appendEntries(document, to: &body, depth: depth + 1) }
+        case .array, .object:
+            preconditionFailure("appendScalar is given only scalars")
         }
     }
 
     /// Writes a body and then its length in front of it. The length is only known afterwards;
     /// moving the body by the varint's 1–5 bytes is cheaper than measuring every value twice.
-    private static func appendBody(to bytes: inout [UInt8], _ write: (inout [UInt8]) -> Void) {
+    private static func appendBody(to bytes: inout [UInt8], _ write: (inout [UInt8]) throws(CodecError) -> Void) throws(CodecError) {
         let start = bytes.count
-        write(&bytes)
+        try write(&bytes)
         var length: [UInt8] = []
         length.appendVarint(bytes.count - start)
         bytes.insert(contentsOf: length, at: start)

@@ -95,15 +95,22 @@ public struct RecordWriter {
     }
 
     /// Writes any value: bytes, arrays, nested documents, or an explicit `null`.
-    /// - Throws: ``CodecError`` `.tooDeep` when the value nests deeper than the format allows.
+    /// - Throws: ``CodecError`` `.tooDeep`, naming the field path, when the value nests deeper
+    ///   than the format allows; the writer is then as it was before the call.
     public mutating func write(_ value: Value?, for name: String) throws(CodecError) {
         guard let value else { return }
-        // The record itself is the first level.
-        let depth = 1 + value.nestingDepth
-        guard depth <= RecordCodec.maxDepth else {
-            throw CodecError(.tooDeep, "field \(name) nests \(depth) levels; the limit is \(RecordCodec.maxDepth)", fieldPath: name)
+        let (count, wasInOrder, hadNonASCIIName) = (buffer.count, inOrder, hasNonASCIIName)
+        beginEntry(name)
+        do throws(CodecError) {
+            // The record itself is the first level.
+            try RecordCodec.appendValue(value, to: &buffer, depth: 1)
+        } catch {
+            buffer.removeSubrange(count...)
+            entries.removeLast()
+            (inOrder, hasNonASCIIName) = (wasInOrder, hadNonASCIIName)
+            throw error.inField(name)
         }
-        append(value, for: name)
+        entries[entries.count - 1].end = buffer.count
     }
 
     /// The record bytes: format byte, field count, then the entries ordered by name bytes.
@@ -128,9 +135,16 @@ public struct RecordWriter {
         return WrittenRecord(bytes: record, namesAreASCII: !hasNonASCIIName)
     }
 
-    /// Appends one entry — name, then the value in ``RecordCodec``'s own encoding — and notes
-    /// whether the names still come in order.
+    /// Appends one entry — name, then the scalar value in ``RecordCodec``'s own encoding.
     private mutating func append(_ value: Value, for name: String) {
+        beginEntry(name)
+        RecordCodec.appendScalar(value, to: &buffer)
+        entries[entries.count - 1].end = buffer.count
+    }
+
+    /// Appends an entry's name, and notes whether the names still come in order; the caller
+    /// appends the value and sets the entry's end.
+    private mutating func beginEntry(_ name: String) {
         let start = buffer.count
         var name = name
         name.withUTF8 { utf8 in
@@ -143,8 +157,6 @@ public struct RecordWriter {
             }
             entries.append(Entry(start: start, nameStart: nameStart, nameCount: utf8.count, end: nameStart))
         }
-        RecordCodec.appendValue(value, to: &buffer, depth: 1)
-        entries[entries.count - 1].end = buffer.count
     }
 
     /// Orders entries by name bytes, rejecting a name written twice.

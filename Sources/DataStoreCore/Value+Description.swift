@@ -9,7 +9,25 @@ extension Value: CustomStringConvertible {
         return text
     }
 
+    /// Appends the description (walked without recursion: see ``walk(_:)``).
     func write(to text: inout String) {
+        walk { step in
+            switch step {
+            case .scalar(let value): value.writeScalar(to: &text)
+            case .startArray: text += "["
+            case .element(let index): if index > 0 { text += ", " }
+            case .endArray: text += "]"
+            case .startObject: text += "{"
+            case .field(let index, let name):
+                if index > 0 { text += ", " }
+                Value.writeQuoted(name, to: &text)
+                text += ": "
+            case .endObject: text += "}"
+            }
+        }
+    }
+
+    private func writeScalar(to text: inout String) {
         switch self {
         case .null: text += "null"
         case .bool(let value): text += value ? "true" : "false"
@@ -22,15 +40,8 @@ extension Value: CustomStringConvertible {
                 text += byte < 16 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
             }
             text += ">"
-        case .array(let value):
-            text += "["
-            for (index, element) in value.enumerated() {
-                if index > 0 { text += ", " }
-                element.write(to: &text)
-            }
-            text += "]"
-        case .object(let value):
-            value.write(to: &text)
+        case .array, .object:
+            preconditionFailure("writeScalar is given only scalars")
         }
     }
 

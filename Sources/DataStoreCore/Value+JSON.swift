@@ -14,11 +14,12 @@ public enum JSONForm {
     /// `value` as JSON text; object fields in name order.
     /// - Parameter path: The field path `value` stands at, for error messages.
     /// - Throws: ``CodecError`` `.unsupportedType` naming the field when a double is NaN or
-    ///   infinite, which JSON cannot carry.
+    ///   infinite, which JSON cannot carry; `.tooDeep` naming the field when arrays and objects
+    ///   nest deeper than ``RecordCodec/maxDepth`` (checked before each level is written).
     /// - Complexity: O(*n* log *n*) in the size of the value (object fields are sorted).
     public static func text(_ value: Value, path: String = "") throws(CodecError) -> String {
         var text = ""
-        try write(value, to: &text, path: path)
+        try write(value, to: &text, path: path, depth: 0)
         return text
     }
 
@@ -48,7 +49,11 @@ public enum JSONForm {
         return try copy.withUnsafeBufferPointer { (buffer) throws(CodecError) in try JSONParser.parse(buffer) }
     }
 
-    private static func write(_ value: Value, to text: inout String, path: String) throws(CodecError) {
+    /// `depth` counts the arrays and objects around `value`.
+    private static func write(_ value: Value, to text: inout String, path: String, depth: Int) throws(CodecError) {
+        if value.isContainer, depth >= RecordCodec.maxDepth {
+            throw CodecError(.tooDeep, "field '\(path)' nests deeper than \(RecordCodec.maxDepth) levels", fieldPath: path)
+        }
         switch value {
         case .null: text += "null"
         case .bool(let flag): text += flag ? "true" : "false"
@@ -71,7 +76,7 @@ public enum JSONForm {
             text += "["
             for (index, element) in elements.enumerated() {
                 if index > 0 { text += "," }
-                try write(element, to: &text, path: "\(path)[\(index)]")
+                try write(element, to: &text, path: "\(path)[\(index)]", depth: depth + 1)
             }
             text += "]"
         case .object(let document):
@@ -80,7 +85,7 @@ public enum JSONForm {
                 if index > 0 { text += "," }
                 writeString(field.name, to: &text)
                 text += ":"
-                try write(field.value, to: &text, path: path.isEmpty ? field.name : path + "." + field.name)
+                try write(field.value, to: &text, path: path.isEmpty ? field.name : path + "." + field.name, depth: depth + 1)
             }
             text += "}"
         }

@@ -111,12 +111,23 @@ extension Value {
     /// The number of nested arrays and objects on the deepest path through this value,
     /// counting this value itself if it is one (so `.int(1)` is 0 and `[[1]]` is 2).
     ///
+    /// It walks the value with an explicit stack, so it answers for a value of any depth.
+    ///
     /// - Complexity: O(*n*) in the number of values nested inside.
     public var nestingDepth: Int {
-        switch self {
-        case .array(let elements): 1 + (elements.lazy.map(\.nestingDepth).max() ?? 0)
-        case .object(let document): document.nestingDepth
-        default: 0
+        var deepest = 0
+        var pending: [(value: Value, depth: Int)] = isContainer ? [(self, 1)] : []
+        while let (value, depth) = pending.popLast() {
+            deepest = Swift.max(deepest, depth)
+            switch value {
+            case .array(let elements):
+                for element in elements where element.isContainer { pending.append((element, depth + 1)) }
+            case .object(let document):
+                for field in document.fields.values where field.isContainer { pending.append((field, depth + 1)) }
+            default:
+                break
+            }
         }
+        return deepest
     }
 }

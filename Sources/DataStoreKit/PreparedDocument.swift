@@ -48,8 +48,7 @@ extension CollectionStorage {
         document[idField] = id
         let body: [UInt8]
         do {
-            try RecordCodec.validate(document)
-            body = RecordCodec.encode(document)
+            body = try RecordCodec.encode(document)
         } catch {
             throw DataStoreError(.invalidValue, "the object \(id) cannot be stored in \(name): \(error)", underlying: error)
         }

@@ -44,7 +44,7 @@ struct DocumentCoderTests {
         #expect(document["attachments"] == [["owner": "o", "size": 10, "checksum": .bytes([1, 2, 3])]])
         #expect(document["raw"] == .bytes([0, 255]))
         #expect(try DocumentDecoder().decode(Envelope.self, from: document) == Self.envelope)
-        let bytes = RecordCodec.encode(document)
+        let bytes = try RecordCodec.encode(document)
         #expect(try RecordDecoder().decode(Envelope.self, from: bytes) == Self.envelope)
     }
 
@@ -53,7 +53,7 @@ struct DocumentCoderTests {
         var document = try DocumentEncoder().encode(Self.envelope)
         document["note"] = .null
         #expect(try DocumentDecoder().decode(Envelope.self, from: document).note == nil)
-        #expect(try RecordDecoder().decode(Envelope.self, from: RecordCodec.encode(document)).note == nil)
+        #expect(try RecordDecoder().decode(Envelope.self, from: try RecordCodec.encode(document)).note == nil)
     }
 
     @Test("numbers convert by value: 3.0 decodes as Int, ints as Double; 3.5 does not fit Int")
@@ -63,7 +63,7 @@ struct DocumentCoderTests {
         let decoded = try DocumentDecoder().decode(Numbers.self, from: document)
         #expect(decoded.i == 3 && decoded.d == 2)
         #expect(throws: DecodingError.self) { try DocumentDecoder().decode(Numbers.self, from: ["i": 3.5, "d": 1]) }
-        #expect(throws: DecodingError.self) { try RecordDecoder().decode(Numbers.self, from: RecordCodec.encode(["i": 300, "d": "x"])) }
+        #expect(throws: DecodingError.self) { try RecordDecoder().decode(Numbers.self, from: try RecordCodec.encode(["i": 300, "d": "x"])) }
     }
 
     @Test("decoding errors carry the coding path")
@@ -72,7 +72,7 @@ struct DocumentCoderTests {
         document["attachments"] = [["owner": 5, "size": 1, "checksum": .bytes([])]]
         for decode in [
             { try DocumentDecoder().decode(Envelope.self, from: document) },
-            { try RecordDecoder().decode(Envelope.self, from: RecordCodec.encode(document)) },
+            { try RecordDecoder().decode(Envelope.self, from: try RecordCodec.encode(document)) },
         ] {
             #expect {
                 _ = try decode()
@@ -83,7 +83,7 @@ struct DocumentCoderTests {
         }
         document["id"] = nil
         #expect {
-            _ = try RecordDecoder().decode(Envelope.self, from: RecordCodec.encode(document))
+            _ = try RecordDecoder().decode(Envelope.self, from: try RecordCodec.encode(document))
         } throws: { error in
             guard case DecodingError.keyNotFound(let key, _) = error else { return false }
             return key.stringValue == "id"
@@ -92,7 +92,7 @@ struct DocumentCoderTests {
 
     @Test("damaged record bytes throw DecodingError wrapping CodecError, never crash")
     func damagedBytes() throws {
-        let bytes = RecordCodec.encode(try DocumentEncoder().encode(Self.envelope))
+        let bytes = try RecordCodec.encode(try DocumentEncoder().encode(Self.envelope))
         var generator = SplitMix64(seed: 91)
         for length in 0..<bytes.count {
             #expect(throws: (any Error).self) { try RecordDecoder().decode(Envelope.self, from: Array(bytes[..<length])) }

@@ -50,7 +50,7 @@ struct ObjectCoderTests {
         let document = try Document(dictionary: original.toDictionary())
         #expect(document["created_ts"] == .double(1437108600.25))
         #expect(document["from_user_key"] == "1234567890")
-        let stored = try RecordCodec.decode(RecordCodec.encode(document))
+        let stored = try RecordCodec.decode(try RecordCodec.encode(document))
         let copy = Message(dictionary: stored.toDictionary())
         #expect(copy.id == "m1" && copy.from_user_key == "1234567890" && copy.to_user_key == "0987654321")
         #expect(copy.message == "hello" && copy.type == "text" && copy.created_ts == 1437108600.25)

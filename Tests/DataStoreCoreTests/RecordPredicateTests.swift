@@ -13,7 +13,7 @@ struct RecordPredicateTests {
         for round in 0..<3_000 {
             let document = random.document(index: round)
             let condition = random.condition()
-            let record = RecordCodec.encode(document)
+            let record = try RecordCodec.encode(document)
             let expected = condition.matches(document)
             let answered = try record.withUnsafeBytes { try RecordPredicate(condition).matches(record: $0) }
             #expect(answered == expected, "round \(round): \(condition) on \(document)")
@@ -24,7 +24,7 @@ struct RecordPredicateTests {
 
     @Test("string comparisons read the bytes: equal, not equal and ranges, by UTF-8 bytes")
     func strings() throws {
-        let record = RecordCodec.encode(["type": "vidéo", "n": 3, "x": 2.5, "flag": true])
+        let record = try RecordCodec.encode(["type": "vidéo", "n": 3, "x": 2.5, "flag": true])
         func holds(_ field: String, _ op: Operator, _ value: Value) throws -> Bool {
             try record.withUnsafeBytes { try RecordPredicate(Condition(field: field, op: op, value: value)).matches(record: $0) }
         }
@@ -43,7 +43,7 @@ struct RecordPredicateTests {
 
     @Test("a damaged string is the general path's error, not an answer")
     func damagedString() throws {
-        var record = RecordCodec.encode(["type": "video"])
+        var record = try RecordCodec.encode(["type": "video"])
         // The string's first byte becomes a lone continuation byte: invalid UTF-8.
         let at = record.firstIndex(of: UInt8(ascii: "v"))!
         record[at] = 0x80
@@ -64,7 +64,7 @@ struct RecordPredicateAllTests {
         for round in 0..<2_000 {
             let document = random.document(index: round)
             let conditions = (0..<Int.random(in: 1...4, using: &random)).map { _ in random.condition() }
-            let record = RecordCodec.encode(document)
+            let record = try RecordCodec.encode(document)
             let expected = conditions.allSatisfy { $0.matches(document) }
             let answered = try record.withUnsafeBytes { try RecordPredicate.all(RecordPredicate.ordered(conditions), match: $0) }
             #expect(answered == expected, "round \(round): \(conditions) on \(document)")
@@ -75,7 +75,7 @@ struct RecordPredicateAllTests {
 
     @Test("no predicates hold for any record; a record without a field fails its predicate")
     func edges() throws {
-        let record = RecordCodec.encode(["b": 1, "d": "x"])
+        let record = try RecordCodec.encode(["b": 1, "d": "x"])
         func all(_ conditions: [Condition]) throws -> Bool {
             try record.withUnsafeBytes { try RecordPredicate.all(RecordPredicate.ordered(conditions), match: $0) }
         }

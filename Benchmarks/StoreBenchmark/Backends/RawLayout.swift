@@ -217,7 +217,9 @@ enum RawLayout {
             do { document = try DocumentEncoder().encode(message) } catch { return "DocumentEncoder failed: \(error)" }
             var body: [UInt8] = []
             appendBody(message, to: &body)
-            if body != RecordCodec.encode(document) { return "record body differs for \(message.id)" }
+            let encoded: [UInt8]
+            do { encoded = try RecordCodec.encode(document) } catch { return "RecordCodec.encode failed: \(error)" }
+            if body != encoded { return "record body differs for \(message.id)" }
             // What DataStoreKit stores: the message's own RecordEncodable bytes.
             if (try? message.recordBytes()) != body { return "RecordEncodable bytes differ for \(message.id)" }
             if idKey(message.id) != KeyCodec.encode([Value.string(message.id)]) { return "id key differs for \(message.id)" }

@@ -11,6 +11,9 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     let position: DecodingPosition
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// The level of the value at ``position`` if it is an array or an object (the top value's
+    /// is 1); a decoder is never made for a container beyond ``RecordCodec/maxDepth``.
+    let level: Int
     /// Where the fields of the record object at ``position`` are, for the keyed containers' hot
     /// path (``field(_:_:key:)``): inline, so no allocation. ``RecordFieldIndex/unavailable``
     /// for document positions, non-objects, and objects the fast index does not handle.
@@ -22,10 +25,11 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     /// Whether ``builtObject`` is set (it may be `nil`: no object there).
     private var isObjectBuilt: Bool
 
-    init(source: DecodingSource, position: DecodingPosition, codingPath: [any CodingKey]) {
+    init(source: DecodingSource, position: DecodingPosition, codingPath: [any CodingKey], level: Int = 1) {
         self.source = source
         self.position = position
         self.codingPath = codingPath
+        self.level = level
         switch position {
         case .value(let value):
             index = .unavailable
@@ -77,11 +81,24 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
 
     // MARK: Unboxing, shared by every container
 
-    /// Decodes any `Decodable` at `position`: scalars directly, `Date` from seconds since 1970,
-    /// `Data` from bytes, everything else through its own `init(from:)`.
+    /// Decodes any `Decodable` at `position`, a value in this decoder's container: scalars
+    /// directly, `Date` from seconds since 1970, `Data` from bytes, everything else through its
+    /// own `init(from:)`.
     func unbox<T: Decodable>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]) throws -> T {
         if let special: T = try unboxSpecial(type, at: position, path: path()) { return special }
-        return try T(from: SourceDecoder(source: source, position: position, codingPath: path()))
+        return try T(from: child(at: position, codingPath: path()))
+    }
+
+    /// A decoder for the value at `position` in this decoder's container.
+    /// - Throws: `DecodingError.dataCorrupted` with `CodecError.tooDeep` when the value is a
+    ///   container beyond ``RecordCodec/maxDepth``: checked before decoding goes one level deeper,
+    ///   so no input nests the decoding (and the stack) further.
+    func child(at position: DecodingPosition, codingPath: [any CodingKey]) throws -> SourceDecoder {
+        guard level < RecordCodec.maxDepth || !source.isContainer(at: position) else {
+            let error = CodecError(.tooDeep, "arrays and objects nest deeper than \(RecordCodec.maxDepth) levels", codingPath: codingPath)
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: error.description, underlyingError: error))
+        }
+        return SourceDecoder(source: source, position: position, codingPath: codingPath, level: level + 1)
     }
 
     /// Decodes a `T` at this decoder's own position, as ``unbox(_:at:path:)`` does, with this
@@ -268,7 +285,11 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try unboxScalar(type, at: position, path: codingPath) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try unboxScalar(type, at: position, path: codingPath) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try unboxScalar(type, at: position, path: codingPath) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try unbox(type, at: position, path: codingPath) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        // The value itself, not one inside it: the same level.
+        if let special: T = try unboxSpecial(type, at: position, path: codingPath) { return special }
+        return try T(from: SourceDecoder(source: source, position: position, codingPath: codingPath, level: level))
+    }
 }
 
 /// A coding key for an array index, as in error paths `attachments[2]`.
@@ -363,7 +384,7 @@ struct SourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func child(_ key: Key) throws -> SourceDecoder {
-        SourceDecoder(source: decoder.source, position: try require(key), codingPath: codingPath + [key])
+        try decoder.child(at: try require(key), codingPath: codingPath + [key])
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -443,7 +464,7 @@ struct SourceUnkeyedContainer: UnkeyedDecodingContainer {
 
     private mutating func child() throws -> SourceDecoder {
         let position = try next(Any.self)
-        let child = SourceDecoder(source: decoder.source, position: position, codingPath: currentPath)
+        let child = try decoder.child(at: position, codingPath: currentPath)
         currentIndex += 1
         return child
     }
