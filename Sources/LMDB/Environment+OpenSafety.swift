@@ -90,3 +90,39 @@ extension Environment {
         }
     }
 }
+
+extension Environment {
+    /// Whether `data.mdb` in `directory` is a new environment whose creation a power cut tore:
+    /// LMDB writes a new file's two meta pages with one unsynced write, and the first commit's
+    /// data sync is what makes them durable, so a cut before it can leave one page (or both)
+    /// unwritten and the file refused as `MDB_INVALID`. Such a file holds no commit: no meta page
+    /// with a transaction id above 0, and any page that is not a meta page is all zeros (a file
+    /// that is not LMDB's is left alone).
+    ///
+    /// The offsets are those of LMDB 0.9's page header (flags at byte 10, `P_META` = 0x08) and
+    /// `MDB_meta` (magic 0xBEEFC0DE at byte 16, transaction id at byte 144).
+    static func isTornCreation(directory: String) -> Bool {
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let descriptor = Glibc.open(directory + "/data.mdb", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var pages = [UInt8](repeating: 0, count: 2 * pageSize)
+        let read = pages.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard read > 0 else { return false }
+        var validPages = 0
+        for page in 0..<2 {
+            let start = page * pageSize
+            let header = pages[start..<(start + 152)]
+            let flags = UInt16(header[start + 10]) | UInt16(header[start + 11]) << 8
+            let magic = header[(start + 16)..<(start + 20)].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            if flags & 0x08 != 0 && magic == 0xBEEF_C0DE {
+                let txnid = header[(start + 144)..<(start + 152)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                guard txnid == 0 else { return false }
+                validPages += 1
+            } else if pages[start..<(start + pageSize)].contains(where: { $0 != 0 }) {
+                return false
+            }
+        }
+        return validPages < 2
+    }
+}

@@ -89,8 +89,27 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
-    /// Creates and opens a new `MDB_env`; on any failure the handle is closed before throwing.
+    /// Creates and opens a new `MDB_env`, making anew a data file whose creation a power cut tore
+    /// (see ``isTornCreation(directory:)``).
     private static func openNew(
+        canonicalPath: String,
+        configuration: Configuration
+    ) throws(LMDBError) -> Environment {
+        do {
+            return try openHandle(canonicalPath: canonicalPath, configuration: configuration)
+        } catch where error.code == .invalid && isTornCreation(directory: canonicalPath) {
+            guard !configuration.flags.contains(.readOnly) else {
+                throw LMDBError(.invalid, context: "opening environment at \(canonicalPath): its creation was cut short "
+                    + "before its first commit, so it holds nothing; open it writable once to create it anew")
+            }
+            // Nothing was ever committed to it: make the environment anew, as its first open meant to.
+            unlink(canonicalPath + "/data.mdb")
+            return try openHandle(canonicalPath: canonicalPath, configuration: configuration)
+        }
+    }
+
+    /// Creates and opens an `MDB_env`; on any failure the handle is closed before throwing.
+    private static func openHandle(
         canonicalPath: String,
         configuration: Configuration
     ) throws(LMDBError) -> Environment {

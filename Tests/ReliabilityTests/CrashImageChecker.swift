@@ -42,19 +42,6 @@ struct ImageChecker {
             .map { ($0, log.records[$0].covers) }
     }
 
-    /// Whether `outcome` is the known torn creation: the store refuses to open as "not an LMDB file",
-    /// at a cut before its first commit was durable, with nothing acknowledged.
-    func isTornCreation(_ outcome: Outcome, cut: Int) -> Bool {
-        guard outcome.problems.count == 1, outcome.problems[0].hasPrefix("open failed"),
-              outcome.problems[0].contains("MDB_INVALID"), !acknowledged.contains(where: { $0.record < cut }) else { return false }
-        // Durable: the first meta page written through the O_DSYNC descriptor; relaxed: the first
-        // meta page is written unsynced after the first data sync and is durable after the second.
-        let firstDurableCommit = durability == .relaxed
-            ? (dataSyncs.dropFirst().first?.record ?? .max)
-            : (log.records.firstIndex { $0.kind == .syncRange } ?? .max)
-        return cut <= firstDurableCommit
-    }
-
     /// The change sets that must survive a cut after records `0..<cut`: in `.durable`, all
     /// acknowledged before the cut; in `.relaxed` (`MDB_NOMETASYNC`: a commit's meta page is written
     /// unsynced and made durable by the next commit's data sync), all acknowledged before the last

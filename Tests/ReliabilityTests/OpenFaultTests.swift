@@ -85,6 +85,40 @@ struct OpenFaultTests {
         #expect(try await items.get(id: "a").text == "after")
     }
 
+    @Test("a creation a power cut tore (a meta page unwritten, nothing committed) is made anew; a store with commits is not")
+    func tornCreation() async throws {
+        let fresh = temporaryStorePath("torn-source")
+        defer { try? FileManager.default.removeItem(atPath: fresh) }
+        do { _ = try Environment.open(path: fresh) }  // LMDB writes both meta pages, transaction 0
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let initial = try Data(contentsOf: URL(fileURLWithPath: fresh + "/data.mdb"))
+        for zeroed in [0, 1] {
+            var torn = initial
+            torn.replaceSubrange((zeroed * pageSize)..<((zeroed + 1) * pageSize), with: Data(count: pageSize))
+            let path = temporaryStorePath("torn")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try torn.write(to: URL(fileURLWithPath: path + "/data.mdb"))
+            let copy = try Self.copy(path)
+            defer { try? FileManager.default.removeItem(atPath: copy) }
+            let reader = #expect(throws: DataStoreError.self) { try DataStore.open(path: copy, options: .init(readOnly: true)) }
+            #expect(reader?.message.contains("creation was cut short") == true, "\(String(describing: reader))")
+            let store = try DataStore.open(path: path)
+            let items = try await store.collection(Item.self, name: "items", idField: "id")
+            _ = try await items.add(object: Item(id: "a", text: "made anew"))
+            #expect(try store.check().isEmpty)
+        }
+        // A store with a commit behind its valid meta page is never replaced, whatever the other page holds.
+        let committed = try await Self.copiedStore(count: 3)
+        defer { try? FileManager.default.removeItem(atPath: committed) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: committed + "/data.mdb"))
+        try handle.write(contentsOf: Data(count: pageSize))
+        try handle.close()
+        let size = try FileManager.default.attributesOfItem(atPath: committed + "/data.mdb")[.size] as? Int
+        #expect(throws: DataStoreError.self) { try DataStore.open(path: committed) }
+        #expect(try FileManager.default.attributesOfItem(atPath: committed + "/data.mdb")[.size] as? Int == size)
+    }
+
     @Test("a new store on a full disk is a typed no-space error and leaves nothing behind",
           .enabled(if: SmallDisk.canMount, "needs root to mount a 4 MiB tmpfs"))
     func fullDisk() async throws {

@@ -44,7 +44,7 @@ struct PowerLossTests {
         var builder = CrashImageBuilder(log: log)
         let cuts = Self.cuts(log: log, count: images, using: &random)
         let checker = ImageChecker(log: log, durability: durability)
-        var failures: [String] = [], tornCreations: [String] = []
+        var failures: [String] = []
         var stats = (acknowledged: 0, pending: 0, inPart: 0, lost: 0, losing: 0, mostLost: 0)
         // Images are checked in batches: each batch is written to disk, then opened by one helper.
         for start in stride(from: 0, to: cuts.count, by: Self.batch) {
@@ -62,10 +62,6 @@ struct PowerLossTests {
                 stats.mostLost = max(stats.mostLost, outcome.lost)
                 if outcome.problems.isEmpty {
                     try? FileManager.default.removeItem(atPath: job.path)
-                } else if checker.isTornCreation(outcome, cut: job.cut) {
-                    // Known and repeatable from the seed and cut; not kept, so each run leaves nothing behind.
-                    tornCreations.append("cut \(job.cut)")
-                    try? FileManager.default.removeItem(atPath: job.path)
                 } else {
                     keep = true
                     failures.append("seed \(seed), cut \(job.cut) of \(log.records.count) (image kept at \(job.path)): "
@@ -77,17 +73,9 @@ struct PowerLossTests {
         print("power loss \(durability): \(cuts.count) images, \(Set(cuts).count) cut points of \(log.records.count) records, "
             + "\(stats.acknowledged) acknowledged change sets checked (\(log.lines.filter { $0.text.hasPrefix("ACK") }.count) "
             + "in the run), \(stats.losing) images lost acknowledged change sets (\(stats.lost) in all, at most "
-            + "\(stats.mostLost) in one), \(stats.pending) unsynced writes (\(stats.inPart) torn), \(failures.count) failures, "
-            + "\(tornCreations.count) torn creations; \(done); records: \(kinds)")
+            + "\(stats.mostLost) in one), \(stats.pending) unsynced writes (\(stats.inPart) torn), \(failures.count) failures; "
+            + "\(done); records: \(kinds)")
         #expect(failures.isEmpty, "\(failures.count) of \(cuts.count) crash images failed: \(failures.prefix(8))")
-        if !tornCreations.isEmpty {
-            let known = Comment(rawValue: "a power cut before the first commit is durable can leave data.mdb without a "
-                + "valid meta page (LMDB writes the new file's two meta pages unsynced): the store then refuses to open "
-                + "(MDB_INVALID), though nothing was acknowledged; see docs/reliability.md, Power loss")
-            withKnownIssue(known) {
-                Issue.record("seed \(seed): \(tornCreations.count) image(s): \(tornCreations.prefix(4))")
-            }
-        }
     }
 
     /// The log shows what the images need: writes, syncs, the O_DSYNC meta writes of durable
