@@ -135,7 +135,7 @@ extension BenchmarkRun {
         let result = try await saveInTasks(tasks, pool, perTask: perTask, until: Clock.wall() + UInt64(seconds * 1e9)) { event in
             try await Self.saveInContext(event, store: store, events: events)
         }
-        let metrics = store.writer.metrics
+        let metrics = store.writerMetrics
         let saves = Double(result.latencies.count)
         progress("  \(result.latencies.count) saves, \(grouped(saves / (Double(result.nanoseconds) / 1e9))) saves/s, "
             + "\(metrics.batches) batches (mean \(fixed(Double(metrics.committedChangeSets) / Double(max(1, metrics.batches)), 1))), "

@@ -43,7 +43,7 @@ extension BenchmarkRun {
         var acknowledged = (store: 0, raw: 0)
         let rounds = Self.eventRounds
 
-        func openStore(_ limits: Writer.Limits) async throws -> (DataStore, StoreCollection<Message>) {
+        func openStore(_ limits: WriterLimits) async throws -> (DataStore, StoreCollection<Message>) {
             try await Self.openEventStore(path: path, mapSize: mapSize, limits: limits)
         }
 
@@ -54,7 +54,7 @@ extension BenchmarkRun {
                 + "up to \(perTask * tasks) saves or \(fixed(seconds / Double(rounds), 1)) s…")
 
             // DataStoreKit and the raw coalescer, alternating.
-            let (store, events) = try await openStore(Writer.Limits())
+            let (store, events) = try await openStore(WriterLimits())
             let coalescer = RawCoalescer(backend: raw)
             var storeRounds: [(latencies: [UInt64], nanoseconds: UInt64)] = []
             var rawRounds: [(latencies: [UInt64], nanoseconds: UInt64, failures: [String])] = []
@@ -73,7 +73,7 @@ extension BenchmarkRun {
                                                      until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)) { coalescer.save($0) })
                 rawCPU += CPUUsage.now(writerThreads: ["RawCoalescer"]) - rawStart
             }
-            let metrics = store.writer.metrics
+            let metrics = store.writerMetrics
             let counters = coalescer.counters
             coalescer.stop()
             acknowledged.store += storeRounds.reduce(0) { $0 + $1.latencies.count }
@@ -96,7 +96,7 @@ extension BenchmarkRun {
                        meanBatch: Double(metrics.committedChangeSets) / Double(max(1, metrics.batches)), table: \.eventCommits)
 
             // The baselines: one transaction per save.
-            let (single, singleEvents) = try await openStore(Writer.Limits(maxChangeSetsPerBatch: 1))
+            let (single, singleEvents) = try await openStore(WriterLimits(maxChangeSetsPerBatch: 1))
             let singlePool = newEvents(tasks: tasks, perTask: perTask * rounds, tag: "dsk1-\(tasks)")
             let singleResult = try await saveInTasks(tasks, singlePool, perTask: perTask * rounds,
                                                      until: Clock.wall() + UInt64(seconds * 1e9)) { event in
@@ -133,7 +133,7 @@ extension BenchmarkRun {
 
     /// A durable store at `path` holding the event log's collection: `events`, indexed on
     /// `created_ts`.
-    static func openEventStore(path: String, mapSize: Int, limits: Writer.Limits = Writer.Limits()) async throws
+    static func openEventStore(path: String, mapSize: Int, limits: WriterLimits = WriterLimits()) async throws
         -> (DataStore, StoreCollection<Message>) {
         let store = try DataStore.open(path: path, options: DataStore.Options(mapSize: mapSize, durability: .durable, writerLimits: limits))
         let events: StoreCollection<Message> = try await store.collection(

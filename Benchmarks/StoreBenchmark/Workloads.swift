@@ -286,9 +286,9 @@ final class BenchmarkRun {
             progress("group commit, \(tasks) concurrent savers, up to \(total) durable saves or \(fixed(seconds, 0)) s per backend…")
 
             try await storeCommits(tasks: tasks, perTask: perTask, backend: CommitBackend.dataStoreKit)
-            try await store.reopen(limits: Writer.Limits(maxChangeSetsPerBatch: 1))
+            try await store.reopen(limits: WriterLimits(maxChangeSetsPerBatch: 1))
             try await storeCommits(tasks: tasks, perTask: perTask, backend: CommitBackend.dataStoreKitOnePerSave)
-            try await store.reopen(limits: Writer.Limits())
+            try await store.reopen(limits: WriterLimits())
 
             let rawMessages = newMessages(total, tag: "raw\(tasks)")
             let raw = self.raw

@@ -1,5 +1,5 @@
 public import DataStoreCore
-public import LMDB
+import LMDB
 
 /// Counts and sizes of a store, for `datastore stats` and for monitoring.
 public struct StoreStatistics: Sendable, Hashable {
@@ -55,12 +55,19 @@ public struct StoreStatistics: Sendable, Hashable {
     public var formatVersion: Int
     /// The collections, by name.
     public var collections: [Collection]
-    /// The environment's map size and use, readers and last commit.
-    public var environment: Environment.Info
+    /// The size of the memory map, which is also the largest the data file may grow to before
+    /// the writer grows the map.
+    public var mapSize: Int
+    /// The id of the last committed write transaction.
+    public var lastTransactionID: Int
+    /// The size of the reader table (slots across every process).
+    public var maxReaders: Int
+    /// Reader slots in use, across every process (including reset, reusable ones).
+    public var readersInUse: Int
     /// Bytes of the data file in use.
     public var bytesInUse: Int
     /// The read transactions open on the store (slots kept by reset transactions, which read
-    /// nothing, are counted in `environment.readersInUse` only), oldest snapshot first.
+    /// nothing, are counted in ``readersInUse`` only), oldest snapshot first.
     public var readers: [Reader]
 }
 
@@ -89,7 +96,9 @@ extension DataStore {
         let readers = try environment.readers()
         let info = try environment.info()
         return StoreStatistics(formatVersion: Int(format?.first ?? 0), collections: collections,
-                               environment: info, bytesInUse: try environment.bytesInUse(),
+                               mapSize: info.mapSize, lastTransactionID: info.lastTransactionID,
+                               maxReaders: info.maxReaders, readersInUse: info.readersInUse,
+                               bytesInUse: try environment.bytesInUse(),
                                readers: Self.activeReaders(readers, lastCommit: info.lastTransactionID))
     }
 

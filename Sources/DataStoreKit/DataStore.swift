@@ -1,6 +1,6 @@
 import DataStoreCore
 import Foundation
-public import LMDB
+import LMDB
 import Synchronization
 
 /// An embedded document store: one LMDB environment (a directory) holding many collections, each
@@ -22,7 +22,7 @@ public final class DataStore: Sendable {
         /// When a save is acknowledged (default: durably on disk).
         public var durability: Durability
         /// Batch, queue and map-growth bounds of the writer.
-        public var writerLimits: Writer.Limits
+        public var writerLimits: WriterLimits
         /// The most concurrent readers across processes.
         public var maxReaders: Int
         /// The most LMDB databases the store may hold: one for the store's own records, one per
@@ -44,7 +44,7 @@ public final class DataStore: Sendable {
         public init(
             mapSize: Int = 1 << 30,
             durability: Durability = .durable,
-            writerLimits: Writer.Limits = Writer.Limits(),
+            writerLimits: WriterLimits = WriterLimits(),
             maxReaders: Int = 126,
             maxDatabases: Int = 128,
             readOnly: Bool = false
@@ -58,10 +58,11 @@ public final class DataStore: Sendable {
         }
     }
 
-    /// The LMDB environment under the store.
-    public let environment: Environment
+    /// The LMDB environment under the store: engine room only, so no record is written around
+    /// its indexes.
+    let environment: Environment
     /// The store's one writer.
-    public let writer: Writer
+    let writer: Writer
     let meta: Database
     let collections = Mutex<[String: CollectionStorage]>([:])
     let schemaLock = AsyncLock()

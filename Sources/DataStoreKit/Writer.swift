@@ -18,50 +18,9 @@ import Synchronization
 /// The write transaction runs on the writer's own thread from begin to commit, with no suspension
 /// inside: LMDB requires a write transaction to stay on the thread that began it. Callers `await`
 /// only outside it, while their change set waits in the queue or for its commit.
-public final class Writer: Sendable {
-    /// Bounds on batches and on the queue.
-    public struct Limits: Sendable, Hashable {
-        /// The most change sets one write transaction carries.
-        public var maxChangeSetsPerBatch: Int
-        /// The most estimated bytes one write transaction carries (a single larger change set
-        /// still goes alone).
-        public var maxBytesPerBatch: Int
-        /// The most change sets waiting; past this, `submit` waits for room (backpressure).
-        public var maxQueuedChangeSets: Int
-        /// The largest the map may be grown to after `mapFull`; past it, writes fail with
-        /// ``DataStoreError/Code/storage``.
-        public var maxMapSize: Int
-        /// How far ahead of the data the writer keeps the data file written (with zeros), in
-        /// bytes, when commits sync (``Durability/durable`` and ``Durability/relaxed``): a commit
-        /// that writes over existing blocks syncs faster than one that appends, whose sync also
-        /// commits the file system's journal. The file is topped up when less than half is left,
-        /// so it runs up to this much longer than the data. 0 turns it off.
-        public var dataFileHeadroom: Int
-        /// How long growing the map waits for this process's read transactions to end (LMDB
-        /// resizes only with none live). Contexts' snapshots yield at once (their next read throws
-        /// ``DataStoreError/Code/snapshotExpired``); past this wait, the batch fails with
-        /// ``DataStoreError/Code/storage`` naming the readers still live, and new reads, held
-        /// back meanwhile, go on.
-        public var mapGrowthWait: Duration
-
-        /// Defaults: 1,024 change sets or 16 MiB per batch, 16,384 queued, map up to 1 TiB, 1 MiB
-        /// of data-file headroom, 2 s of waiting for readers to let the map grow.
-        public init(
-            maxChangeSetsPerBatch: Int = 1_024,
-            maxBytesPerBatch: Int = 16 << 20,
-            maxQueuedChangeSets: Int = 16_384,
-            maxMapSize: Int = 1 << 40,
-            dataFileHeadroom: Int = 1 << 20,
-            mapGrowthWait: Duration = .seconds(2)
-        ) {
-            self.maxChangeSetsPerBatch = maxChangeSetsPerBatch
-            self.maxBytesPerBatch = maxBytesPerBatch
-            self.maxQueuedChangeSets = maxQueuedChangeSets
-            self.maxMapSize = maxMapSize
-            self.dataFileHeadroom = dataFileHeadroom
-            self.mapGrowthWait = mapGrowthWait
-        }
-    }
+final class Writer: Sendable {
+    /// Bounds on batches and on the queue (the public ``WriterLimits``).
+    typealias Limits = WriterLimits
 
     private let core: WriterCore
 

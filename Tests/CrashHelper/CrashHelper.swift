@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+@testable import DataStoreKit
 import Foundation
 import LMDB
 #if canImport(Glibc)

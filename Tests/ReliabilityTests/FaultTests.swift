@@ -1,6 +1,6 @@
 import DataStoreCore
 import DataStoreCrashHelper
-import DataStoreKit
+@testable import DataStoreKit
 import Foundation
 import LMDB
 import Testing

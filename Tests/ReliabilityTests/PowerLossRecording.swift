@@ -1,4 +1,4 @@
-import DataStoreKit
+@testable import DataStoreKit
 import Foundation
 
 /// Runs the crash helper's `powerloss` workload under the recorder and reads its log.

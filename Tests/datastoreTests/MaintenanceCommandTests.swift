@@ -1,4 +1,4 @@
-import DataStoreKit
+@testable import DataStoreKit
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 // DataStoreKit through its public API only: DataStore.open, a Codable collection with the same
-// indexes, add / put / getNow / queryNow, and the writer's metrics.
+// indexes, add / put / get / query, and the writer's metrics.
 import DataStoreCore
 import DataStoreKit
 
@@ -9,7 +9,7 @@ final class DataStoreKitBackend: @unchecked Sendable {
     let path: String
     private(set) var store: DataStore!
     private(set) var messages: StoreCollection<Message>!
-    private(set) var limits = Writer.Limits()
+    private(set) var limits = WriterLimits()
     let mapSize: Int
     private var indexes: [IndexDefinition] = [
         IndexDefinition("created_ts"), IndexDefinition("from_user_key"), IndexDefinition("to_user_key"),
@@ -19,11 +19,11 @@ final class DataStoreKitBackend: @unchecked Sendable {
     init(path: String, mapSize: Int) async throws {
         self.path = path
         self.mapSize = mapSize
-        try await open(limits: Writer.Limits())
+        try await open(limits: WriterLimits())
     }
 
     /// Opens the store (durable saves) with the given writer limits.
-    func open(limits: Writer.Limits) async throws {
+    func open(limits: WriterLimits) async throws {
         self.limits = limits
         let store = try DataStore.open(path: path, options: DataStore.Options(
             mapSize: mapSize, durability: .durable, writerLimits: limits))
@@ -39,17 +39,17 @@ final class DataStoreKitBackend: @unchecked Sendable {
     }
 
     /// Closes and reopens with other writer limits (the "one transaction per save" baseline).
-    func reopen(limits: Writer.Limits) async throws {
+    func reopen(limits: WriterLimits) async throws {
         close()
         // The writer thread ends after the last reference goes; the environment registry makes
         // a new open of the path wait for the old handle to close.
         try await open(limits: limits)
-        guard store.writer.metrics.batches == 0 else {
+        guard store.writerMetrics.batches == 0 else {
             throw BenchmarkFailure("reopening \(path) returned the old store (writer metrics not fresh)")
         }
     }
 
-    var metrics: WriterMetrics { store.writer.metrics }
+    var metrics: WriterMetrics { store.writerMetrics }
 
     // MARK: Writing
 

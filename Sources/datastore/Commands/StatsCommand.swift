@@ -27,15 +27,14 @@ enum StatsCommand: Command {
     }
 
     private static func printTables(_ statistics: StoreStatistics, path: String, console: Console) {
-        let environment = statistics.environment
-        let percent = Double(statistics.bytesInUse) / Double(max(environment.mapSize, 1)) * 100
+        let percent = Double(statistics.bytesInUse) / Double(max(statistics.mapSize, 1)) * 100
         let summary = [
             ("store", path),
             ("format", "\(statistics.formatVersion)"),
-            ("map size", "\(byteSize(environment.mapSize)), \(byteSize(statistics.bytesInUse)) in use "
+            ("map size", "\(byteSize(statistics.mapSize)), \(byteSize(statistics.bytesInUse)) in use "
                 + "(\((percent * 10).rounded() / 10)%)"),
-            ("last commit", "transaction \(environment.lastTransactionID)"),
-            ("readers", "\(environment.readersInUse) of \(environment.maxReaders) slots in use, "
+            ("last commit", "transaction \(statistics.lastTransactionID)"),
+            ("readers", "\(statistics.readersInUse) of \(statistics.maxReaders) slots in use, "
                 + "\(statistics.readers.count) holding a snapshot"),
         ]
         for line in CommandSpec.columns(summary) { console.print(String(line.dropFirst(2))) }

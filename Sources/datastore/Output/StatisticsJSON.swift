@@ -75,11 +75,11 @@ extension StoreStatistics {
         [
             "path": .string(path),
             "formatVersion": .int(Int64(formatVersion)),
-            "mapSize": .int(Int64(environment.mapSize)),
+            "mapSize": .int(Int64(mapSize)),
             "bytesInUse": .int(Int64(bytesInUse)),
-            "lastTransactionID": .int(Int64(environment.lastTransactionID)),
-            "maxReaders": .int(Int64(environment.maxReaders)),
-            "readersInUse": .int(Int64(environment.readersInUse)),
+            "lastTransactionID": .int(Int64(lastTransactionID)),
+            "maxReaders": .int(Int64(maxReaders)),
+            "readersInUse": .int(Int64(readersInUse)),
             "readers": .array(readers.map { .object($0.document) }),
             "collections": .array(collections.map { .object($0.document) }),
         ]
