@@ -37,7 +37,8 @@ enum Tool {
         let first = arguments.first ?? ""
         let family = allCommands.filter { $0.spec.words.first == first }
         guard !family.isEmpty else {
-            throw ToolError(.usage, "unknown command '\(first)'; the commands are "
+            let suggestion = Suggestion.note(for: first, among: commandNames) { "'\($0)'" }
+            throw ToolError(.usage, "unknown command '\(first)'\(suggestion); the commands are "
                 + commandNames.joined(separator: ", ") + " (see 'datastore --help')")
         }
         if let command = family.first(where: { $0.spec.words.count == 1 }) {
@@ -45,7 +46,10 @@ enum Tool {
         }
         let subcommands = family.map { $0.spec.words[1] }
         guard arguments.count > 1, let command = family.first(where: { $0.spec.words[1] == arguments[1] }) else {
-            let given = arguments.count > 1 ? "unknown subcommand '\(first) \(arguments[1])'" : "'\(first)' needs a subcommand"
+            let given = arguments.count > 1
+                ? "unknown subcommand '\(first) \(arguments[1])'"
+                    + Suggestion.note(for: arguments[1], among: subcommands) { "'\(first) \($0)'" }
+                : "'\(first)' needs a subcommand"
             throw ToolError(.usage, "\(given): \(subcommands.joined(separator: ", ")) (see 'datastore \(first) SUBCOMMAND --help')")
         }
         return (command, Array(arguments.dropFirst(2)))

@@ -63,7 +63,9 @@ struct ArgumentParserTests {
     }
 
     @Test func errorsNameTheArgument() {
-        #expect(failure("d", "c", "--lmit", "3") == "unknown option --lmit for 'query'; see 'datastore query --help'")
+        #expect(failure("d", "c", "--lmit", "3") == "unknown option --lmit for 'query' (did you mean --limit?); "
+            + "see 'datastore query --help'")
+        #expect(failure("d", "c", "--nonsense") == "unknown option --nonsense for 'query'; see 'datastore query --help'")
         #expect(failure("d", "c", "-x") == "unknown option -x for 'query'; see 'datastore query --help'")
         #expect(failure("d", "c", "--limit") == "option --limit needs a value (N)")
         #expect(failure("d", "c", "--limit", "1", "--limit=2") == "option --limit is given twice")

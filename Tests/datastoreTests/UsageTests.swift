@@ -33,11 +33,14 @@ struct UsageTests {
     @Test func usageErrorsExitWithTwo() async throws {
         let sandbox = try ToolSandbox()
         let cases: [([String], String)] = [
-            (["stat", "d"], "datastore: unknown command 'stat'; the commands are stats, get, query, add, put, remove, import, "
+            (["stat", "d"], "datastore: unknown command 'stat' (did you mean 'stats'?); the commands are stats, get, query, "
+                + "add, put, remove, import, "
                 + "export, check, index, backup (see 'datastore --help')\n"),
             (["index"], "datastore: 'index' needs a subcommand: list, add, drop (see 'datastore index SUBCOMMAND --help')\n"),
             (["index", "build", "d"], "datastore: unknown subcommand 'index build': list, add, drop "
                 + "(see 'datastore index SUBCOMMAND --help')\n"),
+            (["index", "lsit", "d"], "datastore: unknown subcommand 'index lsit' (did you mean 'index list'?): list, add, "
+                + "drop (see 'datastore index SUBCOMMAND --help')\n"),
             (["get", "d", "c"], "datastore: 'get' needs ID (the document's id: 42 is an integer id, '\"42\"' (JSON) or abc a "
                 + "string id); see 'datastore get --help'\n"),
             (["stats", "d", "extra"], "datastore: unexpected argument \"extra\" for 'stats'; see 'datastore stats --help'\n"),

@@ -45,7 +45,8 @@ enum ArgumentParser {
             let name = String(body.prefix { $0 != "=" })
             let inline = body.firstIndex(of: "=").map { String(body[body.index(after: $0)...]) }
             guard let option = spec.option(named: name) else {
-                throw ToolError(.usage, "unknown option --\(name) for '\(spec.name)'\(seeHelp(spec))")
+                let suggestion = Suggestion.note(for: name, among: spec.options.map(\.name)) { "--\($0)" }
+                throw ToolError(.usage, "unknown option --\(name) for '\(spec.name)'\(suggestion)\(seeHelp(spec))")
             }
             if parsed.flags.contains(name) || parsed.values[name] != nil {
                 throw ToolError(.usage, "option --\(name) is given twice")
