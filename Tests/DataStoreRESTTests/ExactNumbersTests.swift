@@ -20,22 +20,14 @@ struct ExactNumbersTests {
             _ = try await model.add(object: Document(["id": .int(Int64(part)), "x": .array(values)]))
         }
         _ = try await model.add(object: Document(["id": "edges", "x": .array(NumberSamples.integerEdges.map(Value.int))]))
-        var compared = 0
-        var mismatches: [String] = []
+        var comparison = NumberSamples.BitComparison()
         for part in 0..<doubles.count / perDocument {
             let fetched = try await model.get(id: .int(Int64(part)))
             let values = try #require(fetched["x"]?.arrayValue)
-            for (offset, value) in values.enumerated() {
-                let original = doubles[part * perDocument + offset]
-                guard case .double(let read) = value, read.bitPattern == original.bitPattern else {
-                    if mismatches.count < 5 { mismatches.append("\(original) came back as \(value)") }
-                    continue
-                }
-                compared += 1
-            }
+            comparison.compare(values, with: doubles[(part * perDocument)...])
         }
-        #expect(compared == doubles.count)
-        #expect(mismatches.isEmpty, "\(mismatches)")
+        #expect(comparison.identical == doubles.count)
+        #expect(comparison.mismatches.isEmpty, "\(comparison.mismatches)")
         let edges = try await model.get(id: "edges")
         #expect(edges["x"] == .array(NumberSamples.integerEdges.map(Value.int)))
     }

@@ -1,3 +1,5 @@
+public import DataStoreCore
+
 /// Doubles that stress a number reader or writer, for the tests that check values come back bit
 /// for bit: any finite bit pattern, subnormals, 17-significant-digit timestamps and decimals at
 /// every exponent, ±0 and the extremes.
@@ -24,6 +26,27 @@ public enum NumberSamples {
             }
         }
         return Array(doubles.prefix(count))
+    }
+
+    /// Tallies values read back against the doubles they were written from, bit for bit.
+    public struct BitComparison: Sendable {
+        /// Values that came back as the very double written.
+        public private(set) var identical = 0
+        /// The first few that did not, described.
+        public private(set) var mismatches: [String] = []
+
+        public init() {}
+
+        /// Compares `values`, read back, with `written`, the doubles they were written from.
+        public mutating func compare(_ values: [Value], with written: ArraySlice<Double>) {
+            for (value, original) in zip(values, written) {
+                if case .double(let read) = value, read.bitPattern == original.bitPattern {
+                    identical += 1
+                } else if mismatches.count < 5 {
+                    mismatches.append("\(original) came back as \(value)")
+                }
+            }
+        }
     }
 
     /// Integers at and around the edges of `Int64`.

@@ -22,23 +22,15 @@ struct ExactInputTests {
         try #require(imported.status == 0, "\(imported)")
         let exported = try await sandbox.run("export", sandbox.path("store"), "D")
         try #require(exported.status == 0, "\(exported.errors)")
-        var compared = 0
-        var mismatches: [String] = []
+        var comparison = NumberSamples.BitComparison()
         for text in exported.lines {
             let document = try #require(try JSONForm.value(Array(text.utf8)).objectValue)
             let line = try #require(document["id"]?.intValue)
             let values = try #require(document["x"]?.arrayValue)
-            for (offset, value) in values.enumerated() {
-                let original = doubles[Int(line) * perLine + offset]
-                guard case .double(let read) = value, read.bitPattern == original.bitPattern else {
-                    if mismatches.count < 5 { mismatches.append("\(original) came back as \(value)") }
-                    continue
-                }
-                compared += 1
-            }
+            comparison.compare(values, with: doubles[(Int(line) * perLine)...])
         }
-        #expect(compared == doubles.count)
-        #expect(mismatches.isEmpty, "\(mismatches)")
+        #expect(comparison.identical == doubles.count)
+        #expect(comparison.mismatches.isEmpty, "\(comparison.mismatches)")
     }
 
     @Test("Int64's edges are stored as integers and found by equality; an integer beyond them is refused")
