@@ -239,16 +239,10 @@ extension Value {
         }
         let digits = decimal.description
         if decimal.exponent >= 0 || !digits.contains(".") {
-            guard let integer = Int64(digits) else {
-                throw CodecError(.outOfRange, "the integer \(digits) does not fit a 64-bit signed integer "
-                    + "(\(Int64.min) to \(Int64.max))")
-            }
+            guard let integer = Int64(digits) else { throw CodecError.integerOutOfRange(digits) }
             return .int(integer)
         }
-        guard let double = Double(digits), double.isFinite else {
-            throw CodecError(.outOfRange, "the number \(digits) is beyond the range of a double")
-        }
-        return .double(double)
+        return try CodecError.nearestDouble(digits)
     }
 
     private static func convertUnsigned(_ value: UInt64) throws(CodecError) -> Value {

@@ -298,17 +298,11 @@ struct JSONParser: ~Copyable {
     }
 
     private func outOfRange(_ literal: UnsafeBufferPointer<UInt8>, at offset: Int) -> CodecError {
-        CodecError(.outOfRange, "the integer \(String(decoding: literal, as: UTF8.self)) does not fit a 64-bit signed "
-            + "integer (\(Int64.min) to \(Int64.max)); store it as a string, or write it with a fraction or an "
-            + "exponent to store the nearest double", offset: offset)
+        CodecError.integerOutOfRange(String(decoding: literal, as: UTF8.self), offset: offset)
     }
 
     private func double(_ literal: UnsafeBufferPointer<UInt8>, at offset: Int) throws(CodecError) -> Value {
-        let text = String(decoding: literal, as: UTF8.self)
-        guard let value = Double(text), value.isFinite else {
-            throw CodecError(.outOfRange, "the number \(text) is beyond the range of a double", offset: offset)
-        }
-        return .double(value)
+        try CodecError.nearestDouble(String(decoding: literal, as: UTF8.self), offset: offset)
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

@@ -97,7 +97,6 @@ final class Writer: Sendable {
 
     /// Stops accepting change sets, lets the queued ones commit, and ends the thread.
     func close() { core.close() }
-
 }
 
 /// The writer's state, shared by its thread and its callers.

@@ -1,7 +1,7 @@
 // Opening a store whose files are damaged, whose disk is full, or whose first open was cut short:
 // a typed error or an empty store, never a SIGBUS, never a half-made store left behind.
 import DataStoreCore
-@testable import DataStoreKit
+import DataStoreKit
 import Foundation
 import LMDB
 import Testing

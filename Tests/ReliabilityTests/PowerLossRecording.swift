@@ -1,4 +1,4 @@
-@testable import DataStoreKit
+import DataStoreKit
 import Foundation
 
 /// Runs the crash helper's `powerloss` workload under the recorder and reads its log.

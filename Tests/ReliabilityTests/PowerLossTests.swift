@@ -1,6 +1,6 @@
 import DataStoreCore
 import DataStoreCrashHelper
-@testable import DataStoreKit
+import DataStoreKit
 import Foundation
 import Testing
 
