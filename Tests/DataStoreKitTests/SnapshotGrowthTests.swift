@@ -81,13 +81,18 @@ struct SnapshotGrowthTests {
         try expectConsistent(temporary.store)
     }
 
-    @Test("a context past maxSnapshotAge gets a typed error naming the age and the cap, and reads on after refresh()")
-    func snapshotAgeCap() async throws {
+    /// A store whose contexts' snapshots are capped at 0.2 s, and its `Note` collection.
+    private func storeWithSnapshotCap() async throws -> (TemporaryStore, StoreCollection<Note>) {
         var options = DataStore.Options()
         options.maxSnapshotAge = .milliseconds(200)
         let temporary = try TemporaryStore(options: options)
+        return (temporary, try await temporary.store.collection(Note.self, idField: "id"))
+    }
+
+    @Test("a context past maxSnapshotAge gets a typed error naming the age and the cap, and reads on after refresh()")
+    func snapshotAgeCap() async throws {
+        let (temporary, notes) = try await storeWithSnapshotCap()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id")
         _ = try await notes.add(object: note("first"))
         _ = try await notes.add(object: note("second"))
         let context = temporary.store.newContext()
@@ -111,11 +116,8 @@ struct SnapshotGrowthTests {
 
     @Test("an idle writer ends an expired snapshot without waiting for the context's next read")
     func idleWriterEndsExpiredSnapshot() async throws {
-        var options = DataStore.Options()
-        options.maxSnapshotAge = .milliseconds(200)
-        let temporary = try TemporaryStore(options: options)
+        let (temporary, notes) = try await storeWithSnapshotCap()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id")
         _ = try await notes.add(object: note("first"))
         let context = temporary.store.newContext()
         _ = try context.get(id: "first", from: notes)
