@@ -69,7 +69,7 @@ struct PlannerTests {
         for index in 0..<20 {
             _ = try await notes.add(object: note("n\(index)", from: "u\(index % 3)", to: "u\(index % 4)", ts: Double(index)))
         }
-        let choices = notes.storage.planChoices
+        let choices = notes.storage.planCache
         #expect(choices.count == 0)
         for from in 0..<3 {
             for to in 0..<4 {
@@ -103,7 +103,7 @@ struct PlannerTests {
         let plain = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
         for index in 0..<10 { _ = try await plain.add(object: note("n\(index)", from: "u\(index % 2)", ts: Double(index))) }
         #expect(try plain.explain(params: ["from_user_key": "u1"]).description.hasPrefix("full scan of Note"))
-        #expect(plain.storage.planChoices.count == 1)
+        #expect(plain.storage.planCache.count == 1)
         let indexed = try await temporary.store.collection(Note.self, idField: "id", indexes: [
             IndexDefinition("created_ts"), IndexDefinition("from_user_key"),
         ])

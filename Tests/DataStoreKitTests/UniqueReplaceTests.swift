@@ -123,7 +123,7 @@ struct UniqueReplaceTests {
 
     /// Writes `object` as a record with its index entries straight through the LMDB layer, as a
     /// write that skipped the unique check would have.
-    static func plant<Object: Encodable>(_ object: Object, id: String, in storage: CollectionStorage, of store: DataStore) throws {
+    static func plant<Object: Encodable>(_ object: Object, id: String, in storage: CollectionTable, of store: DataStore) throws {
         let prepared = try storage.prepare(try DocumentEncoder().encode(object), id: .string(id))
         var record: [UInt8] = []
         RecordVersion.append(1, to: &record)

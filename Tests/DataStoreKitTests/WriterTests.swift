@@ -417,7 +417,7 @@ final class TransactionFiller: Sendable {
     let fits: Int
     init(fits: Int) { self.fits = fits }
 
-    func insert(_ id: String, into storage: CollectionStorage, of environment: Environment)
+    func insert(_ id: String, into storage: CollectionTable, of environment: Environment)
         -> @Sendable (inout WriteTransaction) throws -> Int {
         { [fits] transaction in
             let pending = try transaction.count(of: storage.records) - environment.read { try $0.count(of: storage.records) }

@@ -36,7 +36,7 @@ extension Context {
     }
 
     /// Remembers the version `key` had when first read or changed here (for conflict detection).
-    func remember(_ key: Key, version: Int?, storage: CollectionStorage) {
+    func remember(_ key: Key, version: Int?, storage: CollectionTable) {
         state.withLock { state in
             state.storages[key.collection] = storage
             if state.versions[key] == nil { state.versions[key] = .some(version) }
@@ -44,7 +44,7 @@ extension Context {
     }
 
     /// The stored version and document of `id` in this context's snapshot, remembering the version.
-    func storedRecord(_ id: Value, in storage: CollectionStorage) throws -> (version: Int, document: Document)? {
+    func storedRecord(_ id: Value, in storage: CollectionTable) throws -> (version: Int, document: Document)? {
         let key = try storage.idKey(id)
         let found = try withSnapshot { transaction in
             try transaction.withValue(forKey: key, in: storage.records) { record in
@@ -57,7 +57,7 @@ extension Context {
 
     /// Whether `id` (whose record key is `key`) is in this context's view — staged changes over
     /// the snapshot — remembering its stored version; nothing is decoded.
-    func viewContains(_ id: Value, key: [UInt8], in storage: CollectionStorage) throws -> Bool {
+    func viewContains(_ id: Value, key: [UInt8], in storage: CollectionTable) throws -> Bool {
         switch stagedChange(Key(collection: storage.name, id: id)) {
         case .insert?, .upsert?: return true
         case .remove?: return false
@@ -71,7 +71,7 @@ extension Context {
     }
 
     /// The document `id` has in this context's view (staged changes over the snapshot), or `nil`.
-    func viewDocument(_ id: Value, in storage: CollectionStorage) throws -> Document? {
+    func viewDocument(_ id: Value, in storage: CollectionTable) throws -> Document? {
         switch stagedChange(Key(collection: storage.name, id: id)) {
         case .insert(let prepared)?, .upsert(let prepared)?: return try prepared.document()
         case .remove?: return nil

@@ -12,13 +12,13 @@ struct IndexReconciliation {
     }
 
     /// Stored indexes to drop, data and all: redefined under their name, or left out under `.drop`.
-    var drop: [IndexStorage] = []
+    var drop: [IndexTable] = []
     /// Definitions to build from the records.
     var build: [IndexDefinition] = []
     /// Names of kept indexes whose `declared` flag changes, with its new value.
     var declaredChanges: [String: Bool] = [:]
 
-    init(current: [IndexStorage], declared: [IndexDefinition], mode: Mode) {
+    init(current: [IndexTable], declared: [IndexDefinition], mode: Mode) {
         if case .dropping(let name) = mode {
             drop = current.filter { $0.name == name }
             return

@@ -17,7 +17,7 @@ enum StoreSchema {
 
     struct Index: Codable, Sendable, Equatable {
         var definition: IndexDefinition
-        var state: IndexStorage.State
+        var state: IndexTable.State
         /// `false` when the application's last declaration left the index out; absent (true)
         /// in schemas written before indexes were kept.
         var declared: Bool?

@@ -4,12 +4,12 @@ import LMDB
 /// Runs a ``QueryPlan`` over one read snapshot: gathers candidates, re-checks every condition on
 /// the stored bytes, sorts (unless the scan order is the sort), then applies offset and limit.
 struct QueryExecutor {
-    let storage: CollectionStorage
+    let storage: CollectionTable
     let plan: QueryPlan
     /// The conditions, prepared to be checked on record bytes.
     private let predicates: [RecordPredicate]
 
-    init(storage: CollectionStorage, plan: QueryPlan) {
+    init(storage: CollectionTable, plan: QueryPlan) {
         self.storage = storage
         self.plan = plan
         predicates = RecordPredicate.ordered(plan.query.conditions)

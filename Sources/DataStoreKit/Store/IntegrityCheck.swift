@@ -33,7 +33,7 @@ extension DataStore {
         return problems
     }
 
-    func check(_ storage: CollectionStorage) throws -> [IntegrityProblem] {
+    func check(_ storage: CollectionTable) throws -> [IntegrityProblem] {
         try environment.read { transaction in
             var problems: [IntegrityProblem] = []
             var expected: [String: Set<[UInt8]>] = [:]

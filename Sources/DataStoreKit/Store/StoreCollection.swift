@@ -12,13 +12,13 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     public let store: DataStore
     /// How objects become documents and back.
     public let mapping: ObjectMapping<Object>
-    let storage: CollectionStorage
+    let storage: CollectionTable
     /// The store's environment, not retained: `store` keeps it alive. Reads reach it without
     /// retaining and releasing the store and the environment — both held weakly by their
     /// registries, so every retain took the slow side-table path (~4 % of a get).
     private let environment: Unmanaged<Environment>
 
-    init(store: DataStore, storage: CollectionStorage, mapping: ObjectMapping<Object>) {
+    init(store: DataStore, storage: CollectionTable, mapping: ObjectMapping<Object>) {
         self.store = store
         self.storage = storage
         self.mapping = mapping
@@ -295,7 +295,7 @@ extension DataStore {
         }
     }
 
-    func put(_ prepared: PreparedDocument, in storage: CollectionStorage) async throws {
+    func put(_ prepared: PreparedDocument, in storage: CollectionTable) async throws {
         _ = try await writer.submit(estimatedBytes: prepared.body.count) { transaction -> WriteReport in
             let (previous, _) = try storage.write(prepared, mode: .upsert, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
@@ -304,7 +304,7 @@ extension DataStore {
         }
     }
 
-    func add(_ prepared: PreparedDocument, in storage: CollectionStorage) async throws {
+    func add(_ prepared: PreparedDocument, in storage: CollectionTable) async throws {
         _ = try await writer.submit(estimatedBytes: prepared.body.count) { transaction -> WriteReport in
             try storage.write(prepared, mode: .insert, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
@@ -313,7 +313,7 @@ extension DataStore {
         }
     }
 
-    func write(_ prepared: [PreparedDocument], mode: WriteMode, in storage: CollectionStorage) async throws -> [Value] {
+    func write(_ prepared: [PreparedDocument], mode: WriteMode, in storage: CollectionTable) async throws -> [Value] {
         let bytes = prepared.reduce(0) { $0 + $1.body.count }
         _ = try await writer.submit(estimatedBytes: bytes) { transaction -> WriteReport in
             var changes = CollectionChanges(collection: storage.name)
@@ -326,7 +326,7 @@ extension DataStore {
         return prepared.map(\.id)
     }
 
-    func removeDocument(id: Value, in storage: CollectionStorage) async throws -> Document {
+    func removeDocument(id: Value, in storage: CollectionTable) async throws -> Document {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(storage.name)") }
         _ = try storage.idKey(id)
         let (report, _) = try await writer.submit(estimatedBytes: 64) { transaction -> RemoveReport in

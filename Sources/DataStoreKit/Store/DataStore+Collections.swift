@@ -69,7 +69,7 @@ extension DataStore {
     func openCollection(
         _ name: String, idField: String, indexes declared: [IndexDefinition], buildChunk: Int,
         mode: IndexReconciliation.Mode
-    ) async throws -> CollectionStorage {
+    ) async throws -> CollectionTable {
         if name.isEmpty || name.contains("/") {
             throw DataStoreError(.schemaMismatch, "collection name \"\(name)\" must be non-empty and contain no \"/\"")
         }
@@ -95,7 +95,7 @@ extension DataStore {
     }
 
     /// Drops, registers and re-flags indexes as `plan` says, each step one exclusive change set.
-    private func apply(_ plan: IndexReconciliation, to storage: CollectionStorage, recorded: Bool) async throws {
+    private func apply(_ plan: IndexReconciliation, to storage: CollectionTable, recorded: Bool) async throws {
         let name = storage.name
         // 1. Drop what is redefined, or left out under `.drop`, data and all.
         if !plan.drop.isEmpty {
@@ -108,10 +108,10 @@ extension DataStore {
             }
         }
         // 2. Register the new indexes as building: from here on every write maintains them.
-        var added: [IndexStorage] = []
+        var added: [IndexTable] = []
         for definition in plan.build {
             let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, definition.name), options: .create)
-            added.append(IndexStorage(definition: definition, database: database, state: .building))
+            added.append(IndexTable(definition: definition, database: database, state: .building))
         }
         // A new collection is recorded in `_meta` even without indexes, so tools see it.
         guard !added.isEmpty || !plan.declaredChanges.isEmpty || (!recorded && plan.drop.isEmpty) else { return }
@@ -133,7 +133,7 @@ extension DataStore {
     /// Fills every index still building from the records, a chunk per commit, then marks it
     /// ready. Existing records that break one (an array in a single-value index, two equal values
     /// in a unique one) undo its declaration: the store is left as it was.
-    private func buildPendingIndexes(of storage: CollectionStorage, chunk: Int) async throws {
+    private func buildPendingIndexes(of storage: CollectionTable, chunk: Int) async throws {
         for index in storage.indexes where index.state == .building {
             do {
                 try await buildIndex(index, of: storage, chunk: chunk)
@@ -153,7 +153,7 @@ extension DataStore {
     }
 
     /// The process's storage for collection `name`, created from `_meta` on first use.
-    func registeredStorage(_ name: String, idField: String) throws -> CollectionStorage {
+    func registeredStorage(_ name: String, idField: String) throws -> CollectionTable {
         if let storage = collections.withLock({ $0[name] }) {
             guard storage.idField == idField else {
                 throw DataStoreError(.schemaMismatch, "collection \(name) is identified by \(storage.idField), not \(idField)")
@@ -173,13 +173,13 @@ extension DataStore {
             guard error.code == .notFound else { throw error }
             throw DataStoreError(.notFound, "no collection \(name) in the read-only store at \(path)", underlying: error)
         }
-        var indexes: [IndexStorage] = []
+        var indexes: [IndexTable] = []
         for index in stored?.indexes ?? [] {
             let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, index.definition.name))
-            indexes.append(IndexStorage(definition: index.definition, database: database, state: index.state,
+            indexes.append(IndexTable(definition: index.definition, database: database, state: index.state,
                                         declared: index.declared ?? true))
         }
-        let storage = CollectionStorage(name: name, idField: idField, records: records, indexes: indexes)
+        let storage = CollectionTable(name: name, idField: idField, records: records, indexes: indexes)
         return collections.withLock { registered in
             if let existing = registered[name] { return existing }
             registered[name] = storage
@@ -188,7 +188,7 @@ extension DataStore {
     }
 
     /// Adds the entries of every record to `index`, `chunk` records per commit, then marks it ready.
-    private func buildIndex(_ index: IndexStorage, of storage: CollectionStorage, chunk: Int) async throws {
+    private func buildIndex(_ index: IndexTable, of storage: CollectionTable, chunk: Int) async throws {
         var after: [UInt8]? = nil
         while true {
             let resume = after
@@ -215,15 +215,15 @@ extension DataStore {
     /// `mdb_drop` closes a dropped database's handle at once, even when its transaction then
     /// fails; so the indexes in `dropped` are put back with handles opened again by name (on the
     /// writer thread, between transactions). One that cannot be opened is left out.
-    func indexRestorer(for storage: CollectionStorage, reopening dropped: [IndexStorage] = []) -> @Sendable () -> Void {
+    func indexRestorer(for storage: CollectionTable, reopening dropped: [IndexTable] = []) -> @Sendable () -> Void {
         let before = storage.indexes
         let droppedNames = Set(dropped.map(\.name))
         return { [self] in
-            let restored = before.compactMap { index -> IndexStorage? in
+            let restored = before.compactMap { index -> IndexTable? in
                 guard droppedNames.contains(index.name) else { return index }
                 let name = StoreSchema.indexDatabaseName(storage.name, index.name)
                 guard let database = try? openStoreDatabase(named: name) else { return nil }
-                return IndexStorage(definition: index.definition, database: database, state: index.state,
+                return IndexTable(definition: index.definition, database: database, state: index.state,
                                     declared: index.declared)
             }
             storage.replaceIndexes { $0 = restored }
@@ -231,7 +231,7 @@ extension DataStore {
     }
 }
 
-extension CollectionStorage {
+extension CollectionTable {
     /// The schema `_meta` records for this collection.
     var schema: StoreSchema.Collection {
         StoreSchema.Collection(idField: idField, indexes: indexes.map {
@@ -241,7 +241,7 @@ extension CollectionStorage {
 
     /// Indexes up to `limit` records after the record key `after` (from the first when `nil`).
     /// Returns the last record key indexed, or `nil` when no record was left.
-    func indexChunk(_ index: IndexStorage, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws -> [UInt8]? {
+    func indexChunk(_ index: IndexTable, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws -> [UInt8]? {
         var batch: [(key: [UInt8], document: Document)] = []
         try transaction.withCursor(on: records) { cursor in
             var entry: Cursor.Entry?

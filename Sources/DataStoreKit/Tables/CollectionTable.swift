@@ -4,16 +4,16 @@ import Synchronization
 
 /// One collection as stored: its records database and its secondary indexes. Shared by every
 /// handle on the collection in the process; its index list changes only on the writer thread.
-final class CollectionStorage: Sendable {
+final class CollectionTable: Sendable {
     let name: String
     let idField: String
     let records: Database
-    private let indexList: Mutex<(all: [IndexStorage], ready: [IndexStorage], asciiNames: Bool)>
+    private let indexList: Mutex<(all: [IndexTable], ready: [IndexTable], asciiNames: Bool)>
     /// The planner's remembered choices for this collection's queries, forgotten whenever the
     /// indexes change.
-    let planChoices = PlanChoices()
+    let planCache = PlanCache()
 
-    init(name: String, idField: String, records: Database, indexes: [IndexStorage]) {
+    init(name: String, idField: String, records: Database, indexes: [IndexTable]) {
         self.name = name
         self.idField = idField
         self.records = records
@@ -21,38 +21,38 @@ final class CollectionStorage: Sendable {
     }
 
     /// Every index, complete or being built (writes maintain both).
-    var indexes: [IndexStorage] { indexList.withLock { $0.all } }
+    var indexes: [IndexTable] { indexList.withLock { $0.all } }
 
     /// The complete indexes, which queries may use (kept apart so that planning a query does not
     /// filter the list each time).
-    var readyIndexes: [IndexStorage] { indexList.withLock { $0.ready } }
+    var readyIndexes: [IndexTable] { indexList.withLock { $0.ready } }
 
     /// Every index, and whether the id field and every index field are named in plain ASCII, so
     /// that fields found by their bytes in a record are the fields a ``Document`` finds by name
     /// (``prepare(record:id:generatingMissingID:)``).
-    var indexesAndNames: (indexes: [IndexStorage], ascii: Bool) { indexList.withLock { ($0.all, $0.asciiNames) } }
+    var indexesAndNames: (indexes: [IndexTable], ascii: Bool) { indexList.withLock { ($0.all, $0.asciiNames) } }
 
-    private static func namesAreASCII(_ idField: String, _ indexes: [IndexStorage]) -> Bool {
+    private static func namesAreASCII(_ idField: String, _ indexes: [IndexTable]) -> Bool {
         func ascii(_ name: String) -> Bool { name.utf8.allSatisfy { $0 < 0x80 } }
         return ascii(idField) && indexes.allSatisfy { $0.definition.fields.allSatisfy { ascii($0.name) } }
     }
 
-    func replaceIndexes(_ update: (inout [IndexStorage]) -> Void) {
+    func replaceIndexes(_ update: (inout [IndexTable]) -> Void) {
         indexList.withLock { list in
             update(&list.all)
             list.ready = list.all.filter { $0.state == .ready }
             list.asciiNames = Self.namesAreASCII(idField, list.all)
-            planChoices.forgetAll()
+            planCache.forgetAll()
         }
     }
 
     /// The plan for `query` over the complete indexes, reusing the choice made for earlier
-    /// queries of its shape (``PlanChoices``).
+    /// queries of its shape (``PlanCache``).
     func plan(_ query: Query) -> QueryPlan {
         // The generation before the list: a list that changes after it makes the choice stale.
-        let generation = planChoices.generation
+        let generation = planCache.generation
         return QueryPlanner.plan(query, idField: idField, indexes: readyIndexes, collection: name,
-                                 choices: (planChoices, generation))
+                                 choices: (planCache, generation))
     }
 
     /// The record key of `id` in this collection.
@@ -94,7 +94,7 @@ enum WriteMode: Sendable {
     case upsert
 }
 
-extension CollectionStorage {
+extension CollectionTable {
     /// Writes a document prepared with ``prepare(_:id:)`` under its id, maintaining every index,
     /// inside `transaction`.
     ///
@@ -156,7 +156,7 @@ extension CollectionStorage {
 
     /// Puts the entries of a document with no previous version into `index`, after checking a
     /// unique index.
-    private func addEntries(of prepared: PreparedDocument, to index: IndexStorage, in transaction: inout WriteTransaction) throws {
+    private func addEntries(of prepared: PreparedDocument, to index: IndexTable, in transaction: inout WriteTransaction) throws {
         let entries = try prepared.entries(of: index, collection: name)
         if index.definition.unique {
             for entry in entries where !entry.hasMissingField {
@@ -253,9 +253,9 @@ extension CollectionStorage {
     /// Throws ``DataStoreError/Code/uniqueViolation`` when another record has the same values in
     /// a unique index. Entries whose key was cut are compared by their real values.
     func checkUnique(
-        _ entry: IndexStorage.Entry,
+        _ entry: IndexTable.Entry,
         of document: Document,
-        in index: IndexStorage,
+        in index: IndexTable,
         idKey: [UInt8],
         transaction: borrowing WriteTransaction
     ) throws {

@@ -5,7 +5,7 @@ import DataStoreCore
 ///
 /// Records are grouped by the components part of their index entries (the key without the id
 /// suffix). An uncut key stands for one value, so two records in its group are a duplicate, as
-/// `CollectionStorage.checkUnique` decides on writes. A cut key can stand for several real values
+/// `CollectionTable.checkUnique` decides on writes. A cut key can stand for several real values
 /// (docs/encoding.md, Truncation), so its group is split by the records' real values first.
 /// Entries with a missing field are not constrained.
 struct DuplicateFinder {
@@ -16,13 +16,13 @@ struct DuplicateFinder {
         var values: [[Value?]]
     }
 
-    let index: IndexStorage
+    let index: IndexTable
     private var groups: [[UInt8]: (cut: Bool, holders: [Holder])] = [:]
 
-    init(index: IndexStorage) { self.index = index }
+    init(index: IndexTable) { self.index = index }
 
     /// Notes the entries of the record `id` (shown as in messages), computed from `document`.
-    mutating func add(_ entries: [IndexStorage.Entry], of document: Document, id: String) {
+    mutating func add(_ entries: [IndexTable.Entry], of document: Document, id: String) {
         for entry in entries where !entry.hasMissingField {
             let components = Array(entry.key[..<entry.componentsCount])
             let holder = Holder(id: id, values: realValues(in: document, components: components))

@@ -42,7 +42,7 @@ extension Context {
         return try collection.mapping.decode(document)
     }
 
-    func stage(_ change: Change, for key: Key, storage: CollectionStorage) throws {
+    func stage(_ change: Change, for key: Key, storage: CollectionTable) throws {
         try state.withLock { state throws(DataStoreError) in
             guard !state.saving else { throw Self.busy(staging: key) }
             state.storages[key.collection] = storage

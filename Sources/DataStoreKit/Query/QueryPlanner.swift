@@ -4,15 +4,15 @@ import DataStoreCore
 /// prefix, then one range, then the sort), or a full scan.
 enum QueryPlanner {
     /// - Parameters:
-    ///   - indexes: the complete indexes (``CollectionStorage/readyIndexes``).
+    ///   - indexes: the complete indexes (``CollectionTable/readyIndexes``).
     ///   - choices: where to remember and reuse the choice for this query's shape, with the
-    ///     generation read before `indexes` (``PlanChoices``); `nil` plans afresh.
+    ///     generation read before `indexes` (``PlanCache``); `nil` plans afresh.
     static func plan(
         _ query: Query,
         idField: String,
-        indexes: [IndexStorage],
+        indexes: [IndexTable],
         collection: String,
-        choices: (table: PlanChoices, generation: Int)? = nil
+        choices: (table: PlanCache, generation: Int)? = nil
     ) -> QueryPlan {
         var plan = QueryPlan(access: .fullScan, query: query, sortFromScan: false, limitPushedDown: false, collection: collection)
         // Contradictions only count on fields a single-value index covers: writes refuse arrays
@@ -36,7 +36,7 @@ enum QueryPlanner {
         // 2. The index that serves the most: the one chosen for this shape before, if it still
         //    scores the same with these values, or the best of all.
         var best: (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)?
-        let shape = choices.map { _ in PlanChoices.Shape(query) }
+        let shape = choices.map { _ in PlanCache.Shape(query) }
         var reused = false
         if let choices, let shape, let choice = choices.table.choice(for: shape) {
             switch choice {
@@ -56,7 +56,7 @@ enum QueryPlanner {
                 if candidate.score > (best?.score ?? 0) { best = candidate }
             }
             if let choices, let shape {
-                let choice = best.map { PlanChoices.Choice.index(name: $0.scan.index.name, score: $0.score) } ?? .records
+                let choice = best.map { PlanCache.Choice.index(name: $0.scan.index.name, score: $0.score) } ?? .records
                 choices.table.remember(choice, for: shape, generation: choices.generation)
             }
         }

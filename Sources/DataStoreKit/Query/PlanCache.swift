@@ -15,7 +15,7 @@ import Synchronization
 /// score higher; the plan is still right, since every candidate is re-checked against every
 /// condition. Each collection keeps its own choices and forgets them all whenever its indexes
 /// change (declared, built, dropped).
-final class PlanChoices: Sendable {
+final class PlanCache: Sendable {
     /// The parts of a query that decide its plan, without the values.
     struct Shape: Hashable, Sendable {
         private let conditions: [ConditionShape]

@@ -64,7 +64,7 @@ public final class DataStore: Sendable {
     /// The store's one writer.
     let writer: Writer
     let meta: Database
-    let collections = Mutex<[String: CollectionStorage]>([:])
+    let collections = Mutex<[String: CollectionTable]>([:])
     let schemaLock = AsyncLock()
     let changeHub: ChangeHub
     /// ``Options/maxSnapshotAge``.

@@ -16,7 +16,7 @@ struct PreparedDocument: Sendable {
     /// The document, when it was prepared from one; otherwise it is decoded from `body` on demand.
     let given: Document?
     /// The entries of each index the collection had when this was prepared.
-    let entries: [(definition: IndexDefinition, entries: [IndexStorage.Entry])]
+    let entries: [(definition: IndexDefinition, entries: [IndexTable.Entry])]
     /// Whether the id came with the object (rather than being generated or given apart), so the
     /// stored object is the one the caller has.
     let keptObjectID: Bool
@@ -31,13 +31,13 @@ struct PreparedDocument: Sendable {
 
     /// The entries of `index`: those computed in advance, or — when the collection's indexes
     /// changed since (an index declared meanwhile) — computed now.
-    func entries(of index: IndexStorage, collection: String) throws(DataStoreError) -> [IndexStorage.Entry] {
+    func entries(of index: IndexTable, collection: String) throws(DataStoreError) -> [IndexTable.Entry] {
         for prepared in entries where prepared.definition == index.definition { return prepared.entries }
         return try index.entries(for: document(), idKey: key, collection: collection)
     }
 }
 
-extension CollectionStorage {
+extension CollectionTable {
     /// Prepares `document` to be written under `id`.
     /// - Parameter keptObjectID: Whether `id` is the one the document already held.
     /// - Throws: ``DataStoreError`` `.invalidID` for an id that cannot be a key, `.invalidValue`
@@ -52,7 +52,7 @@ extension CollectionStorage {
         } catch {
             throw DataStoreError(.invalidValue, "the object \(id) cannot be stored in \(name): \(error)", underlying: error)
         }
-        var entries: [(definition: IndexDefinition, entries: [IndexStorage.Entry])] = []
+        var entries: [(definition: IndexDefinition, entries: [IndexTable.Entry])] = []
         for index in indexes {
             entries.append((index.definition, try index.entries(for: document, idKey: key, collection: name)))
         }
@@ -85,7 +85,7 @@ extension CollectionStorage {
             return try prepare(document, id: id, keptObjectID: own.map { Self.sameID($0, id) } ?? false)
         }
         let key = try idKey(id)
-        let computed = body.withUnsafeBytes { bytes -> Result<[(definition: IndexDefinition, entries: [IndexStorage.Entry])], DataStoreError> in
+        let computed = body.withUnsafeBytes { bytes -> Result<[(definition: IndexDefinition, entries: [IndexTable.Entry])], DataStoreError> in
             do throws(DataStoreError) {
                 return .success(try indexes.map { index throws(DataStoreError) in
                     (index.definition, try index.entries(forRecord: bytes, idKey: key, collection: name))

@@ -50,7 +50,7 @@ extension Context {
                 steps.append(SaveStep(id: key.id, storage: storage, write: nil))
             }
         }
-        var expected: [ExpectedVersion] = []
+        var expected: [RememberedVersion] = []
         if policy == .detect {
             expected.reserveCapacity(versions.count)
             for (key, version) in versions {
@@ -64,7 +64,7 @@ extension Context {
                 case .insert(let ready)?, .upsert(let ready)?: ready.key
                 case .remove?, nil: try storage.idKey(key.id)
                 }
-                expected.append(ExpectedVersion(key: key, recordKey: recordKey, storage: storage, version: version,
+                expected.append(RememberedVersion(key: key, recordKey: recordKey, storage: storage, version: version,
                                                 checkedByInsert: insert))
             }
         }
@@ -106,16 +106,16 @@ extension Context {
     /// removal (`write == nil`).
     struct SaveStep: Sendable {
         let id: Value
-        let storage: CollectionStorage
+        let storage: CollectionTable
         let write: (document: PreparedDocument, mode: WriteMode)?
     }
 
     /// A record's version as the context last knew it (`nil`: absent).
-    struct ExpectedVersion: Sendable {
+    struct RememberedVersion: Sendable {
         let key: Key
         /// The record's key, encoded in the caller's task rather than on the writer thread.
         let recordKey: [UInt8]
-        let storage: CollectionStorage
+        let storage: CollectionTable
         let version: Int?
         /// Staged as an insert of a record seen absent: its own put detects a record inserted
         /// underneath (see ``checkThenApply(_:expected:policy:in:)``).
@@ -131,7 +131,7 @@ extension Context {
     /// the one that failed as a duplicate id, which was inserted underneath — so a conflict still
     /// wins and names every record. The inserts applied before found their key absent.
     private static func checkThenApply(
-        _ steps: [SaveStep], expected: [ExpectedVersion], policy: ConflictPolicy, in transaction: inout WriteTransaction
+        _ steps: [SaveStep], expected: [RememberedVersion], policy: ConflictPolicy, in transaction: inout WriteTransaction
     ) throws -> ContextSaveReport {
         var changed = try changedRecords(expected, in: transaction) { !$0.checkedByInsert }
         var applied = 0
@@ -165,7 +165,7 @@ extension Context {
     /// Describes each record of `expected` chosen by `include` whose version is not the one
     /// remembered.
     private static func changedRecords(
-        _ expected: [ExpectedVersion], in transaction: borrowing WriteTransaction, where include: (ExpectedVersion) -> Bool
+        _ expected: [RememberedVersion], in transaction: borrowing WriteTransaction, where include: (RememberedVersion) -> Bool
     ) throws -> [String] {
         var changed: [String] = []
         for record in expected where include(record) {

@@ -61,7 +61,7 @@ public final class Context: Sendable {
         var order: [Key] = []
         /// The version each record had when this context first read or changed it (`nil`: absent).
         var versions: [Key: Int?] = [:]
-        var storages: [String: CollectionStorage] = [:]
+        var storages: [String: CollectionTable] = [:]
         var discarded = false
         /// Why the snapshot was taken away after it had been read (past its age cap, or to let the
         /// map grow): every read throws ``DataStoreError/Code/snapshotExpired`` with this until

@@ -121,7 +121,7 @@ extension DataStore {
     }
 
     /// The storage of a collection known to `_meta`.
-    func storage(named name: String) throws -> CollectionStorage {
+    func storage(named name: String) throws -> CollectionTable {
         if let storage = collections.withLock({ $0[name] }) { return storage }
         guard let stored = try environment.read({ try StoreSchema.read(name, in: $0, meta: meta) }) else {
             throw DataStoreError(.notFound, "no collection \(name) in the store at \(path)")

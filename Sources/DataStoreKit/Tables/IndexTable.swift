@@ -2,7 +2,7 @@ import DataStoreCore
 import LMDB
 
 /// A secondary index as stored: its declaration, its LMDB database, and whether it is complete.
-struct IndexStorage: Sendable {
+struct IndexTable: Sendable {
     enum State: String, Sendable, Codable {
         /// Being built from existing records; maintained by writes, not yet used by queries.
         case building

@@ -4,7 +4,7 @@ import LMDB
 /// Counts what a plan matches without building any object: from the index entries alone when
 /// the index holds every condition's field, otherwise by checking conditions on record bytes.
 struct QueryCounter {
-    let storage: CollectionStorage
+    let storage: CollectionTable
     let plan: QueryPlan
 
     /// A count, and how it was reached.

@@ -1,6 +1,6 @@
 import DataStoreCore
 
-extension CollectionStorage {
+extension CollectionTable {
     /// Whether the record `body` under `idKey` passes every predicate. A record that cannot be
     /// read is named by its id.
     ///
