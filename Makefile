@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := liblmdb-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build test run bench fuzz sanitize powerloss ci clean
+.PHONY: deps build test run bench fuzz sanitize powerloss lint format ci clean
 
 ## deps: install the Debian packages the build needs, only when missing.
 deps:
@@ -62,6 +62,16 @@ fuzz: deps
 ## AddressSanitizer (docs/reliability.md, Sanitizers).
 sanitize: deps
 	Tests/Sanitizers/run.sh all
+
+## lint: the house format (.swift-format: 4 spaces, 120 columns), checked strictly.
+SWIFT_FORMAT ?= swift-format
+FORMATTED := Sources Tests Benchmarks Package.swift
+lint:
+	$(SWIFT_FORMAT) lint --strict --recursive --parallel $(FORMATTED)
+
+## format: rewrites the sources in the house format.
+format:
+	$(SWIFT_FORMAT) format --in-place --recursive --parallel $(FORMATTED)
 
 clean:
 	$(SWIFT) package clean

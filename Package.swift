@@ -8,7 +8,7 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("InternalImportsByDefault")
 ]
 
 let package = Package(
@@ -17,7 +17,7 @@ let package = Package(
         .library(name: "LMDB", targets: ["LMDB"]),
         .library(name: "DataStoreCore", targets: ["DataStoreCore"]),
         .library(name: "DataStoreKit", targets: ["DataStoreKit"]),
-        .library(name: "DataStoreREST", targets: ["DataStoreREST"]),
+        .library(name: "DataStoreREST", targets: ["DataStoreREST"])
     ],
     targets: [
         // The one door to C. Debian's liblmdb-dev provides the header and lmdb.pc.
@@ -35,29 +35,39 @@ let package = Package(
         .executableTarget(name: "datastore", dependencies: ["DataStoreKit"], swiftSettings: strict),
 
         // Benchmarks: release-only executables (they refuse to run in debug builds).
-        .executableTarget(name: "CodecBenchmark", dependencies: ["DataStoreCore"],
-                          path: "Benchmarks/CodecBenchmark", swiftSettings: strict),
+        .executableTarget(
+            name: "CodecBenchmark", dependencies: ["DataStoreCore"],
+            path: "Benchmarks/CodecBenchmark", swiftSettings: strict),
         // SQLite is linked only here, as a peer to measure against.
-        .systemLibrary(name: "CSQLite", path: "Benchmarks/CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
-        .executableTarget(name: "StoreBenchmark", dependencies: ["DataStoreKit", "CLMDB", "CSQLite"],
-                          path: "Benchmarks/StoreBenchmark", swiftSettings: strict),
+        .systemLibrary(
+            name: "CSQLite", path: "Benchmarks/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .executableTarget(
+            name: "StoreBenchmark", dependencies: ["DataStoreKit", "CLMDB", "CSQLite"],
+            path: "Benchmarks/StoreBenchmark", swiftSettings: strict),
 
         .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strict),
-        .testTarget(name: "DataStoreCoreTests", dependencies: ["DataStoreCore", "ModelConformance"], swiftSettings: strict),
+        .testTarget(
+            name: "DataStoreCoreTests", dependencies: ["DataStoreCore", "ModelConformance"], swiftSettings: strict),
         // One battery of ModelProtocol checks, run against every implementation.
-        .target(name: "ModelConformance", dependencies: ["DataStoreCore"], path: "Tests/ModelConformance",
-                swiftSettings: strict),
-        .testTarget(name: "DataStoreKitTests", dependencies: ["DataStoreKit", "ModelConformance"],
-                    swiftSettings: strict),
+        .target(
+            name: "ModelConformance", dependencies: ["DataStoreCore"], path: "Tests/ModelConformance",
+            swiftSettings: strict),
+        .testTarget(
+            name: "DataStoreKitTests", dependencies: ["DataStoreKit", "ModelConformance"],
+            swiftSettings: strict),
         // Reliability: a process the crash tests kill at random moments, and the tests themselves.
-        .executableTarget(name: "DataStoreCrashHelper", dependencies: ["DataStoreKit"], path: "Tests/CrashHelper",
-                          swiftSettings: strict),
-        .testTarget(name: "ReliabilityTests", dependencies: ["DataStoreKit", "DataStoreCrashHelper"], swiftSettings: strict),
-        .testTarget(name: "datastoreTests", dependencies: ["datastore", "DataStoreKit", "ModelConformance"],
-                    swiftSettings: strict),
-        .testTarget(name: "DataStoreRESTTests", dependencies: ["DataStoreREST", "ModelConformance"],
-                    resources: [.copy("Server")], swiftSettings: strict),
+        .executableTarget(
+            name: "DataStoreCrashHelper", dependencies: ["DataStoreKit"], path: "Tests/CrashHelper",
+            swiftSettings: strict),
+        .testTarget(
+            name: "ReliabilityTests", dependencies: ["DataStoreKit", "DataStoreCrashHelper"], swiftSettings: strict),
+        .testTarget(
+            name: "datastoreTests", dependencies: ["datastore", "DataStoreKit", "ModelConformance"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "DataStoreRESTTests", dependencies: ["DataStoreREST", "ModelConformance"],
+            resources: [.copy("Server")], swiftSettings: strict)
     ],
     swiftLanguageModes: [.v6]
 )

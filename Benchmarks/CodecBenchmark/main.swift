@@ -18,7 +18,8 @@ import Glibc
 /// Refuses to run a debug build: its numbers would be meaningless.
 func refuseDebugBuild() {
     #if DEBUG
-    print("""
+    print(
+        """
         ************************************************************
         *  CodecBenchmark was built in DEBUG. Its numbers would be  *
         *  meaningless. Run:  swift run -c release CodecBenchmark  *
@@ -53,7 +54,7 @@ final class Message: ObjectCoder {
     func toDictionary() -> [String: Any] {
         [
             "id": id ?? "", "from_user_key": from_user_key ?? "", "to_user_key": to_user_key ?? "",
-            "message": message ?? "", "type": type ?? "", "created_ts": created_ts ?? Date().timeIntervalSince1970,
+            "message": message ?? "", "type": type ?? "", "created_ts": created_ts ?? Date().timeIntervalSince1970
         ]
     }
 }
@@ -131,7 +132,7 @@ func makeCases() throws -> (cases: [Case], recordSize: Int, jsonSize: Int) {
         type: "text", created_ts: 1_437_108_600.25)
     let dictionary: [String: Any] = [
         "id": record.id, "from_user_key": record.from_user_key, "to_user_key": record.to_user_key,
-        "message": record.message, "type": record.type, "created_ts": record.created_ts,
+        "message": record.message, "type": record.type, "created_ts": record.created_ts
     ]
     let message = Message(dictionary: dictionary)
     let document = try DocumentEncoder().encode(record)
@@ -139,52 +140,65 @@ func makeCases() throws -> (cases: [Case], recordSize: Int, jsonSize: Int) {
     let jsonData = try JSONEncoder().encode(record)
     let serializedData = try JSONSerialization.data(withJSONObject: dictionary)
 
-
     // MARK: Decoding
-    cases.append(Case(name: "decode  record → Codable (RecordDecoder)") {
-        try RecordDecoder().decode(MessageRecord.self, from: recordBytes).message.utf8.count
-    })
-    cases.append(Case(name: "decode  record → RecordDecodable (init(record:))") {
-        try recordBytes.withUnsafeBytes { try MessageRecord(record: RecordFields(unsafeBytes: $0)) }.message.utf8.count
-    })
-    cases.append(Case(name: "decode  record → Document (RecordCodec)") {
-        try RecordCodec.decode(recordBytes).count
-    })
-    cases.append(Case(name: "decode  record → one field (RecordCodec.field)") {
-        try RecordCodec.field("created_ts", in: recordBytes)?.intValue.map { Int($0) } ?? 1
-    })
-    cases.append(Case(name: "decode  record → Document → Codable (DocumentDecoder)") {
-        try DocumentDecoder().decode(MessageRecord.self, from: RecordCodec.decode(recordBytes)).message.utf8.count
-    })
-    cases.append(Case(name: "decode  record → Document → ObjectCoder (Message)") {
-        Message(dictionary: try RecordCodec.decode(recordBytes).toDictionary()).message?.utf8.count ?? 0
-    })
+    cases.append(
+        Case(name: "decode  record → Codable (RecordDecoder)") {
+            try RecordDecoder().decode(MessageRecord.self, from: recordBytes).message.utf8.count
+        })
+    cases.append(
+        Case(name: "decode  record → RecordDecodable (init(record:))") {
+            try recordBytes.withUnsafeBytes { try MessageRecord(record: RecordFields(unsafeBytes: $0)) }.message.utf8
+                .count
+        })
+    cases.append(
+        Case(name: "decode  record → Document (RecordCodec)") {
+            try RecordCodec.decode(recordBytes).count
+        })
+    cases.append(
+        Case(name: "decode  record → one field (RecordCodec.field)") {
+            try RecordCodec.field("created_ts", in: recordBytes)?.intValue.map { Int($0) } ?? 1
+        })
+    cases.append(
+        Case(name: "decode  record → Document → Codable (DocumentDecoder)") {
+            try DocumentDecoder().decode(MessageRecord.self, from: RecordCodec.decode(recordBytes)).message.utf8.count
+        })
+    cases.append(
+        Case(name: "decode  record → Document → ObjectCoder (Message)") {
+            Message(dictionary: try RecordCodec.decode(recordBytes).toDictionary()).message?.utf8.count ?? 0
+        })
     let jsonDecoder = JSONDecoder()
-    cases.append(Case(name: jsonDecoderName, iterations: 2_000, warmup: 200) {
-        try jsonDecoder.decode(MessageRecord.self, from: jsonData).message.utf8.count
-    })
-    cases.append(Case(name: "decode  JSON → ObjectCoder (JSONSerialization)", iterations: 2_000, warmup: 200) {
-        let object = try JSONSerialization.jsonObject(with: serializedData) as! [String: Any]
-        return Message(dictionary: object).message?.utf8.count ?? 0
-    })
+    cases.append(
+        Case(name: jsonDecoderName, iterations: 2_000, warmup: 200) {
+            try jsonDecoder.decode(MessageRecord.self, from: jsonData).message.utf8.count
+        })
+    cases.append(
+        Case(name: "decode  JSON → ObjectCoder (JSONSerialization)", iterations: 2_000, warmup: 200) {
+            let object = try JSONSerialization.jsonObject(with: serializedData) as! [String: Any]
+            return Message(dictionary: object).message?.utf8.count ?? 0
+        })
 
     // MARK: Encoding
-    cases.append(Case(name: "encode  Document → record (RecordCodec)") {
-        try RecordCodec.encode(document).count
-    })
-    cases.append(Case(name: "encode  Codable → Document → record (DocumentEncoder)") {
-        try RecordCodec.encode(try DocumentEncoder().encode(record)).count
-    })
-    cases.append(Case(name: "encode  ObjectCoder → Document → record (Message)") {
-        try RecordCodec.encode(try Document(dictionary: message.toDictionary())).count
-    })
+    cases.append(
+        Case(name: "encode  Document → record (RecordCodec)") {
+            try RecordCodec.encode(document).count
+        })
+    cases.append(
+        Case(name: "encode  Codable → Document → record (DocumentEncoder)") {
+            try RecordCodec.encode(try DocumentEncoder().encode(record)).count
+        })
+    cases.append(
+        Case(name: "encode  ObjectCoder → Document → record (Message)") {
+            try RecordCodec.encode(try Document(dictionary: message.toDictionary())).count
+        })
     let jsonEncoder = JSONEncoder()
-    cases.append(Case(name: "encode  Codable → JSON (JSONEncoder)", iterations: 2_000, warmup: 200) {
-        try jsonEncoder.encode(record).count
-    })
-    cases.append(Case(name: "encode  ObjectCoder → JSON (JSONSerialization)", iterations: 400, warmup: 40) {
-        try JSONSerialization.data(withJSONObject: message.toDictionary()).count
-    })
+    cases.append(
+        Case(name: "encode  Codable → JSON (JSONEncoder)", iterations: 2_000, warmup: 200) {
+            try jsonEncoder.encode(record).count
+        })
+    cases.append(
+        Case(name: "encode  ObjectCoder → JSON (JSONSerialization)", iterations: 400, warmup: 40) {
+            try JSONSerialization.data(withJSONObject: message.toDictionary()).count
+        })
     return (cases, recordBytes.count, jsonData.count)
 }
 
@@ -234,8 +248,9 @@ for result in results {
 if let fast = results.first(where: { $0.name.contains("RecordDecodable") }), !reference.isNaN {
     let ratio = reference / fast.nanoseconds
     let met = ratio >= 10 && fast.nanoseconds < 1_000
-    print("goal (record → object ≥ 10× JSONDecoder, well under 1 µs): RecordDecodable \(String(format: "%.0f", fast.nanoseconds)) ns, "
-        + "\(String(format: "%.1f", ratio))× — \(met ? "met" : "NOT MET")")
+    print(
+        "goal (record → object ≥ 10× JSONDecoder, well under 1 µs): RecordDecodable \(String(format: "%.0f", fast.nanoseconds)) ns, "
+            + "\(String(format: "%.1f", ratio))× — \(met ? "met" : "NOT MET")")
 }
 print("checksum \(checksum)")
 

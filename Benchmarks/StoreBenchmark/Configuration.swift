@@ -59,7 +59,9 @@ struct Configuration: Sendable {
                 case "quick": configuration.size = 100_000
                 case "full": configuration.size = 1_000_000
                 default:
-                    guard let count = Int(size), count >= 1_000 else { throw BenchmarkFailure("--size \(size): quick, full or a count ≥ 1000") }
+                    guard let count = Int(size), count >= 1_000 else {
+                        throw BenchmarkFailure("--size \(size): quick, full or a count ≥ 1000")
+                    }
                     configuration.size = count
                 }
                 configuration.sizeName = size
@@ -70,14 +72,20 @@ struct Configuration: Sendable {
                 }
                 configuration.only = Set(names)
             case "--durable-commits":
-                guard let count = Int(try value(flag)), count > 0 else { throw BenchmarkFailure("--durable-commits needs a positive count") }
+                guard let count = Int(try value(flag)), count > 0 else {
+                    throw BenchmarkFailure("--durable-commits needs a positive count")
+                }
                 configuration.durableCommits = count
             case "--durable-seconds":
-                guard let seconds = Double(try value(flag)), seconds > 0 else { throw BenchmarkFailure("--durable-seconds needs a positive number") }
+                guard let seconds = Double(try value(flag)), seconds > 0 else {
+                    throw BenchmarkFailure("--durable-seconds needs a positive number")
+                }
                 configuration.durableSeconds = seconds
             case "--tasks":
                 let counts = try value(flag).split(separator: ",").compactMap { Int($0) }
-                guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else { throw BenchmarkFailure("--tasks needs counts like 1,4,16,64") }
+                guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else {
+                    throw BenchmarkFailure("--tasks needs counts like 1,4,16,64")
+                }
                 configuration.taskCounts = counts
             case "--dir": configuration.directory = try value(flag)
             case "--keep": configuration.keep = true
@@ -87,7 +95,9 @@ struct Configuration: Sendable {
                 configuration.seed = seed
             case "--profile": configuration.profile = try value(flag)
             case "--profile-seconds":
-                guard let seconds = Double(try value(flag)), seconds > 0 else { throw BenchmarkFailure("--profile-seconds needs a number") }
+                guard let seconds = Double(try value(flag)), seconds > 0 else {
+                    throw BenchmarkFailure("--profile-seconds needs a number")
+                }
                 configuration.profileSeconds = seconds
             case "--help", "-h":
                 print(usage)

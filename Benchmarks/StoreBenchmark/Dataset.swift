@@ -56,7 +56,7 @@ struct MessageGenerator {
         "running", "late", "traffic", "bridge", "order", "usual", "there", "soon", "meeting", "moved",
         "lunch", "tomorrow", "call", "me", "when", "you", "can", "thanks", "see", "the", "photos",
         "from", "trip", "on", "friday", "weekend", "plans", "are", "still", "open", "coffee", "at",
-        "ten", "new", "build", "shipped", "review", "please", "ok", "great", "news", "dinner",
+        "ten", "new", "build", "shipped", "review", "please", "ok", "great", "news", "dinner"
     ]
 
     private var random: SplitMix64
@@ -80,8 +80,9 @@ struct MessageGenerator {
     }
 
     mutating func next() -> Message {
-        Message(id: randomID(), from_user_key: randomUser(), to_user_key: randomUser(), message: randomText(),
-                created_ts: randomTimestamp(), type: randomType())
+        Message(
+            id: randomID(), from_user_key: randomUser(), to_user_key: randomUser(), message: randomText(),
+            created_ts: randomTimestamp(), type: randomType())
     }
 
     mutating func make(_ count: Int) -> [Message] {
@@ -97,7 +98,10 @@ struct MessageGenerator {
         var more = random.next()
         for position in 0..<32 {
             if position == 8 || position == 12 || position == 16 || position == 20 { bytes.append(UInt8(ascii: "-")) }
-            if position == 16 { bits = more; more = 0 }
+            if position == 16 {
+                bits = more
+                more = 0
+            }
             bytes.append(hex[Int(bits & 0xF)])
             bits >>= 4
         }

@@ -16,7 +16,10 @@ struct SyncProbe: Codable, Sendable {
         let path = directory + "/sync-probe"
         let descriptor = open(path, O_CREAT | O_WRONLY, 0o644)
         guard descriptor >= 0 else { throw BenchmarkFailure("cannot create \(path)") }
-        defer { close(descriptor); unlink(path) }
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
         let block = [UInt8](repeating: 0xA5, count: 4_096)
         var timings: [UInt64] = []
         for round in 0..<count {
@@ -26,7 +29,8 @@ struct SyncProbe: Codable, Sendable {
             timings.append(Clock.wall() - start)
         }
         let stats = LatencyStats(timings)
-        return SyncProbe(label: label, syncs: count, p50Microseconds: stats.p50Microseconds, p99Microseconds: stats.p99Microseconds)
+        return SyncProbe(
+            label: label, syncs: count, p50Microseconds: stats.p50Microseconds, p99Microseconds: stats.p99Microseconds)
     }
 }
 
@@ -50,15 +54,17 @@ struct MachineInfo: Codable, Sendable {
         var name = utsname()
         uname(&name)
         let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
+        let load =
+            (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
             .split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
         #if compiler(>=6.3)
         let swift = "6.3+"
         #else
         let swift = "6.x"
         #endif
-        return MachineInfo(cores: ProcessInfo.processInfo.activeProcessorCount,
-                           memoryGiB: Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30),
-                           kernel: release, loadAverage: load, swift: swift)
+        return MachineInfo(
+            cores: ProcessInfo.processInfo.activeProcessorCount,
+            memoryGiB: Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30),
+            kernel: release, loadAverage: load, swift: swift)
     }
 }

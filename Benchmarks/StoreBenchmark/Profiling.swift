@@ -17,9 +17,10 @@ enum ThreadTimes {
         var total = 0.0
         for task in tasks {
             guard let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-                  comm.hasPrefix(String(prefix.prefix(15))),
-                  let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+                comm.hasPrefix(String(prefix.prefix(15))),
+                let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             // After the command: state is field 3, utime 14, stime 15.
             guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
@@ -71,16 +72,20 @@ extension BenchmarkRun {
     func profile(_ workload: String, seconds: Double) async throws {
         if workload == "events" { return try await profileEvents(seconds: seconds) }
         let messages = dataset.messages
-        let batches = stride(from: 0, to: messages.count, by: 1_000).map { messages[$0..<min($0 + 1_000, messages.count)] }
+        let batches = stride(from: 0, to: messages.count, by: 1_000).map {
+            messages[$0..<min($0 + 1_000, messages.count)]
+        }
         progress("profile: loading DataStoreKit alone…")
         var start = Clock.wall()
         let cpuBefore = (ThreadTimes.processCPUSeconds(), ThreadTimes.bytesWrittenToDisk())
         for batch in batches { try await store.add(batch) }
         let loadSeconds = Double(Clock.wall() - start) / 1e9
         let metrics = store.metrics
-        progress("  \(grouped(Double(messages.count) / loadSeconds)) docs/s; process CPU \(fixed(ThreadTimes.processCPUSeconds() - cpuBefore.0, 2)) s, "
-            + "\(fixed(Double(ThreadTimes.bytesWrittenToDisk() - cpuBefore.1) / 1_048_576, 0)) MiB written, "
-            + "in write transactions \(fixed(Double(metrics.commitNanoseconds) / 1e9, 2)) s over \(metrics.batches) batches, wall \(fixed(loadSeconds, 2)) s")
+        progress(
+            "  \(grouped(Double(messages.count) / loadSeconds)) docs/s; process CPU \(fixed(ThreadTimes.processCPUSeconds() - cpuBefore.0, 2)) s, "
+                + "\(fixed(Double(ThreadTimes.bytesWrittenToDisk() - cpuBefore.1) / 1_048_576, 0)) MiB written, "
+                + "in write transactions \(fixed(Double(metrics.commitNanoseconds) / 1e9, 2)) s over \(metrics.batches) batches, wall \(fixed(loadSeconds, 2)) s"
+        )
         if workload == "load" { return }
         if workload == "pair-compound" { try await store.buildPairIndex() }
         if workload == "commit" {
@@ -92,9 +97,10 @@ extension BenchmarkRun {
             try await storeCommits(tasks: tasks, perTask: perTask, backend: CommitBackend.dataStoreKit)
             let after = store.metrics
             let batches = Double(after.batches - before.0.batches)
-            progress("  wall \(fixed(Double(Clock.wall() - start) / 1e9, 2)) s, \(Int(batches)) batches; per batch: in transaction "
-                + "\(fixed(Double(after.commitNanoseconds - before.0.commitNanoseconds) / batches / 1e6, 2)) ms; "
-                + "process CPU \(fixed(ThreadTimes.processCPUSeconds() - before.1, 2)) s")
+            progress(
+                "  wall \(fixed(Double(Clock.wall() - start) / 1e9, 2)) s, \(Int(batches)) batches; per batch: in transaction "
+                    + "\(fixed(Double(after.commitNanoseconds - before.0.commitNanoseconds) / batches / 1e6, 2)) ms; "
+                    + "process CPU \(fixed(ThreadTimes.processCPUSeconds() - before.1, 2)) s")
             return
         }
         let ids = dataset.lookupIDs
@@ -104,17 +110,28 @@ extension BenchmarkRun {
         let cpu = Clock.threadCPU()
         let operations: Int
         switch workload {
-        case "get": operations = try profileLoop(seconds: seconds) { fold([try store.get(id: ids[$0 % ids.count])], full: false).checksum }
-        case "range": operations = try profileLoop(seconds: seconds) { fold(try store.created(since: starts[$0 % starts.count]), full: false).checksum }
+        case "get":
+            operations = try profileLoop(seconds: seconds) {
+                fold([try store.get(id: ids[$0 % ids.count])], full: false).checksum
+            }
+        case "range":
+            operations = try profileLoop(seconds: seconds) {
+                fold(try store.created(since: starts[$0 % starts.count]), full: false).checksum
+            }
         case "pair", "pair-compound":
             operations = try profileLoop(seconds: seconds) { index in
                 let pair = pairs[index % pairs.count]
                 return fold(try store.messages(from: pair.from, to: pair.to), full: false).checksum
             }
-        case "scan": operations = try profileLoop(seconds: seconds) { _ in fold(try store.messages(ofType: dataset.scanType), full: false).checksum }
-        default: throw BenchmarkFailure("--profile \(workload): one of \(Self.profileWorkloads.joined(separator: ", "))")
+        case "scan":
+            operations = try profileLoop(seconds: seconds) { _ in
+                fold(try store.messages(ofType: dataset.scanType), full: false).checksum
+            }
+        default:
+            throw BenchmarkFailure("--profile \(workload): one of \(Self.profileWorkloads.joined(separator: ", "))")
         }
-        progress("  \(operations) operations, \(fixed(Double(Clock.threadCPU() - cpu) / Double(operations), 0)) ns CPU each")
+        progress(
+            "  \(operations) operations, \(fixed(Double(Clock.threadCPU() - cpu) / Double(operations), 0)) ns CPU each")
     }
 }
 
@@ -132,15 +149,17 @@ extension BenchmarkRun {
         progress("profile: DataStoreKit event log, \(tasks) tasks for \(fixed(seconds, 0)) s…")
         let pool = newEvents(tasks: tasks, perTask: perTask, tag: "profile")
         let cpu = (ThreadTimes.processCPUSeconds(), ThreadTimes.cpuSeconds(threadsNamed: "DataStoreWriter"))
-        let result = try await saveInTasks(tasks, pool, perTask: perTask, until: Clock.wall() + UInt64(seconds * 1e9)) { event in
+        let result = try await saveInTasks(tasks, pool, perTask: perTask, until: Clock.wall() + UInt64(seconds * 1e9)) {
+            event in
             try await Self.saveInContext(event, store: store, events: events)
         }
         let metrics = store.writerMetrics
         let saves = Double(result.latencies.count)
-        progress("  \(result.latencies.count) saves, \(grouped(saves / (Double(result.nanoseconds) / 1e9))) saves/s, "
-            + "\(metrics.batches) batches (mean \(fixed(Double(metrics.committedChangeSets) / Double(max(1, metrics.batches)), 1))), "
-            + "\(fixed(Double(metrics.commitNanoseconds) / Double(max(1, metrics.batches)) / 1e6, 2)) ms each in the transaction; CPU per save: "
-            + "process \(fixed((ThreadTimes.processCPUSeconds() - cpu.0) / saves * 1e6, 1)) µs, writer thread "
-            + "\(fixed((ThreadTimes.cpuSeconds(threadsNamed: "DataStoreWriter") - cpu.1) / saves * 1e6, 1)) µs")
+        progress(
+            "  \(result.latencies.count) saves, \(grouped(saves / (Double(result.nanoseconds) / 1e9))) saves/s, "
+                + "\(metrics.batches) batches (mean \(fixed(Double(metrics.committedChangeSets) / Double(max(1, metrics.batches)), 1))), "
+                + "\(fixed(Double(metrics.commitNanoseconds) / Double(max(1, metrics.batches)) / 1e6, 2)) ms each in the transaction; CPU per save: "
+                + "process \(fixed((ThreadTimes.processCPUSeconds() - cpu.0) / saves * 1e6, 1)) µs, writer thread "
+                + "\(fixed((ThreadTimes.cpuSeconds(threadsNamed: "DataStoreWriter") - cpu.1) / saves * 1e6, 1)) µs")
     }
 }

@@ -96,7 +96,8 @@ struct Report: Encodable, Sendable {
             commits.first { $0.tasks == tasks && $0.backend == backend }?.commitsPerSecond
         }
         guard let store = rate(CommitBackend.dataStoreKit), let single = rate(CommitBackend.dataStoreKitOnePerSave),
-              let coalescer = rate(CommitBackend.rawCoalescer) else { return nil }
+            let coalescer = rate(CommitBackend.rawCoalescer)
+        else { return nil }
         return (store / single, store / coalescer)
     }
 
@@ -104,26 +105,36 @@ struct Report: Encodable, Sendable {
 
     func printText() {
         print("")
-        print("StoreBenchmark — \(grouped(Double(size))) messages, seed \(String(seed, radix: 16)), "
-            + "\(machine.cores) cores, \(fixed(machine.memoryGiB, 0)) GiB, Linux \(machine.kernel), load \(machine.loadAverage)")
+        print(
+            "StoreBenchmark — \(grouped(Double(size))) messages, seed \(String(seed, radix: 16)), "
+                + "\(machine.cores) cores, \(fixed(machine.memoryGiB, 0)) GiB, Linux \(machine.kernel), load \(machine.loadAverage)"
+        )
         print("")
         printThroughput()
         print("")
-        printCommits(commits, title: "group commit into the messages (random ids, three indexes), durable: each save is one "
-            + "new document, every saver saves in a loop (up to \(grouped(Double(durableCommits))) saves or \(fixed(durableSeconds, 0)) s per row)")
+        printCommits(
+            commits,
+            title: "group commit into the messages (random ids, three indexes), durable: each save is one "
+                + "new document, every saver saves in a loop (up to \(grouped(Double(durableCommits))) saves or \(fixed(durableSeconds, 0)) s per row)"
+        )
         print("")
-        printCommits(eventCommits, title: "group commit into a fresh event log (ids in time order, one index on created_ts), durable: "
-            + "each save is a one-document context (raw: one insert), every saver saves in a loop")
+        printCommits(
+            eventCommits,
+            title: "group commit into a fresh event log (ids in time order, one index on created_ts), durable: "
+                + "each save is a one-document context (raw: one insert), every saver saves in a loop")
         print("")
         print("disk-sync probe (4 KiB write + fsync):")
         for probe in probes {
-            print("  \(probe.label.padding(toLength: 28, withPad: " ", startingAt: 0)) p50 \(pad(fixed(probe.p50Microseconds, 0), 6)) µs"
-                + "   p99 \(pad(fixed(probe.p99Microseconds, 0), 6)) µs   (\(probe.syncs) syncs)")
+            print(
+                "  \(probe.label.padding(toLength: 28, withPad: " ", startingAt: 0)) p50 \(pad(fixed(probe.p50Microseconds, 0), 6)) µs"
+                    + "   p99 \(pad(fixed(probe.p99Microseconds, 0), 6)) µs   (\(probe.syncs) syncs)")
         }
         print("")
         print("files on disk:")
         for (name, bytes) in fileBytes.sorted(by: { $0.key < $1.key }) {
-            print("  \(name.padding(toLength: 40, withPad: " ", startingAt: 0)) \(pad(fixed(Double(bytes) / 1_048_576, 1), 9)) MiB")
+            print(
+                "  \(name.padding(toLength: 40, withPad: " ", startingAt: 0)) \(pad(fixed(Double(bytes) / 1_048_576, 1), 9)) MiB"
+            )
         }
         print("")
         print("plans:")
@@ -144,7 +155,8 @@ struct Report: Encodable, Sendable {
 
     private func printThroughput() {
         let nameWidth = max(34, rows.map(\.workload.count).max() ?? 0)
-        let header = "workload".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
+        let header =
+            "workload".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
             + "unit".padding(toLength: 10, withPad: " ", startingAt: 0)
             + pad("DataStoreKit", 13) + pad("raw LMDB", 13) + pad("SQLite", 13)
             + pad("DSK/raw", 9) + pad("DSK/SQLite", 12) + "  goal                      met   same results"
@@ -152,13 +164,14 @@ struct Report: Encodable, Sendable {
         print(String(repeating: "-", count: header.count + 4))
         for row in rows {
             let met = row.goalMet.map { $0 ? "yes" : "NO" } ?? ""
-            print(row.workload.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
-                + row.unit.padding(toLength: 10, withPad: " ", startingAt: 0)
-                + pad(grouped(row.dataStoreKit), 13) + pad(grouped(row.rawLMDB), 13) + pad(grouped(row.sqlite), 13)
-                + pad(fixed(row.versusRaw, 2), 9) + pad(fixed(row.versusSQLite, 2), 12) + "  "
-                + (row.goal?.text ?? "").padding(toLength: 26, withPad: " ", startingAt: 0)
-                + met.padding(toLength: 6, withPad: " ", startingAt: 0)
-                + (row.agree ? "ok (\(row.results[0]))" : "MISMATCH \(row.results)"))
+            print(
+                row.workload.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
+                    + row.unit.padding(toLength: 10, withPad: " ", startingAt: 0)
+                    + pad(grouped(row.dataStoreKit), 13) + pad(grouped(row.rawLMDB), 13) + pad(grouped(row.sqlite), 13)
+                    + pad(fixed(row.versusRaw, 2), 9) + pad(fixed(row.versusSQLite, 2), 12) + "  "
+                    + (row.goal?.text ?? "").padding(toLength: 26, withPad: " ", startingAt: 0)
+                    + met.padding(toLength: 6, withPad: " ", startingAt: 0)
+                    + (row.agree ? "ok (\(row.results[0]))" : "MISMATCH \(row.results)"))
         }
         print("(reads: operations per second of thread CPU time, median of the samples; writes: wall clock)")
     }
@@ -166,22 +179,26 @@ struct Report: Encodable, Sendable {
     private func printCommits(_ commits: [CommitRow], title: String) {
         guard !commits.isEmpty else { return }
         print(title)
-        let header = pad("tasks", 5) + "  " + "backend".padding(toLength: 26, withPad: " ", startingAt: 0)
+        let header =
+            pad("tasks", 5) + "  " + "backend".padding(toLength: 26, withPad: " ", startingAt: 0)
             + pad("commits/s", 11) + pad("p50 µs", 10) + pad("p99 µs", 10) + pad("mean batch", 12) + pad("saves", 8)
         print(header)
         print(String(repeating: "-", count: header.count))
         for tasks in Array(Set(commits.map(\.tasks))).sorted() {
             for row in commits where row.tasks == tasks {
-                print(pad("\(tasks)", 5) + "  " + row.backend.padding(toLength: 26, withPad: " ", startingAt: 0)
-                    + pad(grouped(row.commitsPerSecond), 11) + pad(fixed(row.latency.p50Microseconds, 0), 10)
-                    + pad(fixed(row.latency.p99Microseconds, 0), 10) + pad(fixed(row.meanBatch, 1), 12)
-                    + pad("\(row.commits)", 8))
+                print(
+                    pad("\(tasks)", 5) + "  " + row.backend.padding(toLength: 26, withPad: " ", startingAt: 0)
+                        + pad(grouped(row.commitsPerSecond), 11) + pad(fixed(row.latency.p50Microseconds, 0), 10)
+                        + pad(fixed(row.latency.p99Microseconds, 0), 10) + pad(fixed(row.meanBatch, 1), 12)
+                        + pad("\(row.commits)", 8))
             }
             if let ratios = commitRatios(tasks: tasks, in: commits) {
-                var line = "       DataStoreKit ÷ its 1 txn/save: \(fixed(ratios.versusOnePerSave, 2))×   "
+                var line =
+                    "       DataStoreKit ÷ its 1 txn/save: \(fixed(ratios.versusOnePerSave, 2))×   "
                     + "÷ raw coalescer: \(fixed(ratios.versusCoalescer, 2))×"
                 if tasks == 64 {
-                    let met = ratios.versusOnePerSave >= Self.commitGoal.versusOneTransactionPerSave
+                    let met =
+                        ratios.versusOnePerSave >= Self.commitGoal.versusOneTransactionPerSave
                         && ratios.versusCoalescer >= Self.commitGoal.versusCoalescer
                     line += "   goal ≥10× and ≥1.2×: \(met ? "met" : "NOT MET")"
                 }
@@ -195,7 +212,8 @@ struct Report: Encodable, Sendable {
     func printJSON() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         print(String(decoding: try encoder.encode(self), as: UTF8.self))
     }
 }

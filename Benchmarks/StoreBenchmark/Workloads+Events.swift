@@ -20,7 +20,8 @@ extension BenchmarkRun {
             for k in 0..<perTask {
                 let sequence = k * tasks + task
                 let digits = String(sequence)
-                events[task * perTask + k].id = tag + "-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+                events[task * perTask + k].id =
+                    tag + "-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
                 events[task * perTask + k].created_ts = base + Double(sequence) / 1_000
             }
         }
@@ -50,8 +51,9 @@ extension BenchmarkRun {
         for tasks in configuration.taskCounts {
             let perTask = max(1, Self.eventPoolFactor * configuration.commitsPerConfiguration / tasks / rounds)
             let seconds = configuration.secondsPerConfiguration
-            progress("event log, \(tasks) concurrent savers of one-document contexts, \(rounds) alternating rounds of "
-                + "up to \(perTask * tasks) saves or \(fixed(seconds / Double(rounds), 1)) s…")
+            progress(
+                "event log, \(tasks) concurrent savers of one-document contexts, \(rounds) alternating rounds of "
+                    + "up to \(perTask * tasks) saves or \(fixed(seconds / Double(rounds), 1)) s…")
 
             // DataStoreKit and the raw coalescer, alternating.
             let (store, events) = try await openStore(WriterLimits())
@@ -62,15 +64,21 @@ extension BenchmarkRun {
             for round in 0..<rounds {
                 let pool = newEvents(tasks: tasks, perTask: perTask, tag: "dsk\(tasks)r\(round)")
                 let storeStart = CPUUsage.now(writerThreads: Self.storeWriterThreads)
-                storeRounds.append(try await saveInTasks(tasks, pool, perTask: perTask,
-                                                         until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)) { event in
-                    try await Self.saveInContext(event, store: store, events: events)
-                })
+                storeRounds.append(
+                    try await saveInTasks(
+                        tasks, pool, perTask: perTask,
+                        until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)
+                    ) { event in
+                        try await Self.saveInContext(event, store: store, events: events)
+                    })
                 storeCPU += CPUUsage.now(writerThreads: Self.storeWriterThreads) - storeStart
                 let rawPool = newEvents(tasks: tasks, perTask: perTask, tag: "coalesced\(tasks)r\(round)")
                 let rawStart = CPUUsage.now(writerThreads: ["RawCoalescer"])
-                rawRounds.append(await saveOnThreads(tasks, rawPool, perThread: perTask,
-                                                     until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)) { coalescer.save($0) })
+                rawRounds.append(
+                    await saveOnThreads(
+                        tasks, rawPool, perThread: perTask,
+                        until: Clock.wall() + UInt64(seconds / Double(rounds) * 1e9)
+                    ) { coalescer.save($0) })
                 rawCPU += CPUUsage.now(writerThreads: ["RawCoalescer"]) - rawStart
             }
             let metrics = store.writerMetrics
@@ -80,62 +88,82 @@ extension BenchmarkRun {
             let found = try events.count()
             store.close()
             if found != acknowledged.store {
-                throw BenchmarkFailure("event log, \(tasks) tasks: DataStoreKit stored \(found) events, acknowledged \(acknowledged.store)")
+                throw BenchmarkFailure(
+                    "event log, \(tasks) tasks: DataStoreKit stored \(found) events, acknowledged \(acknowledged.store)"
+                )
             }
             let roundRatios = zip(storeRounds, rawRounds).map { store, raw in
-                (Double(store.latencies.count) / Double(store.nanoseconds)) / (Double(raw.latencies.count) / Double(raw.nanoseconds))
+                (Double(store.latencies.count) / Double(store.nanoseconds))
+                    / (Double(raw.latencies.count) / Double(raw.nanoseconds))
             }
-            report.notes.append("event log, \(tasks) tasks: DataStoreKit ÷ raw coalescer per round: "
-                + roundRatios.map { fixed($0, 2) }.joined(separator: ", ") + "; DataStoreKit's writer: \(metrics.batches) batches, "
-                + "\(fixed(Double(metrics.commitNanoseconds) / Double(max(1, metrics.batches)) / 1e6, 2)) ms each inside the transaction, "
-                + "\(metrics.dataFileExtensions) data-file extensions; CPU per save, process / writing threads: DataStoreKit "
-                + storeCPU.perSave(storeRounds.reduce(0) { $0 + $1.latencies.count }) + ", raw coalescer "
-                + rawCPU.perSave(rawRounds.reduce(0) { $0 + $1.latencies.count }))
-            try record(tasks: tasks, backend: CommitBackend.dataStoreKit,
-                       (storeRounds.flatMap(\.latencies), storeRounds.reduce(0) { $0 + $1.nanoseconds }, []),
-                       meanBatch: Double(metrics.committedChangeSets) / Double(max(1, metrics.batches)), table: \.eventCommits)
+            report.notes.append(
+                "event log, \(tasks) tasks: DataStoreKit ÷ raw coalescer per round: "
+                    + roundRatios.map { fixed($0, 2) }.joined(separator: ", ")
+                    + "; DataStoreKit's writer: \(metrics.batches) batches, "
+                    + "\(fixed(Double(metrics.commitNanoseconds) / Double(max(1, metrics.batches)) / 1e6, 2)) ms each inside the transaction, "
+                    + "\(metrics.dataFileExtensions) data-file extensions; CPU per save, process / writing threads: DataStoreKit "
+                    + storeCPU.perSave(storeRounds.reduce(0) { $0 + $1.latencies.count }) + ", raw coalescer "
+                    + rawCPU.perSave(rawRounds.reduce(0) { $0 + $1.latencies.count }))
+            try record(
+                tasks: tasks, backend: CommitBackend.dataStoreKit,
+                (storeRounds.flatMap(\.latencies), storeRounds.reduce(0) { $0 + $1.nanoseconds }, []),
+                meanBatch: Double(metrics.committedChangeSets) / Double(max(1, metrics.batches)), table: \.eventCommits)
 
             // The baselines: one transaction per save.
             let (single, singleEvents) = try await openStore(WriterLimits(maxChangeSetsPerBatch: 1))
             let singlePool = newEvents(tasks: tasks, perTask: perTask * rounds, tag: "dsk1-\(tasks)")
-            let singleResult = try await saveInTasks(tasks, singlePool, perTask: perTask * rounds,
-                                                     until: Clock.wall() + UInt64(seconds * 1e9)) { event in
+            let singleResult = try await saveInTasks(
+                tasks, singlePool, perTask: perTask * rounds,
+                until: Clock.wall() + UInt64(seconds * 1e9)
+            ) { event in
                 try await Self.saveInContext(event, store: single, events: singleEvents)
             }
             acknowledged.store += singleResult.latencies.count
             let singleFound = try singleEvents.count()
             single.close()
             if singleFound != acknowledged.store {
-                throw BenchmarkFailure("event log, \(tasks) tasks: DataStoreKit stored \(singleFound) events, acknowledged \(acknowledged.store)")
+                throw BenchmarkFailure(
+                    "event log, \(tasks) tasks: DataStoreKit stored \(singleFound) events, acknowledged \(acknowledged.store)"
+                )
             }
-            try record(tasks: tasks, backend: CommitBackend.dataStoreKitOnePerSave, (singleResult.latencies, singleResult.nanoseconds, []),
-                       meanBatch: 1, table: \.eventCommits)
+            try record(
+                tasks: tasks, backend: CommitBackend.dataStoreKitOnePerSave,
+                (singleResult.latencies, singleResult.nanoseconds, []),
+                meanBatch: 1, table: \.eventCommits)
 
             let rawPool = newEvents(tasks: tasks, perTask: perTask * rounds, tag: "raw\(tasks)")
-            let rawSingle = await saveOnThreads(tasks, rawPool, perThread: perTask * rounds, until: Clock.wall() + UInt64(seconds * 1e9)) { event in
+            let rawSingle = await saveOnThreads(
+                tasks, rawPool, perThread: perTask * rounds, until: Clock.wall() + UInt64(seconds * 1e9)
+            ) { event in
                 try raw.write { transaction in try raw.insert(event, in: transaction) }
             }
             acknowledged.raw += rawSingle.latencies.count
-            try record(tasks: tasks, backend: CommitBackend.rawOnePerSave, rawSingle, meanBatch: 1, table: \.eventCommits)
+            try record(
+                tasks: tasks, backend: CommitBackend.rawOnePerSave, rawSingle, meanBatch: 1, table: \.eventCommits)
 
             var failures = rawRounds.flatMap(\.failures)
             if counters.failures > 0 { failures.append("\(counters.failures) coalesced saves failed") }
             acknowledged.raw += rawRounds.reduce(0) { $0 + $1.latencies.count }
-            try record(tasks: tasks, backend: CommitBackend.rawCoalescer,
-                       (rawRounds.flatMap(\.latencies), rawRounds.reduce(0) { $0 + $1.nanoseconds }, failures),
-                       meanBatch: Double(counters.committed) / Double(max(1, counters.batches)), table: \.eventCommits)
+            try record(
+                tasks: tasks, backend: CommitBackend.rawCoalescer,
+                (rawRounds.flatMap(\.latencies), rawRounds.reduce(0) { $0 + $1.nanoseconds }, failures),
+                meanBatch: Double(counters.committed) / Double(max(1, counters.batches)), table: \.eventCommits)
         }
         let rawCounts = try raw.counts()
-        report.checks.append("event log: raw LMDB holds \(rawCounts.records) events and \(rawCounts.indexEntries) index entries for "
-            + "\(acknowledged.raw) acknowledged saves; DataStoreKit held as many events as it acknowledged after every row: "
-            + (rawCounts.records == acknowledged.raw && rawCounts.indexEntries == acknowledged.raw ? "ok" : "MISMATCH"))
+        report.checks.append(
+            "event log: raw LMDB holds \(rawCounts.records) events and \(rawCounts.indexEntries) index entries for "
+                + "\(acknowledged.raw) acknowledged saves; DataStoreKit held as many events as it acknowledged after every row: "
+                + (rawCounts.records == acknowledged.raw && rawCounts.indexEntries == acknowledged.raw
+                    ? "ok" : "MISMATCH"))
     }
 
     /// A durable store at `path` holding the event log's collection: `events`, indexed on
     /// `created_ts`.
     static func openEventStore(path: String, mapSize: Int, limits: WriterLimits = WriterLimits()) async throws
-        -> (DataStore, StoreCollection<Message>) {
-        let store = try DataStore.open(path: path, options: DataStore.Options(mapSize: mapSize, durability: .durable, writerLimits: limits))
+        -> (DataStore, StoreCollection<Message>)
+    {
+        let store = try DataStore.open(
+            path: path, options: DataStore.Options(mapSize: mapSize, durability: .durable, writerLimits: limits))
         let events: StoreCollection<Message> = try await store.collection(
             "events", mapping: .record(idField: "id"), indexes: [IndexDefinition("created_ts")])
         return (store, events)
@@ -165,8 +193,9 @@ struct CPUUsage {
     var writer = 0.0
 
     static func now(writerThreads: [String]) -> CPUUsage {
-        CPUUsage(process: ThreadTimes.processCPUSeconds(),
-                 writer: writerThreads.reduce(0) { $0 + ThreadTimes.cpuSeconds(threadsNamed: $1) })
+        CPUUsage(
+            process: ThreadTimes.processCPUSeconds(),
+            writer: writerThreads.reduce(0) { $0 + ThreadTimes.cpuSeconds(threadsNamed: $1) })
     }
 
     static func - (lhs: CPUUsage, rhs: CPUUsage) -> CPUUsage {

@@ -19,7 +19,8 @@ func fold(_ messages: [Message], full: Bool = true) -> (results: Int, checksum: 
         for message in messages { sum &+= message.digest }
     } else {
         for message in messages {
-            let lengths = message.id.utf8.count &+ message.from_user_key.utf8.count &+ message.to_user_key.utf8.count
+            let lengths =
+                message.id.utf8.count &+ message.from_user_key.utf8.count &+ message.to_user_key.utf8.count
                 &+ message.message.utf8.count &+ message.type.utf8.count
             sum &+= UInt64(lengths) &+ message.created_ts.bitPattern
         }
@@ -43,9 +44,10 @@ final class BenchmarkRun {
 
     init(_ configuration: Configuration) async throws {
         self.configuration = configuration
-        report = Report(size: configuration.size, seed: configuration.seed,
-                        durableCommits: configuration.commitsPerConfiguration,
-                        durableSeconds: configuration.secondsPerConfiguration, machine: MachineInfo.current())
+        report = Report(
+            size: configuration.size, seed: configuration.seed,
+            durableCommits: configuration.commitsPerConfiguration,
+            durableSeconds: configuration.secondsPerConfiguration, machine: MachineInfo.current())
         let directory = configuration.directory
         if FileManager.default.fileExists(atPath: directory) {
             throw BenchmarkFailure("\(directory) exists; give a fresh --dir (the benchmark creates its stores there)")
@@ -53,13 +55,16 @@ final class BenchmarkRun {
         for name in ["datastorekit", "raw-lmdb"] {
             try FileManager.default.createDirectory(atPath: directory + "/" + name, withIntermediateDirectories: true)
         }
-        progress("StoreBenchmark: \(grouped(Double(configuration.size))) messages (\(configuration.sizeName)), stores in \(directory)")
+        progress(
+            "StoreBenchmark: \(grouped(Double(configuration.size))) messages (\(configuration.sizeName)), stores in \(directory)"
+        )
         progress("generating the dataset (seed \(String(configuration.seed, radix: 16)))…")
         dataset = Dataset(count: configuration.size, seed: configuration.seed)
         if let failure = RawLayout.check(dataset.messages.prefix(1_000)) {
             throw BenchmarkFailure("the raw backend's layout differs from DataStoreKit's: \(failure)")
         }
-        report.checks.append("raw LMDB keys and records are byte-identical to DataStoreCore's encodings (1 000 messages)")
+        report.checks.append(
+            "raw LMDB keys and records are byte-identical to DataStoreCore's encodings (1 000 messages)")
         let mapSize = max(1 << 30, configuration.size * 4_096)
         store = try await DataStoreKitBackend(path: directory + "/datastorekit", mapSize: mapSize)
         raw = try RawLMDBBackend(path: directory + "/raw-lmdb", mapSize: mapSize)
@@ -100,7 +105,9 @@ final class BenchmarkRun {
 
     private func bulkLoad() async throws {
         let messages = dataset.messages
-        let batches = stride(from: 0, to: messages.count, by: 1_000).map { messages[$0..<min($0 + 1_000, messages.count)] }
+        let batches = stride(from: 0, to: messages.count, by: 1_000).map {
+            messages[$0..<min($0 + 1_000, messages.count)]
+        }
         var written: [String] = []
         func timed(_ name: String, _ body: () async throws -> Void) async rethrows -> Double {
             progress("bulk load, \(name): \(batches.count) durable transactions of 1 000…")
@@ -111,8 +118,9 @@ final class BenchmarkRun {
             let seconds = Double(Clock.wall() - start) / 1e9
             let rate = Double(messages.count) / seconds
             let megabytes = Double(ThreadTimes.bytesWrittenToDisk() - bytes) / 1_048_576
-            written.append("\(name.split(separator: " (").first ?? "") \(fixed(megabytes, 0)) MiB written, "
-                + "\(fixed(ThreadTimes.processCPUSeconds() - cpu, 1)) s CPU in \(fixed(seconds, 1)) s")
+            written.append(
+                "\(name.split(separator: " (").first ?? "") \(fixed(megabytes, 0)) MiB written, "
+                    + "\(fixed(ThreadTimes.processCPUSeconds() - cpu, 1)) s CPU in \(fixed(seconds, 1)) s")
             progress("  \(grouped(rate)) docs/s")
             return rate
         }
@@ -121,11 +129,15 @@ final class BenchmarkRun {
             for batch in batches { try await store.add(batch) }
         }
         let after = store.metrics
-        report.notes.append("bulk load: DataStoreKit's writer committed \(after.batches - before.batches) batches, "
-            + "mean \(fixed(Double(after.committedChangeSets - before.committedChangeSets) / Double(max(1, after.batches - before.batches)), 1)) change sets each, "
-            + "\(fixed(Double(after.commitNanoseconds - before.commitNanoseconds) / 1e9, 2)) s inside write transactions")
+        report.notes.append(
+            "bulk load: DataStoreKit's writer committed \(after.batches - before.batches) batches, "
+                + "mean \(fixed(Double(after.committedChangeSets - before.committedChangeSets) / Double(max(1, after.batches - before.batches)), 1)) change sets each, "
+                + "\(fixed(Double(after.commitNanoseconds - before.commitNanoseconds) / 1e9, 2)) s inside write transactions"
+        )
         let rawRate = try await timed("raw LMDB") {
-            for batch in batches { try raw.write { transaction in for message in batch { try raw.insert(message, in: transaction) } } }
+            for batch in batches {
+                try raw.write { transaction in for message in batch { try raw.insert(message, in: transaction) } }
+            }
         }
         let sqliteRate = try await timed("SQLite") {
             for batch in batches { try sqlite.insert(batch) }
@@ -133,10 +145,12 @@ final class BenchmarkRun {
         report.notes.append("bulk load, bytes sent to disk and process CPU: " + written.joined(separator: "; "))
         try sqlite.checkpoint()
         let counts = [try store.count(), try raw.counts()[0], try sqlite.count()]
-        report.rows.append(ThroughputRow(
-            workload: "bulk load (1 000/txn, durable)", unit: "docs/s", dataStoreKit: storeRate, rawLMDB: rawRate, sqlite: sqliteRate,
-            results: counts, agree: Set(counts).count == 1 && counts[0] == messages.count,
-            goal: Goal(minimumVersusRaw: 0.8, minimumVersusSQLite: 1)))
+        report.rows.append(
+            ThroughputRow(
+                workload: "bulk load (1 000/txn, durable)", unit: "docs/s", dataStoreKit: storeRate, rawLMDB: rawRate,
+                sqlite: sqliteRate,
+                results: counts, agree: Set(counts).count == 1 && counts[0] == messages.count,
+                goal: Goal(minimumVersusRaw: 0.8, minimumVersusSQLite: 1)))
     }
 
     // MARK: Reads
@@ -151,7 +165,8 @@ final class BenchmarkRun {
         sqlite sqliteOperation: (Int) throws -> [Message]
     ) throws {
         progress("\(workload): \(samples) samples of \(grouped(Double(perSample))) operations per backend…")
-        let measured = try sampleInterleaved(backends: 3, inputs: inputs, perSample: perSample, samples: samples) { backend, input, full in
+        let measured = try sampleInterleaved(backends: 3, inputs: inputs, perSample: perSample, samples: samples) {
+            backend, input, full in
             switch backend {
             case 0: try fold(storeOperation(input), full: full)
             case 1: try fold(rawOperation(input), full: full)
@@ -160,31 +175,36 @@ final class BenchmarkRun {
         }
         for value in measured { report.checksum &+= value.checksum }
         let agree = Set(measured.map(\.results)).count == 1 && Set(measured.map(\.checksum)).count == 1
-        progress("  " + measured.map { grouped($0.operationsPerSecond) }.joined(separator: " / ") + " \(unit)"
-            + (agree ? "" : "   RESULTS DIFFER: \(measured.map(\.results)) \(measured.map(\.checksum))"))
-        report.rows.append(ThroughputRow(
-            workload: workload, unit: unit, dataStoreKit: measured[0].operationsPerSecond,
-            rawLMDB: measured[1].operationsPerSecond, sqlite: measured[2].operationsPerSecond,
-            results: measured.map(\.results), agree: agree, goal: goal))
+        progress(
+            "  " + measured.map { grouped($0.operationsPerSecond) }.joined(separator: " / ") + " \(unit)"
+                + (agree ? "" : "   RESULTS DIFFER: \(measured.map(\.results)) \(measured.map(\.checksum))"))
+        report.rows.append(
+            ThroughputRow(
+                workload: workload, unit: unit, dataStoreKit: measured[0].operationsPerSecond,
+                rawLMDB: measured[1].operationsPerSecond, sqlite: measured[2].operationsPerSecond,
+                results: measured.map(\.results), agree: agree, goal: goal))
     }
 
     private func getByID() throws {
         let ids = dataset.lookupIDs
-        try read("get by id → object", unit: "gets/s", inputs: ids.count, perSample: 20_000,
-                 goal: Goal(minimumVersusRaw: 0.75, minimumVersusSQLite: 3),
-                 store: { [try store.get(id: ids[$0])] }, raw: { [try raw.get(id: ids[$0])] },
-                 sqlite: { [try sqlite.get(id: ids[$0])] })
+        try read(
+            "get by id → object", unit: "gets/s", inputs: ids.count, perSample: 20_000,
+            goal: Goal(minimumVersusRaw: 0.75, minimumVersusSQLite: 3),
+            store: { [try store.get(id: ids[$0])] }, raw: { [try raw.get(id: ids[$0])] },
+            sqlite: { [try sqlite.get(id: ids[$0])] })
     }
 
     private func createdRange() throws {
         let starts = dataset.rangeStarts
-        report.plans["created_ts >= X limit 100 (DataStoreKit)"] = store.explain(["created_ts >=": .double(starts[0])], ["limit": 100])
+        report.plans["created_ts >= X limit 100 (DataStoreKit)"] = store.explain(
+            ["created_ts >=": .double(starts[0])], ["limit": 100])
         report.plans["created_ts >= X limit 100 (SQLite)"] = try sqlite.plan(
             "SELECT * FROM messages WHERE created_ts >= 1 ORDER BY created_ts, id LIMIT 100")
-        try read("created_ts >= X limit 100 → objects", unit: "queries/s", inputs: starts.count, perSample: 500,
-                 goal: Goal(minimumVersusRaw: 0.6, minimumVersusSQLite: 3),
-                 store: { try store.created(since: starts[$0]) }, raw: { try raw.created(since: starts[$0], limit: 100) },
-                 sqlite: { try sqlite.created(since: starts[$0]) })
+        try read(
+            "created_ts >= X limit 100 → objects", unit: "queries/s", inputs: starts.count, perSample: 500,
+            goal: Goal(minimumVersusRaw: 0.6, minimumVersusSQLite: 3),
+            store: { try store.created(since: starts[$0]) }, raw: { try raw.created(since: starts[$0], limit: 100) },
+            sqlite: { try sqlite.created(since: starts[$0]) })
     }
 
     private func pairs(compound: Bool) throws {
@@ -194,20 +214,23 @@ final class BenchmarkRun {
             ["from_user_key": .string(pairs[0].from), "to_user_key": .string(pairs[0].to)])
         report.plans["sender and recipient, \(suffix) (SQLite)"] = try sqlite.plan(
             "SELECT * FROM messages WHERE from_user_key = '1' AND to_user_key = '2'")
-        try read("sender and recipient (\(suffix))", unit: "queries/s", inputs: min(pairs.count, 2_000), perSample: 1_000,
-                 goal: Goal(minimumVersusRaw: nil, minimumVersusSQLite: compound ? 5 : 1),
-                 store: { try store.messages(from: pairs[$0].from, to: pairs[$0].to) },
-                 raw: { try raw.messages(from: pairs[$0].from, to: pairs[$0].to, compound: compound) },
-                 sqlite: { try sqlite.messages(from: pairs[$0].from, to: pairs[$0].to) })
+        try read(
+            "sender and recipient (\(suffix))", unit: "queries/s", inputs: min(pairs.count, 2_000), perSample: 1_000,
+            goal: Goal(minimumVersusRaw: nil, minimumVersusSQLite: compound ? 5 : 1),
+            store: { try store.messages(from: pairs[$0].from, to: pairs[$0].to) },
+            raw: { try raw.messages(from: pairs[$0].from, to: pairs[$0].to, compound: compound) },
+            sqlite: { try sqlite.messages(from: pairs[$0].from, to: pairs[$0].to) })
     }
 
     private func scan() throws {
         let type = dataset.scanType
         report.plans["full scan type == video (DataStoreKit)"] = store.explain(["type": .string(type)])
-        report.plans["full scan type == video (SQLite)"] = try sqlite.plan("SELECT * FROM messages WHERE type = 'video'")
-        try read("full scan, type == \"video\" → objects", unit: "scans/s", inputs: 1, perSample: 1, goal: nil,
-                 store: { _ in try store.messages(ofType: type) }, raw: { _ in try raw.messages(ofType: type) },
-                 sqlite: { _ in try sqlite.messages(ofType: type) })
+        report.plans["full scan type == video (SQLite)"] = try sqlite.plan(
+            "SELECT * FROM messages WHERE type = 'video'")
+        try read(
+            "full scan, type == \"video\" → objects", unit: "scans/s", inputs: 1, perSample: 1, goal: nil,
+            store: { _ in try store.messages(ofType: type) }, raw: { _ in try raw.messages(ofType: type) },
+            sqlite: { _ in try sqlite.messages(ofType: type) })
     }
 
     // MARK: Compound index
@@ -215,16 +238,21 @@ final class BenchmarkRun {
     private func buildCompoundIndex() async throws {
         progress("building the compound index (from_user_key, to_user_key) on each backend…")
         var rates: [Double] = []
-        for build in [{ try await self.store.buildPairIndex() }, { try self.raw.buildPairIndex() }, { try self.sqlite.buildPairIndex() }] {
+        for build in [
+            { try await self.store.buildPairIndex() }, { try self.raw.buildPairIndex() },
+            { try self.sqlite.buildPairIndex() }
+        ] {
             let start = Clock.wall()
             try await build()
             rates.append(Double(dataset.messages.count) / (Double(Clock.wall() - start) / 1e9))
         }
         progress("  " + rates.map { grouped($0) }.joined(separator: " / ") + " docs/s")
         let counts = try raw.counts()
-        report.rows.append(ThroughputRow(
-            workload: "build compound index (existing data)", unit: "docs/s", dataStoreKit: rates[0], rawLMDB: rates[1],
-            sqlite: rates[2], results: [counts[4]], agree: counts[4] == counts[0], goal: nil))
+        report.rows.append(
+            ThroughputRow(
+                workload: "build compound index (existing data)", unit: "docs/s", dataStoreKit: rates[0],
+                rawLMDB: rates[1],
+                sqlite: rates[2], results: [counts[4]], agree: counts[4] == counts[0], goal: nil))
     }
 
     // MARK: Updates
@@ -245,8 +273,14 @@ final class BenchmarkRun {
         var rates: [Double] = []
         let operations: [() async throws -> Void] = [
             { for batch in batches { try await self.store.put(batch) } },
-            { for batch in batches { try self.raw.write { transaction in for message in batch { try self.raw.update(message, in: transaction) } } } },
-            { for batch in batches { try self.sqlite.update(batch) } },
+            {
+                for batch in batches {
+                    try self.raw.write { transaction in
+                        for message in batch { try self.raw.update(message, in: transaction) }
+                    }
+                }
+            },
+            { for batch in batches { try self.sqlite.update(batch) } }
         ]
         for operation in operations {
             let start = Clock.wall()
@@ -263,9 +297,11 @@ final class BenchmarkRun {
             sums[2] &+= try sqlite.get(id: id).digest
         }
         let expected = updated.prefix(200).reduce(UInt64(0)) { $0 &+ $1.digest }
-        report.rows.append(ThroughputRow(
-            workload: "update moving 2 index entries (1 000/txn)", unit: "docs/s", dataStoreKit: rates[0], rawLMDB: rates[1],
-            sqlite: rates[2], results: [count, count, count], agree: sums.allSatisfy { $0 == expected }, goal: nil))
+        report.rows.append(
+            ThroughputRow(
+                workload: "update moving 2 index entries (1 000/txn)", unit: "docs/s", dataStoreKit: rates[0],
+                rawLMDB: rates[1],
+                sqlite: rates[2], results: [count, count, count], agree: sums.allSatisfy { $0 == expected }, goal: nil))
     }
 
     // MARK: Group commit
@@ -283,7 +319,9 @@ final class BenchmarkRun {
             let perTask = max(1, configuration.commitsPerConfiguration / tasks)
             let total = perTask * tasks
             let seconds = configuration.secondsPerConfiguration
-            progress("group commit, \(tasks) concurrent savers, up to \(total) durable saves or \(fixed(seconds, 0)) s per backend…")
+            progress(
+                "group commit, \(tasks) concurrent savers, up to \(total) durable saves or \(fixed(seconds, 0)) s per backend…"
+            )
 
             try await storeCommits(tasks: tasks, perTask: perTask, backend: CommitBackend.dataStoreKit)
             try await store.reopen(limits: WriterLimits(maxChangeSetsPerBatch: 1))
@@ -292,7 +330,9 @@ final class BenchmarkRun {
 
             let rawMessages = newMessages(total, tag: "raw\(tasks)")
             let raw = self.raw
-            let rawResult = await saveOnThreads(tasks, rawMessages, perThread: perTask, until: Clock.wall() + UInt64(seconds * 1e9)) { message in
+            let rawResult = await saveOnThreads(
+                tasks, rawMessages, perThread: perTask, until: Clock.wall() + UInt64(seconds * 1e9)
+            ) { message in
                 try raw.write { transaction in try raw.insert(message, in: transaction) }
             }
             try record(tasks: tasks, backend: CommitBackend.rawOnePerSave, rawResult, meanBatch: 1)
@@ -300,71 +340,92 @@ final class BenchmarkRun {
             let coalescedMessages = newMessages(total, tag: "coalesced\(tasks)")
             let coalescer = RawCoalescer(backend: raw)
             let coalescerCPU = (ThreadTimes.cpuSeconds(threadsNamed: "RawCoalescer"), ThreadTimes.processCPUSeconds())
-            let coalescedResult = await saveOnThreads(tasks, coalescedMessages, perThread: perTask,
-                                                      until: Clock.wall() + UInt64(seconds * 1e9)) { coalescer.save($0) }
+            let coalescedResult = await saveOnThreads(
+                tasks, coalescedMessages, perThread: perTask,
+                until: Clock.wall() + UInt64(seconds * 1e9)
+            ) { coalescer.save($0) }
             let counters = coalescer.counters
             if tasks == configuration.taskCounts.max() {
                 let batches = Double(max(1, counters.batches))
-                report.notes.append("raw LMDB coalescer, \(tasks) tasks: \(counters.batches) batches in "
-                    + "\(fixed(Double(coalescedResult.nanoseconds) / 1e9, 2)) s = \(fixed(Double(coalescedResult.nanoseconds) / batches / 1e6, 2)) ms each, "
-                    + "of which coalescer-thread CPU \(fixed((ThreadTimes.cpuSeconds(threadsNamed: "RawCoalescer") - coalescerCPU.0) / batches * 1e3, 2)) ms; "
-                    + "process CPU \(fixed(ThreadTimes.processCPUSeconds() - coalescerCPU.1, 2)) s")
+                report.notes.append(
+                    "raw LMDB coalescer, \(tasks) tasks: \(counters.batches) batches in "
+                        + "\(fixed(Double(coalescedResult.nanoseconds) / 1e9, 2)) s = \(fixed(Double(coalescedResult.nanoseconds) / batches / 1e6, 2)) ms each, "
+                        + "of which coalescer-thread CPU \(fixed((ThreadTimes.cpuSeconds(threadsNamed: "RawCoalescer") - coalescerCPU.0) / batches * 1e3, 2)) ms; "
+                        + "process CPU \(fixed(ThreadTimes.processCPUSeconds() - coalescerCPU.1, 2)) s")
             }
             coalescer.stop()
             var failures = coalescedResult.failures
             if counters.failures > 0 { failures.append("\(counters.failures) coalesced saves failed") }
-            try record(tasks: tasks, backend: CommitBackend.rawCoalescer, (coalescedResult.latencies, coalescedResult.nanoseconds, failures),
-                       meanBatch: Double(counters.committed) / Double(max(1, counters.batches)))
+            try record(
+                tasks: tasks, backend: CommitBackend.rawCoalescer,
+                (coalescedResult.latencies, coalescedResult.nanoseconds, failures),
+                meanBatch: Double(counters.committed) / Double(max(1, counters.batches)))
 
             let sqliteMessages = newMessages(total, tag: "sqlite\(tasks)")
             let sqlite = self.sqlite
-            let sqliteResult = await saveOnThreads(tasks, sqliteMessages, perThread: perTask,
-                                                   until: Clock.wall() + UInt64(seconds * 1e9)) { try sqlite.insertOne($0) }
+            let sqliteResult = await saveOnThreads(
+                tasks, sqliteMessages, perThread: perTask,
+                until: Clock.wall() + UInt64(seconds * 1e9)
+            ) { try sqlite.insertOne($0) }
             try record(tasks: tasks, backend: CommitBackend.sqlite, sqliteResult, meanBatch: 1)
             if tasks == 1 {
-                singleRates = [CommitBackend.dataStoreKitOnePerSave, CommitBackend.rawOnePerSave, CommitBackend.sqlite].map { name in
-                    report.commits.last { $0.backend == name }!.commitsPerSecond
-                }
+                singleRates = [CommitBackend.dataStoreKitOnePerSave, CommitBackend.rawOnePerSave, CommitBackend.sqlite]
+                    .map { name in
+                        report.commits.last { $0.backend == name }!.commitsPerSecond
+                    }
             }
         }
         if !singleRates.isEmpty {
-            report.rows.append(ThroughputRow(
-                workload: "single durable commits, 1 writer", unit: "commits/s", dataStoreKit: singleRates[0], rawLMDB: singleRates[1],
-                sqlite: singleRates[2], results: [1, 1, 1], agree: true, goal: nil))
+            report.rows.append(
+                ThroughputRow(
+                    workload: "single durable commits, 1 writer", unit: "commits/s", dataStoreKit: singleRates[0],
+                    rawLMDB: singleRates[1],
+                    sqlite: singleRates[2], results: [1, 1, 1], agree: true, goal: nil))
         }
     }
 
     func storeCommits(tasks: Int, perTask: Int, backend: String) async throws {
-        let messages = newMessages(tasks * perTask, tag: (backend == CommitBackend.dataStoreKit ? "dsk" : "dsk1-") + "\(tasks)")
+        let messages = newMessages(
+            tasks * perTask, tag: (backend == CommitBackend.dataStoreKit ? "dsk" : "dsk1-") + "\(tasks)")
         let collection = store.messages!
         let before = store.metrics
         let processCPU = ThreadTimes.processCPUSeconds()
-        let (latencies, elapsed) = try await saveInTasks(tasks, messages, perTask: perTask,
-                                                         until: Clock.wall() + UInt64(configuration.secondsPerConfiguration * 1e9)) { message in
+        let (latencies, elapsed) = try await saveInTasks(
+            tasks, messages, perTask: perTask,
+            until: Clock.wall() + UInt64(configuration.secondsPerConfiguration * 1e9)
+        ) { message in
             _ = try await collection.add(object: message)
         }
         let after = store.metrics
         let batches = Double(max(1, after.batches - before.batches))
         let meanBatch = Double(after.committedChangeSets - before.committedChangeSets) / batches
         if tasks == configuration.taskCounts.max() {
-            report.notes.append("\(backend), \(tasks) tasks: \(Int(batches)) batches in \(fixed(Double(elapsed) / 1e9, 2)) s = "
-                + "\(fixed(Double(elapsed) / batches / 1e6, 2)) ms each; inside the write transaction (begin→commit) "
-                + "\(fixed(Double(after.commitNanoseconds - before.commitNanoseconds) / batches / 1e6, 2)) ms; "
-                + "process CPU \(fixed(ThreadTimes.processCPUSeconds() - processCPU, 2)) s for \(fixed(Double(elapsed) / 1e9, 2)) s wall on \(report.machine.cores) cores")
+            report.notes.append(
+                "\(backend), \(tasks) tasks: \(Int(batches)) batches in \(fixed(Double(elapsed) / 1e9, 2)) s = "
+                    + "\(fixed(Double(elapsed) / batches / 1e6, 2)) ms each; inside the write transaction (begin→commit) "
+                    + "\(fixed(Double(after.commitNanoseconds - before.commitNanoseconds) / batches / 1e6, 2)) ms; "
+                    + "process CPU \(fixed(ThreadTimes.processCPUSeconds() - processCPU, 2)) s for \(fixed(Double(elapsed) / 1e9, 2)) s wall on \(report.machine.cores) cores"
+            )
         }
         try record(tasks: tasks, backend: backend, (latencies, elapsed, []), meanBatch: meanBatch)
     }
 
-    func record(tasks: Int, backend: String, _ result: (latencies: [UInt64], nanoseconds: UInt64, failures: [String]),
-                meanBatch: Double, table: WritableKeyPath<Report, [CommitRow]> = \.commits) throws {
+    func record(
+        tasks: Int, backend: String, _ result: (latencies: [UInt64], nanoseconds: UInt64, failures: [String]),
+        meanBatch: Double, table: WritableKeyPath<Report, [CommitRow]> = \.commits
+    ) throws {
         guard result.failures.isEmpty else {
-            throw BenchmarkFailure("\(backend), \(tasks) tasks: \(result.failures.count) savers failed: \(result.failures.first!)")
+            throw BenchmarkFailure(
+                "\(backend), \(tasks) tasks: \(result.failures.count) savers failed: \(result.failures.first!)")
         }
-        let row = CommitRow(tasks: tasks, backend: backend, commits: result.latencies.count,
-                            commitsPerSecond: Double(result.latencies.count) / (Double(result.nanoseconds) / 1e9),
-                            latency: LatencyStats(result.latencies), meanBatch: meanBatch)
-        progress("  \(backend.padding(toLength: 26, withPad: " ", startingAt: 0)) \(grouped(row.commitsPerSecond)) commits/s, "
-            + "p50 \(fixed(row.latency.p50Microseconds, 0)) µs, p99 \(fixed(row.latency.p99Microseconds, 0)) µs, mean batch \(fixed(meanBatch, 1))")
+        let row = CommitRow(
+            tasks: tasks, backend: backend, commits: result.latencies.count,
+            commitsPerSecond: Double(result.latencies.count) / (Double(result.nanoseconds) / 1e9),
+            latency: LatencyStats(result.latencies), meanBatch: meanBatch)
+        progress(
+            "  \(backend.padding(toLength: 26, withPad: " ", startingAt: 0)) \(grouped(row.commitsPerSecond)) commits/s, "
+                + "p50 \(fixed(row.latency.p50Microseconds, 0)) µs, p99 \(fixed(row.latency.p99Microseconds, 0)) µs, mean batch \(fixed(meanBatch, 1))"
+        )
         report[keyPath: table].append(row)
     }
 
@@ -382,16 +443,22 @@ final class BenchmarkRun {
         let base = dataset.messages.count
         let rawCounts = try raw.counts()
         let found = [try store.count(), rawCounts[0], try sqlite.count()]
-        let expected = [base + saves(CommitBackend.dataStoreKit, CommitBackend.dataStoreKitOnePerSave),
-                        base + saves(CommitBackend.rawOnePerSave, CommitBackend.rawCoalescer),
-                        base + saves(CommitBackend.sqlite)]
-        report.checks.append("documents after all writes (DataStoreKit, raw, SQLite): \(found.map(String.init).joined(separator: ", ")), "
-            + "expected \(expected.map(String.init).joined(separator: ", ")): " + (found == expected ? "ok" : "MISMATCH"))
-        report.checks.append("raw LMDB index entries (created_ts, from, to, pair) per record: "
-            + (rawCounts.dropFirst().allSatisfy { $0 == rawCounts[0] } ? "ok" : "MISMATCH \(rawCounts)"))
+        let expected = [
+            base + saves(CommitBackend.dataStoreKit, CommitBackend.dataStoreKitOnePerSave),
+            base + saves(CommitBackend.rawOnePerSave, CommitBackend.rawCoalescer),
+            base + saves(CommitBackend.sqlite)
+        ]
+        report.checks.append(
+            "documents after all writes (DataStoreKit, raw, SQLite): \(found.map(String.init).joined(separator: ", ")), "
+                + "expected \(expected.map(String.init).joined(separator: ", ")): "
+                + (found == expected ? "ok" : "MISMATCH"))
+        report.checks.append(
+            "raw LMDB index entries (created_ts, from, to, pair) per record: "
+                + (rawCounts.dropFirst().allSatisfy { $0 == rawCounts[0] } ? "ok" : "MISMATCH \(rawCounts)"))
         let problems = try store.messages.check()
-        report.checks.append("DataStoreKit integrity check (records against indexes): "
-            + (problems.isEmpty ? "ok" : "\(problems.count) PROBLEMS, first: \(problems[0])"))
+        report.checks.append(
+            "DataStoreKit integrity check (records against indexes): "
+                + (problems.isEmpty ? "ok" : "\(problems.count) PROBLEMS, first: \(problems[0])"))
         // Write workloads' ids carry a tag prefix; dataset ids are exactly 36 bytes.
         var sums: [UInt64] = [0, 0, 0]
         var sizes = [0, 0, 0]
@@ -414,8 +481,10 @@ final class BenchmarkRun {
         add(1, try raw.messages(ofType: dataset.scanType))
         add(2, try sqlite.messages(ofType: dataset.scanType))
         let scanAgree = Set(sizes).count == 1 && Set(sums).count == 1
-        report.checks.append("after all writes, 500 sender-and-recipient queries (\(pairResults) documents): "
-            + "\(pairsAgree ? "ok" : "MISMATCH"); the full scan (\(sizes[0]) documents): \(scanAgree ? "ok" : "MISMATCH")")
+        report.checks.append(
+            "after all writes, 500 sender-and-recipient queries (\(pairResults) documents): "
+                + "\(pairsAgree ? "ok" : "MISMATCH"); the full scan (\(sizes[0]) documents): \(scanAgree ? "ok" : "MISMATCH")"
+        )
     }
 
     private func recordSizes(suffix: String) throws {
@@ -423,6 +492,8 @@ final class BenchmarkRun {
         let directory = configuration.directory
         report.fileBytes["DataStoreKit data.mdb \(suffix)"] = fileBytes([directory + "/datastorekit/data.mdb"])
         report.fileBytes["raw LMDB data.mdb \(suffix)"] = fileBytes([directory + "/raw-lmdb/data.mdb"])
-        report.fileBytes["SQLite db + wal \(suffix)"] = fileBytes([directory + "/sqlite.db", directory + "/sqlite.db-wal"])
+        report.fileBytes["SQLite db + wal \(suffix)"] = fileBytes([
+            directory + "/sqlite.db", directory + "/sqlite.db-wal"
+        ])
     }
 }

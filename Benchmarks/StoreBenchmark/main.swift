@@ -10,7 +10,8 @@
 import Foundation
 
 #if DEBUG
-print("""
+print(
+    """
     ******************************************************************
     *  StoreBenchmark was built in DEBUG. Its numbers would be        *
     *  meaningless. Run:  make run   (or swift run -c release …)      *

@@ -39,7 +39,8 @@ public struct HTTPStatusError: Error, Hashable, Sendable, CustomStringConvertibl
     /// the URL without any user name or password.
     public var description: String {
         let reason = HTTPURLResponseReason.phrase(for: status)
-        return "\(method) \(url.redactedDescription) answered HTTP \(status)\(reason.isEmpty ? "" : " " + reason): \(bodyExcerpt)"
+        return
+            "\(method) \(url.redactedDescription) answered HTTP \(status)\(reason.isEmpty ? "" : " " + reason): \(bodyExcerpt)"
     }
 }
 

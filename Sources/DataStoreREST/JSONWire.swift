@@ -45,13 +45,16 @@ enum JSONWire {
         let json: Value
         do {
             json = try JSONForm.value(data)
-        } catch where error.code == .corrupt || error.code == .truncated {
+        } catch  where error.code == .corrupt || error.code == .truncated {
             let position = error.offset.map { " at byte \($0)" } ?? ""
-            throw DataStoreError(.badResponse, "\(exchange) answered a body that is not JSON (\(error.message)\(position)): "
-                + "\(BodyExcerpt(data))", underlying: error)
+            throw DataStoreError(
+                .badResponse,
+                "\(exchange) answered a body that is not JSON (\(error.message)\(position)): "
+                    + "\(BodyExcerpt(data))", underlying: error)
         } catch {
-            throw DataStoreError(.badResponse, "\(exchange) answered a value that cannot be stored: \(error)",
-                                 underlying: error)
+            throw DataStoreError(
+                .badResponse, "\(exchange) answered a value that cannot be stored: \(error)",
+                underlying: error)
         }
         switch (expected, json) {
         case (.object, .object(let document)):
@@ -63,7 +66,8 @@ enum JSONWire {
                 guard case .object(let document) = element else {
                     throw DataStoreError(
                         .badResponse,
-                        "\(exchange) answered an array whose element \(index) is \(kind(of: element)), expected an object: \(BodyExcerpt(data))")
+                        "\(exchange) answered an array whose element \(index) is \(kind(of: element)), expected an object: \(BodyExcerpt(data))"
+                    )
                 }
                 documents.append(document)
             }

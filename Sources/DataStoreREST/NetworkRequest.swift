@@ -104,7 +104,7 @@ extension URL {
     /// The URL as text with any user name and password removed, for error messages and logs.
     var redactedDescription: String {
         guard user != nil || password != nil,
-              var components = URLComponents(url: self, resolvingAgainstBaseURL: false)
+            var components = URLComponents(url: self, resolvingAgainstBaseURL: false)
         else { return absoluteString }
         components.user = nil
         components.password = nil

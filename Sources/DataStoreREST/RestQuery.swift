@@ -18,21 +18,25 @@ enum RestQuery {
     /// - Throws: ``DataStoreError`` `.invalidQuery` naming the key (also for a field starting with
     ///   `_`, or a value JSON cannot carry), `.invalidOption` naming the option.
     /// - Complexity: O(*n* log *n*) in the number of parameters, plus the size of the values.
-    static func items(params: [String: Value], options: [String: Value]) throws(DataStoreError) -> [(name: String, value: String)] {
+    static func items(params: [String: Value], options: [String: Value]) throws(DataStoreError) -> [(
+        name: String, value: String
+    )] {
         let query = try Query(params: params, options: options)
         var items: [(name: String, value: String)] = []
         for condition in query.conditions where condition.field.hasPrefix("_") {
             throw DataStoreError(
                 .invalidQuery,
-                "query field \"\(condition.field)\" starts with '_', which Restify reserves for options (_limit, _offset, _sort)")
+                "query field \"\(condition.field)\" starts with '_', which Restify reserves for options (_limit, _offset, _sort)"
+            )
         }
         for key in params.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
             items.append((key, try text(params[key]!, key: key)))
         }
         if !query.sort.isEmpty {
-            let sort = Value.array(query.sort.map { key in
-                Value.object(Document([key.field: .object(Document(["ascending": .bool(key.ascending)]))]))
-            })
+            let sort = Value.array(
+                query.sort.map { key in
+                    Value.object(Document([key.field: .object(Document(["ascending": .bool(key.ascending)]))]))
+                })
             items.append((sortItem, try JSONWire.text(sort, path: "sort")))
         }
         if query.offset != 0 { items.append((offsetItem, String(query.offset))) }
@@ -51,7 +55,8 @@ enum RestQuery {
         case .int(let number): return String(number)
         case .double(let number):
             guard number.isFinite else {
-                throw DataStoreError(.invalidQuery, "query key \"\(key)\" compares with \(number), which cannot be sent")
+                throw DataStoreError(
+                    .invalidQuery, "query key \"\(key)\" compares with \(number), which cannot be sent")
             }
             if number.rounded() == number, abs(number) < 9_007_199_254_740_992 {
                 return String(Int64(number))
@@ -79,8 +84,8 @@ enum RestQuery {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 result.append("%")

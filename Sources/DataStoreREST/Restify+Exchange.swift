@@ -18,7 +18,9 @@ extension Restify {
         var text = base
         if let segment { text += "/" + RestQuery.percentEncoded(segment) }
         if !query.isEmpty {
-            text += "?" + query.map { RestQuery.percentEncoded($0.name) + "=" + RestQuery.percentEncoded($0.value) }
+            text +=
+                "?"
+                + query.map { RestQuery.percentEncoded($0.name) + "=" + RestQuery.percentEncoded($0.value) }
                 .joined(separator: "&")
         }
         guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
@@ -56,7 +58,9 @@ extension Restify {
     /// - Parameters:
     ///   - notFound: The id looked up, when a 404 means "no such object".
     ///   - duplicate: The id inserted, when a 409 means "id already stored".
-    func exchange(_ request: NetworkRequest, notFound: Value? = nil, duplicate: Value? = nil) async throws -> NetworkResponse {
+    func exchange(_ request: NetworkRequest, notFound: Value? = nil, duplicate: Value? = nil) async throws
+        -> NetworkResponse
+    {
         let response: NetworkResponse
         do {
             response = try await networkClient.send(request)
@@ -73,11 +77,13 @@ extension Restify {
         guard !response.isSuccess else { return response }
         let failure = HTTPStatusError(request: request, response: response)
         if response.status == 404, let notFound {
-            throw DataStoreError(.notFound, "no object with id \(notFound) in \(base) (\(failure))", underlying: failure)
+            throw DataStoreError(
+                .notFound, "no object with id \(notFound) in \(base) (\(failure))", underlying: failure)
         }
         if response.status == 409, let duplicate {
-            throw DataStoreError(.duplicateID, "an object with id \(duplicate) is already in \(base) (\(failure))",
-                                 underlying: failure)
+            throw DataStoreError(
+                .duplicateID, "an object with id \(duplicate) is already in \(base) (\(failure))",
+                underlying: failure)
         }
         throw DataStoreError(.httpStatus, failure.description, underlying: failure)
     }
@@ -92,7 +98,7 @@ extension Restify {
         case .notConnectedToInternet: "there is no network connection"
         case .badServerResponse: "the server's answer was not valid HTTP"
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
             "the TLS connection could not be established"
         case .cancelled: "the request was cancelled"
         default: "URLError code \(error.code.rawValue) (\(error.localizedDescription))"
@@ -108,8 +114,9 @@ extension Restify {
         } catch let error as DataStoreError {
             throw error
         } catch {
-            throw DataStoreError(.codec, "an object for \(base) cannot be converted to a document: \(error)",
-                                 underlying: error)
+            throw DataStoreError(
+                .codec, "an object for \(base) cannot be converted to a document: \(error)",
+                underlying: error)
         }
     }
 
@@ -118,13 +125,16 @@ extension Restify {
         do {
             return try mapping.decode(document)
         } catch {
-            throw DataStoreError(.badResponse, "\(request) answered an object that cannot become \(Object.self): \(error)",
-                                 underlying: error)
+            throw DataStoreError(
+                .badResponse, "\(request) answered an object that cannot become \(Object.self): \(error)",
+                underlying: error)
         }
     }
 
     /// The one object in the response's body; `sent` when the body is empty and `sent` is given.
-    func decodeObject(from response: NetworkResponse, of request: NetworkRequest, orSent sent: Document? = nil) throws(DataStoreError) -> Object {
+    func decodeObject(from response: NetworkResponse, of request: NetworkRequest, orSent sent: Document? = nil)
+        throws(DataStoreError) -> Object
+    {
         if response.body.isEmpty || response.status == 204, let sent {
             return try decode(sent, of: request)
         }

@@ -113,8 +113,9 @@ public struct Restify<Object>: ModelProtocol {
     public func put(id: Value, object: Object) async throws -> Object {
         var document = try encode(object)
         document[mapping.idField] = id
-        let request = NetworkRequest(method: .put, url: try url(id: id, lookup: false),
-                                     headers: Self.sendJSON, body: try JSONWire.encode(document))
+        let request = NetworkRequest(
+            method: .put, url: try url(id: id, lookup: false),
+            headers: Self.sendJSON, body: try JSONWire.encode(document))
         let response = try await exchange(request)
         return try decodeObject(from: response, of: request, orSent: document)
     }
@@ -135,8 +136,9 @@ public struct Restify<Object>: ModelProtocol {
         if id == nil || id == .null || id == .string("") {
             document[mapping.idField] = nil
         }
-        let request = NetworkRequest(method: .post, url: try url(), headers: Self.sendJSON,
-                                     body: try JSONWire.encode(document))
+        let request = NetworkRequest(
+            method: .post, url: try url(), headers: Self.sendJSON,
+            body: try JSONWire.encode(document))
         let response = try await exchange(request, duplicate: document[mapping.idField])
         return try decodeObject(from: response, of: request, orSent: document[mapping.idField] == nil ? nil : document)
     }

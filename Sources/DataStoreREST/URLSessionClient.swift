@@ -69,8 +69,9 @@ public final class URLSessionClient: NetworkClient {
     ///   `.timedOut`, `.networkConnectionLost`, …); `URLError(.badServerResponse)` when the
     ///   answer is not HTTP.
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
-                                    timeoutInterval: timeout.seconds)
+        var urlRequest = URLRequest(
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: timeout.seconds)
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in mergingHeaders(defaultHeaders, into: request.headers) {
             urlRequest.setValue(value, forHTTPHeaderField: name)

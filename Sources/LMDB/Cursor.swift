@@ -14,8 +14,9 @@ public struct Cursor: ~Copyable {
 
     init(transaction: TransactionHandle, database: Database) throws(LMDBError) {
         var cursor: OpaquePointer?
-        try check(mdb_cursor_open(transaction.pointer, database.handle, &cursor),
-                  "opening a cursor on \(database.name ?? "(main)")")
+        try check(
+            mdb_cursor_open(transaction.pointer, database.handle, &cursor),
+            "opening a cursor on \(database.name ?? "(main)")")
         guard let cursor else { preconditionFailure("mdb_cursor_open returned no cursor") }
         self.pointer = cursor
         self.database = database
@@ -89,8 +90,9 @@ public struct Cursor: ~Copyable {
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
         var key = MDB_val(mv_size: input?.count ?? 0, mv_data: UnsafeMutableRawPointer(mutating: input?.baseAddress))
-        var value = MDB_val(mv_size: inputValue?.count ?? 0,
-                            mv_data: UnsafeMutableRawPointer(mutating: inputValue?.baseAddress))
+        var value = MDB_val(
+            mv_size: inputValue?.count ?? 0,
+            mv_data: UnsafeMutableRawPointer(mutating: inputValue?.baseAddress))
         let code = mdb_cursor_get(pointer, &key, &value, operation)
         if code == MDB_NOTFOUND { return nil }
         try check(code, "moving a cursor on \(database.name ?? "(main)")")
@@ -175,7 +177,8 @@ public struct Cursor: ~Copyable {
     ///
     /// The corresponding C function is `mdb_cursor_del`.
     public func deleteCurrent(allDuplicates: Bool = false) throws(LMDBError) {
-        try check(mdb_cursor_del(pointer, allDuplicates ? UInt32(MDB_NODUPDATA) : 0),
-                  "deleting at a cursor on \(database.name ?? "(main)")")
+        try check(
+            mdb_cursor_del(pointer, allDuplicates ? UInt32(MDB_NODUPDATA) : 0),
+            "deleting at a cursor on \(database.name ?? "(main)")")
     }
 }

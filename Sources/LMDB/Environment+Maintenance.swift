@@ -24,9 +24,10 @@ extension Environment {
     public func info() throws(LMDBError) -> Info {
         var info = MDB_envinfo()
         try check(mdb_env_info(handle, &info), "reading info of \(path)")
-        return Info(mapSize: info.me_mapsize, lastPageNumber: info.me_last_pgno,
-                    lastTransactionID: info.me_last_txnid, maxReaders: Int(info.me_maxreaders),
-                    readersInUse: Int(info.me_numreaders))
+        return Info(
+            mapSize: info.me_mapsize, lastPageNumber: info.me_last_pgno,
+            lastTransactionID: info.me_last_txnid, maxReaders: Int(info.me_maxreaders),
+            readersInUse: Int(info.me_numreaders))
     }
 
     /// Statistics of the environment's main database (which lists the named databases).
@@ -77,8 +78,9 @@ extension Environment {
     /// The corresponding C function is `mdb_env_copy2`.
     /// - Complexity: O(size of the data file).
     public func copy(to destination: String, compact: Bool = false) throws(LMDBError) {
-        try check(mdb_env_copy2(handle, destination, compact ? UInt32(MDB_CP_COMPACT) : 0),
-                  "copying \(path) to \(destination)")
+        try check(
+            mdb_env_copy2(handle, destination, compact ? UInt32(MDB_CP_COMPACT) : 0),
+            "copying \(path) to \(destination)")
     }
 
     /// Grows (or shrinks, down to the space in use) the memory map, and so the largest the data
@@ -95,7 +97,9 @@ extension Environment {
     ///   that blocked the previous resize and cannot yield is still live.
     public func setMapSize(_ bytes: Int, waitingAtMost timeout: Duration = .seconds(2)) throws(LMDBError) {
         try gate.withNoLiveTransactions(waitingAtMost: timeout, resizingTo: bytes) { holders, others, waited in
-            LMDBError(.mapResizeBlocked, context: resizeBlockedMessage(bytes, holders: holders, others: others, waited: waited))
+            LMDBError(
+                .mapResizeBlocked,
+                context: resizeBlockedMessage(bytes, holders: holders, others: others, waited: waited))
         } _: { () throws(LMDBError) in
             try check(mdb_env_set_mapsize(handle, bytes), "setting map size of \(path) to \(bytes)")
         }
@@ -104,17 +108,22 @@ extension Environment {
     /// "resizing the map of P from X to Y bytes needs every read in this process to end; still
     /// live after waiting 2.0 s: a Context's snapshot opened 3.1 s ago at commit 7 (8 commits
     /// behind); 1 other transaction(s) of this process (short reads)".
-    private func resizeBlockedMessage(_ bytes: Int, holders: [TransactionGate.Holder], others: Int, waited: Duration) -> String {
+    private func resizeBlockedMessage(_ bytes: Int, holders: [TransactionGate.Holder], others: Int, waited: Duration)
+        -> String
+    {
         let current = (try? info()) ?? nil
         let from = current.map { "from \($0.mapSize) " } ?? ""
         let now = ContinuousClock.now
         var blockers = holders.map { holder in
             let behind = current.map { " (\($0.lastTransactionID - holder.snapshotID) commits behind)" } ?? ""
-            return "\(holder.registration.label) opened \(seconds(now - holder.began)) s ago at commit \(holder.snapshotID)"
+            return
+                "\(holder.registration.label) opened \(seconds(now - holder.began)) s ago at commit \(holder.snapshotID)"
                 + "\(behind)"
         }
         if others > 0 { blockers.append("\(others) other transaction(s) of this process (short reads)") }
-        let wait = waited == .zero ? "it held back the last resize and is still live" : "still live after waiting \(seconds(waited)) s"
+        let wait =
+            waited == .zero
+            ? "it held back the last resize and is still live" : "still live after waiting \(seconds(waited)) s"
         return "resizing the map of \(path) \(from)to \(bytes) bytes needs every read in this process to end; "
             + "\(wait): " + blockers.joined(separator: "; ")
     }

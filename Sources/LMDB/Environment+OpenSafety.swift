@@ -35,8 +35,9 @@ extension Environment {
         let result = posix_fallocate(descriptor, 0, off_t(size))
         guard result == 0 else {
             if result == EOPNOTSUPP || result == EINVAL { return }
-            throw LMDBError(LMDBError.Code(rawValue: result),
-                            context: "allocating \(size) bytes for \(path) (LMDB's reader table)")
+            throw LMDBError(
+                LMDBError.Code(rawValue: result),
+                context: "allocating \(size) bytes for \(path) (LMDB's reader table)")
         }
     }
 
@@ -57,9 +58,11 @@ extension Environment {
         }
         let needed = (info.me_last_pgno + 1) * Int(statistics.ms_psize)
         guard Int(status.st_size) >= needed else {
-            throw LMDBError(.truncatedFile, context: "opening environment at \(path): data.mdb is \(status.st_size) "
-                + "bytes, but its meta page says its data reaches \(needed) bytes (page \(info.me_last_pgno) of "
-                + "\(statistics.ms_psize) bytes); the file was cut short")
+            throw LMDBError(
+                .truncatedFile,
+                context: "opening environment at \(path): data.mdb is \(status.st_size) "
+                    + "bytes, but its meta page says its data reaches \(needed) bytes (page \(info.me_last_pgno) of "
+                    + "\(statistics.ms_psize) bytes); the file was cut short")
         }
     }
 

@@ -62,13 +62,16 @@ extension Environment {
         let now = ContinuousClock.now
         return slots.map { slot in
             guard slot.processID == thisProcess, let snapshot = slot.snapshotID,
-                  let match = unmatched.firstIndex(where: { $0.snapshotID == snapshot }) else {
-                return Reader(processID: slot.processID, isThisProcess: slot.processID == thisProcess,
-                              snapshotID: slot.snapshotID, label: nil, age: nil)
+                let match = unmatched.firstIndex(where: { $0.snapshotID == snapshot })
+            else {
+                return Reader(
+                    processID: slot.processID, isThisProcess: slot.processID == thisProcess,
+                    snapshotID: slot.snapshotID, label: nil, age: nil)
             }
             let holder = unmatched.remove(at: match)
-            return Reader(processID: slot.processID, isThisProcess: true, snapshotID: snapshot,
-                          label: holder.registration.label, age: now - holder.began)
+            return Reader(
+                processID: slot.processID, isThisProcess: true, snapshotID: snapshot,
+                label: holder.registration.label, age: now - holder.began)
         }
     }
 
@@ -88,17 +91,19 @@ extension Environment {
     private func readerTable() throws(LMDBError) -> [(processID: Int32, snapshotID: Int?)] {
         let lines = ReaderLines()
         let context = Unmanaged.passUnretained(lines).toOpaque()
-        let code = mdb_reader_list(handle, { message, context in
-            guard let message, let context else { return 0 }
-            Unmanaged<ReaderLines>.fromOpaque(context).takeUnretainedValue().text += String(cString: message)
-            return 0
-        }, context)
+        let code = mdb_reader_list(
+            handle,
+            { message, context in
+                guard let message, let context else { return 0 }
+                Unmanaged<ReaderLines>.fromOpaque(context).takeUnretainedValue().text += String(cString: message)
+                return 0
+            }, context)
         // mdb_reader_list returns its callback's last result, or -1 on a failure of its own.
         if code < 0 { throw LMDBError(.invalidArgument, context: "listing the readers of \(path)") }
         return withExtendedLifetime(lines) {
             lines.text.split(separator: "\n").compactMap { line in
                 let fields = line.split(separator: " ")
-                guard fields.count == 3, let pid = Int32(fields[0]) else { return nil }   // the header
+                guard fields.count == 3, let pid = Int32(fields[0]) else { return nil } // the header
                 return (processID: pid, snapshotID: Int(fields[2]))
             }
         }

@@ -97,10 +97,12 @@ public final class Environment: @unchecked Sendable {
     ) throws(LMDBError) -> Environment {
         do {
             return try openHandle(canonicalPath: canonicalPath, configuration: configuration)
-        } catch where error.code == .invalid && isTornCreation(directory: canonicalPath) {
+        } catch  where error.code == .invalid && isTornCreation(directory: canonicalPath) {
             guard !configuration.flags.contains(.readOnly) else {
-                throw LMDBError(.invalid, context: "opening environment at \(canonicalPath): its creation was cut short "
-                    + "before its first commit, so it holds nothing; open it writable once to create it anew")
+                throw LMDBError(
+                    .invalid,
+                    context: "opening environment at \(canonicalPath): its creation was cut short "
+                        + "before its first commit, so it holds nothing; open it writable once to create it anew")
             }
             // Nothing was ever committed to it: make the environment anew, as its first open meant to.
             unlink(canonicalPath + "/data.mdb")
@@ -117,19 +119,24 @@ public final class Environment: @unchecked Sendable {
         try check(mdb_env_create(&raw), "creating environment for \(canonicalPath)")
         guard let handle = raw else { preconditionFailure("mdb_env_create returned no handle") }
         do throws(LMDBError) {
-            try check(mdb_env_set_mapsize(handle, configuration.mapSize),
-                      "setting map size \(configuration.mapSize) for \(canonicalPath)")
-            try check(mdb_env_set_maxdbs(handle, MDB_dbi(configuration.maxDatabases)),
-                      "setting maxDatabases for \(canonicalPath)")
-            try check(mdb_env_set_maxreaders(handle, UInt32(configuration.maxReaders)),
-                      "setting maxReaders for \(canonicalPath)")
+            try check(
+                mdb_env_set_mapsize(handle, configuration.mapSize),
+                "setting map size \(configuration.mapSize) for \(canonicalPath)")
+            try check(
+                mdb_env_set_maxdbs(handle, MDB_dbi(configuration.maxDatabases)),
+                "setting maxDatabases for \(canonicalPath)")
+            try check(
+                mdb_env_set_maxreaders(handle, UInt32(configuration.maxReaders)),
+                "setting maxReaders for \(canonicalPath)")
             let flags = configuration.flags.rawValue | UInt32(MDB_NOTLS)
             if !configuration.flags.contains(.readOnly) {
-                try allocateLockFile(directory: canonicalPath, maxReaders: configuration.maxReaders,
-                                     mode: configuration.fileMode)
+                try allocateLockFile(
+                    directory: canonicalPath, maxReaders: configuration.maxReaders,
+                    mode: configuration.fileMode)
             }
-            try check(mdb_env_open(handle, canonicalPath, flags, mdb_mode_t(configuration.fileMode)),
-                      "opening environment at \(canonicalPath)")
+            try check(
+                mdb_env_open(handle, canonicalPath, flags, mdb_mode_t(configuration.fileMode)),
+                "opening environment at \(canonicalPath)")
             try checkDataFileLength(handle, path: canonicalPath)
         } catch {
             // lmdb.h: "If this function fails, mdb_env_close() must be called to discard the

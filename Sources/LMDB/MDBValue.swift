@@ -26,7 +26,9 @@ extension MDB_val {
 @inline(__always)
 func validateKey(_ count: Int, _ database: Database, maxKeySize: Int) throws(LMDBError) {
     if count == 0 || count > maxKeySize {
-        throw LMDBError(.badValueSize, context: "key of \(count) bytes for database "
-            + "\(database.name ?? "(main)") (keys must be 1...\(maxKeySize) bytes)")
+        throw LMDBError(
+            .badValueSize,
+            context: "key of \(count) bytes for database "
+                + "\(database.name ?? "(main)") (keys must be 1...\(maxKeySize) bytes)")
     }
 }

@@ -30,7 +30,9 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction, @unchecked Sendab
         TransactionHandle(pointer: pointer, maxKeySize: maxKeySize)
     }
 
-    init(environment: Environment, owned: Bool, registering holder: Environment.ReaderRegistration? = nil) throws(LMDBError) {
+    init(environment: Environment, owned: Bool, registering holder: Environment.ReaderRegistration? = nil)
+        throws(LMDBError)
+    {
         self.environment = Unmanaged.passUnretained(environment)
         self.owner = owned ? environment : nil
         self.maxKeySize = environment.maxKeySize
@@ -73,8 +75,9 @@ extension Environment {
     /// holds back names it), but it cannot be asked to yield: a resize waits for it at most
     /// its bound, then fails. Use ``beginRead(registering:)`` to give it a name or to let it yield.
     public func beginRead() throws(LMDBError) -> ReadTransaction {
-        try ReadTransaction(environment: self, owned: true,
-                            registering: ReaderRegistration(label: "a read transaction begun with Environment.beginRead()"))
+        try ReadTransaction(
+            environment: self, owned: true,
+            registering: ReaderRegistration(label: "a read transaction begun with Environment.beginRead()"))
     }
 
     /// Begins a long-lived read transaction that the caller owns until it goes out of scope,

@@ -62,8 +62,9 @@ extension ReadableTransaction where Self: ~Copyable {
     /// The corresponding C function is `mdb_stat`.
     public func statistics(of database: Database) throws(LMDBError) -> Statistics {
         var stat = MDB_stat()
-        try check(mdb_stat(transactionHandle.pointer, database.handle, &stat),
-                  "reading statistics of \(database.name ?? "(main)")")
+        try check(
+            mdb_stat(transactionHandle.pointer, database.handle, &stat),
+            "reading statistics of \(database.name ?? "(main)")")
         return Statistics(stat)
     }
 

@@ -72,7 +72,9 @@ final class TransactionGate: Sendable {
 
     /// The registered transactions, oldest first, with their numbers.
     var registered: [(number: Int, holder: Holder)] {
-        holders.withLock { $0.entries.map { (number: $0.key, holder: $0.value) } }.sorted { $0.holder.began < $1.holder.began }
+        holders.withLock { $0.entries.map { (number: $0.key, holder: $0.value) } }.sorted {
+            $0.holder.began < $1.holder.began
+        }
     }
 
     /// Asks registered transactions that can yield to end, each for the reason `reason` gives

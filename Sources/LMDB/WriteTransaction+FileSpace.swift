@@ -22,7 +22,8 @@ extension WriteTransaction {
         let descriptor = try environment.dataFileDescriptor()
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            throw LMDBError(LMDBError.Code(rawValue: errno), context: "reading the size of \(environment.path)/data.mdb")
+            throw LMDBError(
+                LMDBError.Code(rawValue: errno), context: "reading the size of \(environment.path)/data.mdb")
         }
         return Int(status.st_size)
     }
@@ -49,8 +50,9 @@ extension WriteTransaction {
     @discardableResult
     public func extendDataFile(to length: Int) throws(LMDBError) -> Int {
         precondition(!isNested, "the data file is extended by a top-level write transaction")
-        precondition(pthread_equal(thread, pthread_self()) != 0,
-                     "LMDB write transaction used on a thread other than the one that began it")
+        precondition(
+            pthread_equal(thread, pthread_self()) != 0,
+            "LMDB write transaction used on a thread other than the one that began it")
         var flags: UInt32 = 0
         try check(mdb_env_get_flags(environment.handle, &flags), "reading the flags of \(environment.path)")
         var size = try dataFileSize()
@@ -64,8 +66,10 @@ extension WriteTransaction {
             let written = pwrite(descriptor, zeros.baseAddress, min(chunk, length - size), off_t(size))
             if written < 0 {
                 if errno == EINTR { continue }
-                throw LMDBError(LMDBError.Code(rawValue: errno), context: "extending \(environment.path)/data.mdb "
-                    + "from \(size) to \(length) bytes")
+                throw LMDBError(
+                    LMDBError.Code(rawValue: errno),
+                    context: "extending \(environment.path)/data.mdb "
+                        + "from \(size) to \(length) bytes")
             }
             size += written
         }

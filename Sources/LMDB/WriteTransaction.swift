@@ -38,8 +38,10 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
     /// Begins the LMDB transaction; a top-level one enters the gate and stays in it on success.
     private static func begin(in environment: Environment, parent: OpaquePointer?) throws(LMDBError) -> OpaquePointer {
         if environment.configuration.flags.contains(.readOnly) {
-            throw LMDBError(.permissionDenied, context: "beginning a write transaction in \(environment.path), "
-                + "which was opened read-only")
+            throw LMDBError(
+                .permissionDenied,
+                context: "beginning a write transaction in \(environment.path), "
+                    + "which was opened read-only")
         }
         if parent == nil { environment.gate.enter() }
         var transaction: OpaquePointer?
@@ -52,8 +54,9 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
         }
         guard code == MDB_SUCCESS, let transaction else {
             if parent == nil { environment.gate.leave() }
-            throw LMDBError(LMDBError.Code(rawValue: code),
-                            context: "beginning \(parent == nil ? "write" : "nested") transaction in \(environment.path)")
+            throw LMDBError(
+                LMDBError.Code(rawValue: code),
+                context: "beginning \(parent == nil ? "write" : "nested") transaction in \(environment.path)")
         }
         return transaction
     }
@@ -70,8 +73,9 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
     /// - Throws: ``LMDBError`` such as `.mapFull` or `.noSpace`; the transaction is ended either way
     ///   and nothing of it is committed on failure.
     public consuming func commit() throws(LMDBError) {
-        precondition(pthread_equal(thread, pthread_self()) != 0,
-                     "LMDB write transaction committed on a thread other than the one that began it")
+        precondition(
+            pthread_equal(thread, pthread_self()) != 0,
+            "LMDB write transaction committed on a thread other than the one that began it")
         // lmdb.h: after mdb_txn_commit "the transaction handle is freed. It and its cursors must
         // not be used again after this call", even when it fails.
         isFinished = true
@@ -87,8 +91,9 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
     ///
     /// The corresponding C call is `mdb_txn_begin` with a parent.
     public mutating func nested<R>(_ body: (inout WriteTransaction) throws -> R) throws -> R {
-        precondition(pthread_equal(thread, pthread_self()) != 0,
-                     "LMDB nested transaction begun on a thread other than its parent's")
+        precondition(
+            pthread_equal(thread, pthread_self()) != 0,
+            "LMDB nested transaction begun on a thread other than its parent's")
         var child = try WriteTransaction(environment: environment, parent: pointer)
         let result = try body(&child)
         try child.commit()
@@ -114,7 +119,9 @@ extension Environment {
     }
 
     /// Begins a write transaction that the caller commits or aborts on this same thread.
-    @available(*, noasync, message: "a write transaction must not span a suspension point; use write(_:) or a dedicated thread")
+    @available(
+        *, noasync, message: "a write transaction must not span a suspension point; use write(_:) or a dedicated thread"
+    )
     public func beginWrite() throws(LMDBError) -> WriteTransaction {
         try WriteTransaction(environment: self, parent: nil)
     }
@@ -136,8 +143,10 @@ extension WriteTransaction {
     ) throws(LMDBError) {
         try validateKey(key.count, database, maxKeySize: environment.maxKeySize)
         if database.options.contains(.duplicateSort) && value.count > environment.maxKeySize {
-            throw LMDBError(.badValueSize, context: "value of \(value.count) bytes for duplicate-sorted "
-                + "database \(database.name ?? "(main)") (at most \(environment.maxKeySize))")
+            throw LMDBError(
+                .badValueSize,
+                context: "value of \(value.count) bytes for duplicate-sorted "
+                    + "database \(database.name ?? "(main)") (at most \(environment.maxKeySize))")
         }
         let pointer = self.pointer
         let code = LMDB.withValue(key) { key in

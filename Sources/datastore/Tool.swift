@@ -38,19 +38,23 @@ enum Tool {
         let family = allCommands.filter { $0.spec.words.first == first }
         guard !family.isEmpty else {
             let suggestion = Suggestion.note(for: first, among: commandNames) { "'\($0)'" }
-            throw ToolError(.usage, "unknown command '\(first)'\(suggestion); the commands are "
-                + commandNames.joined(separator: ", ") + " (see 'datastore --help')")
+            throw ToolError(
+                .usage,
+                "unknown command '\(first)'\(suggestion); the commands are "
+                    + commandNames.joined(separator: ", ") + " (see 'datastore --help')")
         }
         if let command = family.first(where: { $0.spec.words.count == 1 }) {
             return (command, Array(arguments.dropFirst()))
         }
         let subcommands = family.map { $0.spec.words[1] }
         guard arguments.count > 1, let command = family.first(where: { $0.spec.words[1] == arguments[1] }) else {
-            let given = arguments.count > 1
+            let given =
+                arguments.count > 1
                 ? "unknown subcommand '\(first) \(arguments[1])'"
                     + Suggestion.note(for: arguments[1], among: subcommands) { "'\(first) \($0)'" }
                 : "'\(first)' needs a subcommand"
-            throw ToolError(.usage, "\(given): \(subcommands.joined(separator: ", ")) (see 'datastore \(first) SUBCOMMAND --help')")
+            throw ToolError(
+                .usage, "\(given): \(subcommands.joined(separator: ", ")) (see 'datastore \(first) SUBCOMMAND --help')")
         }
         return (command, Array(arguments.dropFirst(2)))
     }
@@ -84,7 +88,7 @@ enum Tool {
             "",
             "Look inside a DataStoreKit store directory and work with it from a shell.",
             "",
-            "commands:",
+            "commands:"
         ]
         lines += CommandSpec.columns(allCommands.map { ($0.spec.name, $0.spec.summary) })
         lines += [
@@ -92,7 +96,7 @@ enum Tool {
             "Every command takes --help. Results are tables on a terminal and JSON otherwise",
             "(--json and --table choose). Errors go to standard error.",
             "",
-            "exit codes:",
+            "exit codes:"
         ]
         lines += CommandSpec.columns(ExitCode.allCases.map { ("\($0.rawValue)", $0.meaning) })
         lines += ["", "Documentation: docs/cli.md"]

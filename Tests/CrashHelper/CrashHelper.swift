@@ -72,10 +72,13 @@ struct CrashHelper {
                         do {
                             let context = store.newContext()
                             if let removes {
-                                for index in 0..<removes.count { try context.remove(id: .string("\(removes.tag).\(index)"), from: items) }
+                                for index in 0..<removes.count {
+                                    try context.remove(id: .string("\(removes.tag).\(index)"), from: items)
+                                }
                             }
                             for index in 0..<size {
-                                try context.add(CrashItem(tag: tag, of: size, index: index, removes: removes?.tag), to: items)
+                                try context.add(
+                                    CrashItem(tag: tag, of: size, index: index, removes: removes?.tag), to: items)
                             }
                             try await context.save()
                         } catch {

@@ -34,9 +34,15 @@ extension CrashHelper {
         do {
             let (items, ledger, heads) = try await PowerLossWorkload.collections(in: store)
             let encoder = JSONEncoder()
-            for item in try await items.all() { emit("ITEM " + String(decoding: try encoder.encode(item), as: UTF8.self)) }
-            for entry in try await ledger.all() { emit("LEDGER " + String(decoding: try encoder.encode(entry), as: UTF8.self)) }
-            for head in try await heads.all() { emit("HEAD " + String(decoding: try encoder.encode(head), as: UTF8.self)) }
+            for item in try await items.all() {
+                emit("ITEM " + String(decoding: try encoder.encode(item), as: UTF8.self))
+            }
+            for entry in try await ledger.all() {
+                emit("LEDGER " + String(decoding: try encoder.encode(entry), as: UTF8.self))
+            }
+            for head in try await heads.all() {
+                emit("HEAD " + String(decoding: try encoder.encode(head), as: UTF8.self))
+            }
             for problem in try store.check() { emit("PROBLEM \(oneLine(problem))") }
             emit("PROBE " + (try await probe(items: items, ledger: ledger, heads: heads, store: store)))
         } catch {
@@ -45,8 +51,10 @@ extension CrashHelper {
     }
 
     /// Saves one more change set across the three collections and reads it back: `ok`, or what differed.
-    private static func probe(items: StoreCollection<CrashItem>, ledger: StoreCollection<LedgerEntry>,
-                              heads: StoreCollection<WorkerHead>, store: DataStore) async throws -> String {
+    private static func probe(
+        items: StoreCollection<CrashItem>, ledger: StoreCollection<LedgerEntry>,
+        heads: StoreCollection<WorkerHead>, store: DataStore
+    ) async throws -> String {
         let tag = "after-power-loss"
         let context = store.newContext()
         for index in 0..<3 { try context.add(CrashItem(tag: tag, of: 3, index: index, removes: nil), to: items) }
@@ -56,7 +64,8 @@ extension CrashHelper {
         try await context.save()
         let stored = try await items.query(params: ["tag": .string(tag)], options: nil)
         guard stored.count == 3, try await heads.get(id: .string(head.id)) == head,
-              try await ledger.get(id: .string(tag)).count == 3 else {
+            try await ledger.get(id: .string(tag)).count == 3
+        else {
             return "the change set saved after reopening reads back as \(stored.count) of 3 items"
         }
         return "ok"

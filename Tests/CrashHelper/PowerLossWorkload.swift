@@ -67,12 +67,12 @@ public enum PowerLossWorkload {
     public static let ledgerIndexes: [IndexDefinition] = [
         IndexDefinition("email", unique: true),
         IndexDefinition("worker_n", fields: ["worker", .descending("n")], unique: true),
-        IndexDefinition("labels", multiValue: true),
+        IndexDefinition("labels", multiValue: true)
     ]
 
     public static let headIndexes: [IndexDefinition] = [
         IndexDefinition("token", unique: true),
-        IndexDefinition("last"),
+        IndexDefinition("last")
     ]
 
     /// The three collections: ``CrashWorkload``'s items, the ledger and the worker heads.
@@ -132,10 +132,12 @@ extension CrashHelper {
                                     }
                                 }
                                 for index in 0..<size {
-                                    try context.add(CrashItem(tag: tag, of: size, index: index, removes: removes?.tag), to: items)
+                                    try context.add(
+                                        CrashItem(tag: tag, of: size, index: index, removes: removes?.tag), to: items)
                                 }
-                                try context.add(LedgerEntry(tag: tag, worker: worker, n: n, count: size, removes: removes?.tag),
-                                                to: ledger)
+                                try context.add(
+                                    LedgerEntry(tag: tag, worker: worker, n: n, count: size, removes: removes?.tag),
+                                    to: ledger)
                                 let head = WorkerHead(worker: worker, last: n, token: tag, live: live)
                                 try context.put(id: .string(head.id), object: head, in: heads)
                                 emit(PowerLossWorkload.beginLine(tag: tag))
@@ -154,7 +156,8 @@ extension CrashHelper {
             }
         }
         let metrics = store.writerMetrics
-        emit("DONE mapGrowths=\(metrics.mapGrowths) extensions=\(metrics.dataFileExtensions) batches=\(metrics.batches)")
+        emit(
+            "DONE mapGrowths=\(metrics.mapGrowths) extensions=\(metrics.dataFileExtensions) batches=\(metrics.batches)")
         store.close()
     }
 }

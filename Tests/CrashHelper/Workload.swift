@@ -43,7 +43,7 @@ public enum CrashWorkload {
         IndexDefinition("tag"),
         IndexDefinition("payload"),
         IndexDefinition("labels", multiValue: true),
-        IndexDefinition("tag_index", fields: ["tag", .descending("index")], unique: true),
+        IndexDefinition("tag_index", fields: ["tag", .descending("index")], unique: true)
     ]
 
     /// Opens (or creates) the collection.

@@ -124,14 +124,17 @@ struct DeepNestingTests {
                 if array {
                     _ = try RecordDecoder().decode(Root.self, from: record)
                 } else {
-                    _ = try RecordDecoder().decode(Box.self, from: Self.deepRecord(array: false, field: "next", name: "next"))
+                    _ = try RecordDecoder().decode(
+                        Box.self, from: Self.deepRecord(array: false, field: "next", name: "next"))
                 }
             }
             #expect((Self.underlying(error) as? CodecError)?.code == .tooDeep, "\(String(describing: error))")
         }
         let deep = Held(Self.nestedValue(array: true)), object = Held(Self.nestedValue(array: false, name: "next"))
         defer { release(deep, object) }
-        let error = #expect(throws: DecodingError.self) { try DocumentDecoder().decodeValue(Tree.self, from: deep.value!) }
+        let error = #expect(throws: DecodingError.self) {
+            try DocumentDecoder().decodeValue(Tree.self, from: deep.value!)
+        }
         #expect((Self.underlying(error) as? CodecError)?.code == .tooDeep)
         let boxError = #expect(throws: DecodingError.self) {
             try DocumentDecoder().decodeValue(Box.self, from: object.value!)
@@ -146,21 +149,33 @@ struct DeepNestingTests {
         let record = try RecordCodec.encode(try DocumentEncoder().encode(fits))
         let decoded = try RecordDecoder().decode(Root.self, from: record)
         #expect(try DocumentEncoder().encode(decoded) == DocumentEncoder().encode(fits))
-        #expect(try DocumentDecoder().decode(Root.self, from: RecordCodec.decode(record)).a.depth == RecordCodec.maxDepth - 1)
-        let error = #expect(throws: CodecError.self) { try DocumentEncoder().encode(Root(a: .nested(RecordCodec.maxDepth))) }
+        #expect(
+            try DocumentDecoder().decode(Root.self, from: RecordCodec.decode(record)).a.depth == RecordCodec.maxDepth
+                - 1)
+        let error = #expect(throws: CodecError.self) {
+            try DocumentEncoder().encode(Root(a: .nested(RecordCodec.maxDepth)))
+        }
         #expect(error?.fieldPath == "a" + String(repeating: "[0]", count: RecordCodec.maxDepth - 1))
         let tooDeep = Document(["a": Self.nestedValue(array: true, depth: RecordCodec.maxDepth)])
         let decodeError = #expect(throws: DecodingError.self) { try DocumentDecoder().decode(Root.self, from: tooDeep) }
-        #expect((Self.underlying(decodeError) as? CodecError)?.fieldPath == "a" + String(repeating: "[0]", count: RecordCodec.maxDepth - 1))
+        #expect(
+            (Self.underlying(decodeError) as? CodecError)?.fieldPath == "a"
+                + String(repeating: "[0]", count: RecordCodec.maxDepth - 1))
     }
 
     // MARK: Keys
 
-    @Test("keys: 100 000 nested components are tooDeep; a deep value is written without recursion and cut when truncating")
+    @Test(
+        "keys: 100 000 nested components are tooDeep; a deep value is written without recursion and cut when truncating"
+    )
     func keys() throws {
         for tag: UInt8 in [0x60, 0x70] {
             var key = [UInt8](repeating: tag, count: Self.depth)
-            if tag == 0x70 { key = Array([[0x70, 0x40, 0x6E, 0x00, 0x01]].joined()) + key.dropFirst().flatMap { _ in [0x70, 0x40, 0x6E, 0x00, 0x01] } }
+            if tag == 0x70 {
+                key =
+                    Array([[0x70, 0x40, 0x6E, 0x00, 0x01]].joined())
+                    + key.dropFirst().flatMap { _ in [0x70, 0x40, 0x6E, 0x00, 0x01] }
+            }
             key.append(0x10)
             key += [UInt8](repeating: 0x00, count: Self.depth)
             let error = #expect(throws: CodecError.self) { try KeyCodec.decodeComponents(key) }
@@ -205,7 +220,9 @@ struct DeepNestingTests {
         let text = deep.value!.description
         #expect(text == String(repeating: "[", count: Self.depth) + "1" + String(repeating: "]", count: Self.depth))
         let objectText = Document(["a": object.value!]).description
-        #expect(objectText.hasPrefix("{\"a\": {\"n\": {\"n\": ") && objectText.hasSuffix("\"n\": 1" + String(repeating: "}", count: Self.depth + 1)))
+        #expect(
+            objectText.hasPrefix("{\"a\": {\"n\": {\"n\": ")
+                && objectText.hasSuffix("\"n\": 1" + String(repeating: "}", count: Self.depth + 1)))
     }
 
     @Test("comparison, equality and hashing of 100 000-deep values")
@@ -245,15 +262,16 @@ struct DeepNestingTests {
     /// nested containers (docs/encoding.md: each container is its tag, its body length, a count
     /// of 1, and an object's entry name). Sizes are computed inside out, then bytes written outside in.
     static func deepRecord(array: Bool, field: String = "a", name: String = "n") -> [UInt8] {
-        let header: [UInt8] = array ? [0x01] : [0x01, UInt8(name.utf8.count)] + Array(name.utf8)  // count 1, an object's entry name
+        // Count 1, then an object's entry name.
+        let header: [UInt8] = array ? [0x01] : [0x01, UInt8(name.utf8.count)] + Array(name.utf8)
         var bodyLengths: [Int] = []
-        var inner = 1  // the null
+        var inner = 1 // the null
         for _ in 0..<depth {
             let body = header.count + inner
             bodyLengths.append(body)
             inner = 1 + varint(body).count + body
         }
-        var record: [UInt8] = [0x01, 0x01, UInt8(field.utf8.count)] + Array(field.utf8)  // version, 1 field, its name
+        var record: [UInt8] = [0x01, 0x01, UInt8(field.utf8.count)] + Array(field.utf8) // version, 1 field, its name
         for body in bodyLengths.reversed() {
             record.append(array ? 0x0B : 0x0C)
             record += varint(body)
@@ -365,6 +383,9 @@ func onLargeStack<T>(_ body: @escaping @Sendable () -> T) -> T {
 /// Releases the values held on a large stack (see ``onLargeStack(_:)``).
 func release<each T>(_ held: repeat Held<each T>) {
     for box in repeat each held {
-        _ = onLargeStack { box.value = nil; return 0 }
+        _ = onLargeStack {
+            box.value = nil
+            return 0
+        }
     }
 }

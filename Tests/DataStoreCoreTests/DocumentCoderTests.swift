@@ -40,7 +40,7 @@ struct DocumentCoderTests {
         let document = try DocumentEncoder().encode(Self.envelope)
         #expect(document["sent"] == .double(1_437_108_600.5))
         #expect(document["kind"] == "image")
-        #expect(document["missing"] == nil)  // nil optionals are left out
+        #expect(document["missing"] == nil) // nil optionals are left out
         #expect(document["attachments"] == [["owner": "o", "size": 10, "checksum": .bytes([1, 2, 3])]])
         #expect(document["raw"] == .bytes([0, 255]))
         #expect(try DocumentDecoder().decode(Envelope.self, from: document) == Self.envelope)
@@ -58,12 +58,17 @@ struct DocumentCoderTests {
 
     @Test("numbers convert by value: 3.0 decodes as Int, ints as Double; 3.5 does not fit Int")
     func numbers() throws {
-        struct Numbers: Codable { var i: Int; var d: Double }
+        struct Numbers: Codable {
+            var i: Int
+            var d: Double
+        }
         let document: Document = ["i": 3.0, "d": 2]
         let decoded = try DocumentDecoder().decode(Numbers.self, from: document)
         #expect(decoded.i == 3 && decoded.d == 2)
         #expect(throws: DecodingError.self) { try DocumentDecoder().decode(Numbers.self, from: ["i": 3.5, "d": 1]) }
-        #expect(throws: DecodingError.self) { try RecordDecoder().decode(Numbers.self, from: try RecordCodec.encode(["i": 300, "d": "x"])) }
+        #expect(throws: DecodingError.self) {
+            try RecordDecoder().decode(Numbers.self, from: try RecordCodec.encode(["i": 300, "d": "x"]))
+        }
     }
 
     @Test("decoding errors carry the coding path")
@@ -72,7 +77,7 @@ struct DocumentCoderTests {
         document["attachments"] = [["owner": 5, "size": 1, "checksum": .bytes([])]]
         for decode in [
             { try DocumentDecoder().decode(Envelope.self, from: document) },
-            { try RecordDecoder().decode(Envelope.self, from: try RecordCodec.encode(document)) },
+            { try RecordDecoder().decode(Envelope.self, from: try RecordCodec.encode(document)) }
         ] {
             #expect {
                 _ = try decode()
@@ -95,7 +100,9 @@ struct DocumentCoderTests {
         let bytes = try RecordCodec.encode(try DocumentEncoder().encode(Self.envelope))
         var generator = SplitMix64(seed: 91)
         for length in 0..<bytes.count {
-            #expect(throws: (any Error).self) { try RecordDecoder().decode(Envelope.self, from: Array(bytes[..<length])) }
+            #expect(throws: (any Error).self) {
+                try RecordDecoder().decode(Envelope.self, from: Array(bytes[..<length]))
+            }
         }
         for index in bytes.indices {
             var damaged = bytes

@@ -18,8 +18,10 @@ struct EncodingSpecTests {
         (["b": .bytes([0x00, 0xFF])], "01 01 01 62 0A 02 00 FF"),
         (["l": [1, "a"]], "01 01 01 6C 0B 06 02 04 01 09 01 61"),
         (["o": ["x": 1]], "01 01 01 6F 0C 05 01 01 78 04 01"),
-        (["from": "12", "created_ts": 1437108600.5],
-         "01 02 0A 63 72 65 61 74 65 64 5F 74 73 08 00 00 20 5E 22 6A D5 41 04 66 72 6F 6D 09 02 31 32"),
+        (
+            ["from": "12", "created_ts": 1437108600.5],
+            "01 02 0A 63 72 65 61 74 65 64 5F 74 73 08 00 00 20 5E 22 6A D5 41 04 66 72 6F 6D 09 02 31 32"
+        )
     ]
 
     @Test("record vectors encode and decode", arguments: records.indices)
@@ -37,7 +39,7 @@ struct EncodingSpecTests {
         ("01 01 01 61 09 FF FF FF FF 0F", .truncated),
         ("01 01 01 61 05 01 00", .corrupt),
         ("01 02 01 62 01 01 61 01", .corrupt),
-        ("01 01 01 61 01 00", .corrupt),
+        ("01 01 01 61 01 00", .corrupt)
     ]
 
     @Test("malformed record vectors throw their codes", arguments: malformedRecords.indices)
@@ -74,8 +76,11 @@ struct EncodingSpecTests {
         (.bytes([0]), "50 00 FF 00 01", "AF FF 00 FF FE"),
         (.bytes([]), "50 00 01", "AF FF FE"),
         ([], "60 00", "9F FF"),
-        (["a", 1], "60 40 61 00 01 30 BF F0 00 00 00 00 00 00 00 00", "9F BF 9E FF FE CF 40 0F FF FF FF FF FF FF FF FF"),
-        (["k": true], "70 40 6B 00 01 21 00", "8F BF 94 FF FE DE FF"),
+        (
+            ["a", 1], "60 40 61 00 01 30 BF F0 00 00 00 00 00 00 00 00",
+            "9F BF 9E FF FE CF 40 0F FF FF FF FF FF FF FF FF"
+        ),
+        (["k": true], "70 40 6B 00 01 21 00", "8F BF 94 FF FE DE FF")
     ]
 
     @Test("key vectors encode and decode, ascending and descending", arguments: keys.indices)
@@ -102,7 +107,7 @@ struct EncodingSpecTests {
         ("abcdefghijklmnopqrstuvwxyz", false, "40 61 62 63 64 65 66 67 68 69 6A 6B 6C 6D 00 02"),
         ("abcdefghijklm", false, "40 61 62 63 64 65 66 67 68 69 6A 6B 6C 6D 00 01"),
         (.bytes(Array(repeating: 0, count: 10)), false, "50 00 FF 00 FF 00 FF 00 FF 00 FF 00 FF 00 02"),
-        ("abcdefghijklmnopqrstuvwxyz", true, "BF 9E 9D 9C 9B 9A 99 98 97 96 95 94 93 92 FF FD"),
+        ("abcdefghijklmnopqrstuvwxyz", true, "BF 9E 9D 9C 9B 9A 99 98 97 96 95 94 93 92 FF FD")
     ]
 
     @Test("truncation vectors with B = 16", arguments: truncations.indices)
@@ -120,7 +125,7 @@ struct EncodingSpecTests {
         ("05", .corrupt),
         ("40 61 00", .truncated),
         ("40 61 00 03", .corrupt),
-        ("30 7F FF FF FF FF FF FF FF 00", .corrupt),
+        ("30 7F FF FF FF FF FF FF FF 00", .corrupt)
     ]
 
     @Test("malformed key vectors throw their codes", arguments: malformedKeys.indices)

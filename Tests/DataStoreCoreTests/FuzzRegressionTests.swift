@@ -36,7 +36,9 @@ struct FuzzRegressionTests {
             #expect(try KeyCodec.decode(bytes, descending: components.map(\.isDescending)) == components.map(\.value))
             guard !components.contains(where: \.isTruncated) else { continue }
             var again: [UInt8] = []
-            for component in components { KeyCodec.append(component.value, to: &again, descending: component.isDescending) }
+            for component in components {
+                KeyCodec.append(component.value, to: &again, descending: component.isDescending)
+            }
             #expect(again == bytes)
         }
     }
@@ -48,7 +50,9 @@ struct FuzzRegressionTests {
                 for replacement: UInt8 in [0x00, 0x01, 0x7F, 0x80, 0xFF, seed[index] &+ 1] {
                     var bytes = seed
                     bytes[index] = replacement
-                    if let document = try? RecordCodec.decode(bytes) { #expect(try RecordCodec.encode(document) == bytes) }
+                    if let document = try? RecordCodec.decode(bytes) {
+                        #expect(try RecordCodec.encode(document) == bytes)
+                    }
                 }
             }
         }

@@ -37,7 +37,10 @@ struct KeyCodecTests {
                 var expected = 0
                 for (index, descending) in directions.enumerated() {
                     let order = Value.compare(tuples[i][index], tuples[j][index])
-                    if order != 0 { expected = descending ? -order : order; break }
+                    if order != 0 {
+                        expected = descending ? -order : order
+                        break
+                    }
                 }
                 #expect(compareBytes(keys[i], keys[j]) == expected)
             }
@@ -97,7 +100,9 @@ struct KeyCodecTests {
     func malformed() {
         var generator = ValueGenerator(seed: 41)
         for _ in 0..<150 {
-            let key = KeyCodec.encode([(value: generator.value(), descending: false), (value: generator.value(), descending: true)])
+            let key = KeyCodec.encode([
+                (value: generator.value(), descending: false), (value: generator.value(), descending: true)
+            ])
             for length in 0..<key.count {
                 // A prefix may end exactly between components; then it must decode to the first.
                 let prefix = Array(key[..<length])
@@ -109,11 +114,15 @@ struct KeyCodecTests {
                 var damaged = key
                 damaged[index] ^= UInt8(truncatingIfNeeded: generator.rng.next() | 1)
                 // Whatever it decodes to, it must be canonical: re-encoding gives the same bytes.
-                if let components = try? KeyCodec.decodeComponents(damaged), !components.contains(where: \.isTruncated) {
-                    #expect(KeyCodec.encode(components.map { (value: $0.value, descending: $0.isDescending) }) == damaged)
+                if let components = try? KeyCodec.decodeComponents(damaged), !components.contains(where: \.isTruncated)
+                {
+                    #expect(
+                        KeyCodec.encode(components.map { (value: $0.value, descending: $0.isDescending) }) == damaged)
                 }
             }
         }
-        #expect(throws: CodecError.self) { try KeyCodec.decode(Array(repeating: 0x60, count: 200) + Array(repeating: 0, count: 200)) }
+        #expect(throws: CodecError.self) {
+            try KeyCodec.decode(Array(repeating: 0x60, count: 200) + Array(repeating: 0, count: 200))
+        }
     }
 }

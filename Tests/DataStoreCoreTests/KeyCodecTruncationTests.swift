@@ -18,7 +18,10 @@ struct KeyCodecTruncationTests {
             switch generator.int(0...5) {
             case 0: return .string(stem + generator.string(maxLength: 40))
             case 1: return .bytes(Array(stem.utf8) + generator.bytes(maxLength: 40))
-            case 2: return .array((0..<generator.int(0...8)).map { _ in generator.int(0...1) == 0 ? .string(stem) : generator.number() })
+            case 2:
+                return .array(
+                    (0..<generator.int(0...8)).map { _ in generator.int(0...1) == 0 ? .string(stem) : generator.number()
+                    })
             case 3: return .object(generator.document(depth: 1, maxFields: 6))
             case 4: return .string(String(stem.prefix(generator.int(0...stem.count))))
             default: return generator.value()
@@ -26,8 +29,9 @@ struct KeyCodecTruncationTests {
         }
     }
 
-    @Test("a < b implies key(a) <= key(b), and key(a) < key(b) implies a < b",
-          arguments: [(UInt64(51), 16), (52, 17), (53, 24), (54, 40), (55, 64)])
+    @Test(
+        "a < b implies key(a) <= key(b), and key(a) < key(b) implies a < b",
+        arguments: [(UInt64(51), 16), (52, 17), (53, 24), (54, 40), (55, 64)])
     func orderGuarantee(seed: UInt64, maxBytes: Int) {
         let values = Self.longValues(seed: seed, count: 140)
         for descending in [false, true] {

@@ -19,10 +19,12 @@ struct QueryOptionsTests {
         #expect(try query([:]).limit == nil)
     }
 
-    @Test(arguments: [
-        ("limit", Value.int(-1), "int -1"), ("limit", 1.5, "double 1.5"), ("limit", "10", #"string "10""#),
-        ("limit", true, "bool true"), ("limit", .double(.nan), "double nan"), ("limit", .double(1e30), "double 1e+30"), ("offset", -5, "int -5"), ("offset", [1], "array [1]"),
-    ] as [(String, Value, String)])
+    @Test(
+        arguments: [
+            ("limit", Value.int(-1), "int -1"), ("limit", 1.5, "double 1.5"), ("limit", "10", #"string "10""#),
+            ("limit", true, "bool true"), ("limit", .double(.nan), "double nan"),
+            ("limit", .double(1e30), "double 1e+30"), ("offset", -5, "int -5"), ("offset", [1], "array [1]")
+        ] as [(String, Value, String)])
     func badCounts(option: String, value: Value, shown: String) {
         let error = queryError(options: [option: value])
         #expect(error?.code == .invalidOption)
@@ -37,7 +39,10 @@ struct QueryOptionsTests {
     }
 
     @Test func seedSortForm() throws {
-        #expect(try query(["sort": ["created_ts": ["ascending": false]]]).sort == [SortKey(field: "created_ts", ascending: false)])
+        #expect(
+            try query(["sort": ["created_ts": ["ascending": false]]]).sort == [
+                SortKey(field: "created_ts", ascending: false)
+            ])
         #expect(try query(["sort": ["created_ts": ["ascending": true]]]).sort == [SortKey(field: "created_ts")])
         #expect(try query(["sort": ["created_ts": [:]]]).sort == [SortKey(field: "created_ts", ascending: true)])
         #expect(try query(["sort": [:]]).sort.isEmpty)
@@ -57,7 +62,7 @@ struct QueryOptionsTests {
         #expect(
             q.sort == [
                 SortKey(field: "b", ascending: false), SortKey(field: "a"), SortKey(field: "c", ascending: false),
-                SortKey(field: "d"),
+                SortKey(field: "d")
             ])
         #expect(q.description == "all sort b desc, a asc, c desc, d asc")
         #expect(try query(["sort": []]).sort.isEmpty)
@@ -65,20 +70,42 @@ struct QueryOptionsTests {
         #expect(try query(["sort": [["-x": ["ascending": true]]]]).sort == [SortKey(field: "-x")])
     }
 
-    @Test(arguments: [
-        (Value.int(1), #"query option "sort" must be an object, an array or a string, not int 1"#),
-        (["a": true], #"query option "sort" gives the field "a" bool true; write {"ascending": true} or {"ascending": false}"#),
-        (["a": ["ascending": 0]], #"query option "sort" has "ascending" int 0 for the field "a"; it must be true or false"#),
-        (["a": ["ascending": "no"]], #"query option "sort" has "ascending" string "no" for the field "a"; it must be true or false"#),
-        (["a": ["asc": false]], #"query option "sort" has the unknown key "asc" for the field "a"; the only key is "ascending""#),
-        ([1], #"query option "sort" has the element int 1; each element must be a string "field" or "-field", or an object with one field such as {"field": {"ascending": false}}"#),
-        ([["a": [:], "b": [:]]], #"query option "sort" has the element object {"a": {}, "b": {}}; each element must be a string "field" or "-field", or an object with one field such as {"field": {"ascending": false}}"#),
-        ([[:]], #"query option "sort" has the element object {}; each element must be a string "field" or "-field", or an object with one field such as {"field": {"ascending": false}}"#),
-        ([""], #"query option "sort" has the field ""; a field name is non-empty and has no whitespace"#),
-        (["-"], #"query option "sort" has the field "-"; a field name is non-empty and has no whitespace"#),
-        (["a b"], #"query option "sort" has the field "a b"; a field name is non-empty and has no whitespace"#),
-        (["a", "-a"], #"query option "sort" names the field "a" twice"#),
-    ] as [(Value, String)])
+    @Test(
+        arguments: [
+            (Value.int(1), #"query option "sort" must be an object, an array or a string, not int 1"#),
+            (
+                ["a": true],
+                #"query option "sort" gives the field "a" bool true; write {"ascending": true} or {"ascending": false}"#
+            ),
+            (
+                ["a": ["ascending": 0]],
+                #"query option "sort" has "ascending" int 0 for the field "a"; it must be true or false"#
+            ),
+            (
+                ["a": ["ascending": "no"]],
+                #"query option "sort" has "ascending" string "no" for the field "a"; it must be true or false"#
+            ),
+            (
+                ["a": ["asc": false]],
+                #"query option "sort" has the unknown key "asc" for the field "a"; the only key is "ascending""#
+            ),
+            (
+                [1],
+                #"query option "sort" has the element int 1; each element must be a string "field" or "-field", or an object with one field such as {"field": {"ascending": false}}"#
+            ),
+            (
+                [["a": [:], "b": [:]]],
+                #"query option "sort" has the element object {"a": {}, "b": {}}; each element must be a string "field" or "-field", or an object with one field such as {"field": {"ascending": false}}"#
+            ),
+            (
+                [[:]],
+                #"query option "sort" has the element object {}; each element must be a string "field" or "-field", or an object with one field such as {"field": {"ascending": false}}"#
+            ),
+            ([""], #"query option "sort" has the field ""; a field name is non-empty and has no whitespace"#),
+            (["-"], #"query option "sort" has the field "-"; a field name is non-empty and has no whitespace"#),
+            (["a b"], #"query option "sort" has the field "a b"; a field name is non-empty and has no whitespace"#),
+            (["a", "-a"], #"query option "sort" names the field "a" twice"#)
+        ] as [(Value, String)])
     func badSorts(sort: Value, message: String) {
         let error = queryError(options: ["sort": sort])
         #expect(error?.code == .invalidOption)

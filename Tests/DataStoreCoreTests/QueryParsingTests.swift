@@ -8,7 +8,7 @@ struct QueryParsingTests {
         #expect(
             query.conditions == [
                 Condition(field: "from_user_key", op: .equal, value: "1234567890"),
-                Condition(field: "to_user_key", op: .equal, value: "0987654321"),
+                Condition(field: "to_user_key", op: .equal, value: "0987654321")
             ])
         #expect(query.description == #"from_user_key == "1234567890" and to_user_key == "0987654321""#)
     }
@@ -25,11 +25,12 @@ struct QueryParsingTests {
         #expect(query.matches(["created_ts": .double(1437118258)]))
     }
 
-    @Test(arguments: [
-        ("f", Operator.equal), ("f =", .equal), ("f ==", .equal), ("f !=", .notEqual), ("f <", .less),
-        ("f <=", .lessOrEqual), ("f >", .greater), ("f >=", .greaterOrEqual), ("f    >=", .greaterOrEqual),
-        ("f\t<", .less),
-    ] as [(String, Operator)])
+    @Test(
+        arguments: [
+            ("f", Operator.equal), ("f =", .equal), ("f ==", .equal), ("f !=", .notEqual), ("f <", .less),
+            ("f <=", .lessOrEqual), ("f >", .greater), ("f >=", .greaterOrEqual), ("f    >=", .greaterOrEqual),
+            ("f\t<", .less)
+        ] as [(String, Operator)])
     func everyOperator(key: String, op: Operator) throws {
         let query = try Query(params: [key: 5], options: nil)
         #expect(query.conditions == [Condition(field: "f", op: op, value: 5)])
@@ -73,7 +74,7 @@ struct QueryParsingTests {
     @Test func memberwiseInitSortsConditions() {
         let query = Query(conditions: [
             Condition(field: "b", op: .less, value: 1), Condition(field: "a", op: .in, value: [1]),
-            Condition(field: "a", op: .equal, value: 2),
+            Condition(field: "a", op: .equal, value: 2)
         ])
         #expect(query.description == "a == 2 and a in [1] and b < 1")
     }
@@ -92,19 +93,40 @@ struct QueryParsingTests {
     }
 
     @Test(arguments: [
-        ("created_ts =>", #"query key "created_ts =>" has an unknown operator "=>"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
-        ("a <>", #"query key "a <>" has an unknown operator "<>"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
-        ("a like", #"query key "a like" has an unknown operator "like"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
-        ("a IN", #"query key "a IN" has an unknown operator "IN"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
-        ("a ===", #"query key "a ===" has an unknown operator "==="; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
+        (
+            "created_ts =>",
+            #"query key "created_ts =>" has an unknown operator "=>"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#
+        ),
+        (
+            "a <>",
+            #"query key "a <>" has an unknown operator "<>"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#
+        ),
+        (
+            "a like",
+            #"query key "a like" has an unknown operator "like"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#
+        ),
+        (
+            "a IN",
+            #"query key "a IN" has an unknown operator "IN"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#
+        ),
+        (
+            "a ===",
+            #"query key "a ===" has an unknown operator "==="; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#
+        ),
         (" >=", #"query key " >=" has no field name before the operator ">=""#),
         (">=", #"query key ">=" has no field name before the operator ">=""#),
         ("", #"query key "" has no field name"#),
         ("   ", #"query key "   " has no field name"#),
         (" a", #"query key " a" starts with whitespace"#),
         ("a ", #"query key "a " ends with whitespace; write "field" or "field OP""#),
-        ("a b >=", #"query key "a b >=" has 3 words; write "field" or "field OP" (field names cannot contain whitespace)"#),
-        ("a\nb", #"query key "a\nb" has an unknown operator "b"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
+        (
+            "a b >=",
+            #"query key "a b >=" has 3 words; write "field" or "field OP" (field names cannot contain whitespace)"#
+        ),
+        (
+            "a\nb",
+            #"query key "a\nb" has an unknown operator "b"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#
+        )
     ])
     func malformedKeys(key: String, message: String) {
         let error = queryError(params: [key: 1])
@@ -114,7 +136,9 @@ struct QueryParsingTests {
 
     @Test func theFirstBadKeyByBytesIsReported() {
         for _ in 0..<10 {
-            #expect(queryError(params: ["z <>": 1, "b =>": 2, "ok": 3, "c like": 4])?.message.hasPrefix(#"query key "b =>""#) == true)
+            #expect(
+                queryError(params: ["z <>": 1, "b =>": 2, "ok": 3, "c like": 4])?.message.hasPrefix(
+                    #"query key "b =>""#) == true)
         }
     }
 

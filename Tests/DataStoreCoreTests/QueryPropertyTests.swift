@@ -50,7 +50,7 @@ struct QueryPropertyTests {
         let b = Query(
             conditions: [
                 Condition(field: "ts", op: .greaterOrEqual, value: .double(1)),
-                Condition(field: "name", op: .equal, value: "x"),
+                Condition(field: "name", op: .equal, value: "x")
             ], sort: [SortKey(field: "ts", ascending: false)], limit: 5)
         #expect(a == b)
         #expect(Set([a, b]).count == 1)

@@ -123,7 +123,8 @@ struct QueryRangeTests {
                 if case .array(let elements) = v {
                     // Not `exists`: an empty array is present but has no element (the planner does
                     // not use `exists` on a multi-value index).
-                    for condition in query.conditions where condition.matches(fieldValue: v) && condition.op != .exists {
+                    for condition in query.conditions where condition.matches(fieldValue: v) && condition.op != .exists
+                    {
                         guard let own = condition.range else { continue }
                         #expect(elements.contains { own.contains($0) }, "\(v) matches \(condition) outside \(own)")
                     }

@@ -10,7 +10,7 @@ struct QuerySortingTests {
         ["id": "a", "ts": 2],
         ["id": "c", "ts": .null],
         ["id": "f", "ts": "x"],
-        ["id": "g", "ts": .double(1.5)],
+        ["id": "g", "ts": .double(1.5)]
     ]
 
     private func ids(_ query: Query, _ documents: [Document]? = nil) -> [String] {
@@ -33,7 +33,7 @@ struct QuerySortingTests {
     @Test func secondKeyBreaksTies() {
         let docs: [Document] = [
             ["id": 1, "a": 1, "b": "x"], ["id": 2, "a": 1, "b": "y"], ["id": 3, "a": 0, "b": "z"],
-            ["id": 4, "a": 1],
+            ["id": 4, "a": 1]
         ]
         let query = Query(sort: [SortKey(field: "a"), SortKey(field: "b", ascending: false)])
         #expect(query.evaluate(docs, idField: "id").map { $0["id"] } == [3, 2, 1, 4])

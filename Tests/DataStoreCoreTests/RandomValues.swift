@@ -25,27 +25,37 @@ struct ValueGenerator {
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
 
     mutating func number() -> Value {
-        let interesting: [Int64] = [0, 1, -1, 2, 42, -42, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1, (1 << 53) - 1,
-                                    1 << 62, (1 << 62) + 1, .max, .max - 1, .min, .min + 1, 1_437_108_600]
+        let interesting: [Int64] = [
+            0, 1, -1, 2, 42, -42, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1, (1 << 53) - 1,
+            1 << 62, (1 << 62) + 1, .max, .max - 1, .min, .min + 1, 1_437_108_600
+        ]
         switch int(0...9) {
         case 0: return .int(interesting[int(0...interesting.count - 1)])
         case 1: return .double(Double(interesting[int(0...interesting.count - 1)]))
         case 2: return .int(Int64.random(in: -5...5, using: &rng))
         case 3: return .double(Double(Int64.random(in: -5...5, using: &rng)) / 2)
         case 4: return .int(Int64(bitPattern: rng.next()))
-        case 5: return .double(Double(bitPattern: rng.next()))  // any bits: NaNs, subnormals, huge
-        case 6: return .double([.nan, .infinity, -.infinity, -0.0, 0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
-                                9_223_372_036_854_775_808.0, -9_223_372_036_854_775_808.0, 9_007_199_254_740_993.0][int(0...9)])
+        case 5: return .double(Double(bitPattern: rng.next())) // any bits: NaNs, subnormals, huge
+        case 6:
+            return .double(
+                [
+                    .nan, .infinity, -.infinity, -0.0, 0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+                    9_223_372_036_854_775_808.0, -9_223_372_036_854_775_808.0, 9_007_199_254_740_993.0
+                ][int(0...9)])
         case 7:
             let base = Double(interesting[int(0...interesting.count - 1)])
             return .double(Bool.random(using: &rng) ? base.nextUp : base.nextDown)
-        case 8: return .int(Int64.random(in: (1 << 53)...(1 << 53) + 4096, using: &rng) * (Bool.random(using: &rng) ? 1 : -1))
+        case 8:
+            return .int(
+                Int64.random(in: (1 << 53)...(1 << 53) + 4096, using: &rng) * (Bool.random(using: &rng) ? 1 : -1))
         default: return .double(Double.random(in: -1e6...1e6, using: &rng))
         }
     }
 
     mutating func string(maxLength: Int = 6) -> String {
-        let pieces = ["a", "b", "z", "\0", "\u{1}", "\u{7F}", "é", "e\u{301}", "ß", "\u{FFFF}", "😀", "A", " ", "ab", "\u{FF}"]
+        let pieces = [
+            "a", "b", "z", "\0", "\u{1}", "\u{7F}", "é", "e\u{301}", "ß", "\u{FFFF}", "😀", "A", " ", "ab", "\u{FF}"
+        ]
         var text = ""
         for _ in 0..<int(0...maxLength) { text += pieces[int(0...pieces.count - 1)] }
         return text
@@ -93,7 +103,8 @@ func identical(_ a: Value, _ b: Value) -> Bool {
 
 func identical(_ a: Document, _ b: Document) -> Bool {
     let x = a.sortedFields, y = b.sortedFields
-    return x.count == y.count && zip(x, y).allSatisfy { Array($0.name.utf8) == Array($1.name.utf8) && identical($0.value, $1.value) }
+    return x.count == y.count
+        && zip(x, y).allSatisfy { Array($0.name.utf8) == Array($1.name.utf8) && identical($0.value, $1.value) }
 }
 
 /// Unsigned lexicographic comparison, -1/0/1.
@@ -108,5 +119,6 @@ func hex(_ text: String) -> [UInt8] {
 }
 
 func hexString(_ bytes: [UInt8]) -> String {
-    bytes.map { $0 < 16 ? "0" + String($0, radix: 16, uppercase: true) : String($0, radix: 16, uppercase: true) }.joined(separator: " ")
+    bytes.map { $0 < 16 ? "0" + String($0, radix: 16, uppercase: true) : String($0, radix: 16, uppercase: true) }
+        .joined(separator: " ")
 }

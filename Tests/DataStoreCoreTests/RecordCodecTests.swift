@@ -29,7 +29,9 @@ struct RecordCodecTests {
         #expect(try RecordCodec.encode(a) == RecordCodec.encode(b))
     }
 
-    @Test("every strict prefix of a record throws; damaged bytes throw or decode canonically", arguments: [UInt64(81), 82])
+    @Test(
+        "every strict prefix of a record throws; damaged bytes throw or decode canonically", arguments: [UInt64(81), 82]
+    )
     func malformed(seed: UInt64) throws {
         var generator = ValueGenerator(seed: seed)
         for _ in 0..<80 {
@@ -45,7 +47,9 @@ struct RecordCodecTests {
                 if let document = try? RecordCodec.decode(damaged) {
                     #expect(try RecordCodec.encode(document) == damaged)
                 }
-                for (name, _) in (try? RecordCodec.decode(bytes)) ?? [:] { _ = try? RecordCodec.field(name, in: damaged) }
+                for (name, _) in (try? RecordCodec.decode(bytes)) ?? [:] {
+                    _ = try? RecordCodec.field(name, in: damaged)
+                }
             }
         }
     }
@@ -53,16 +57,16 @@ struct RecordCodecTests {
     @Test("hostile lengths and counts throw before allocating")
     func hostileLengths() {
         let cases = [
-            "01 FF FF FF FF 0F",                      // 2^32 - 1 fields
-            "01 01 01 61 0B FF FF FF FF 0F",          // array body beyond the end
-            "01 01 01 61 0B 05 FF FF FF FF 0F",       // 2^32 - 1 elements in a 5-byte body
-            "01 01 01 61 0A FF FF FF FF 7F",          // varint wider than 32 bits
-            "01 01 01 61 0A 80 80 80 80 80 01",       // varint longer than 5 bytes
-            "01 01 01 61 0A 80 00",                   // non-minimal varint
-            "01 01 FF FF FF FF 0F",                   // name length beyond the end
-            "01 01 02 C3 28 01",                      // invalid UTF-8 name
-            "01 01 01 61 09 02 C3 28",                // invalid UTF-8 string
-            "01 01 01 61 0C 03 01 01 61",             // nested object missing its value
+            "01 FF FF FF FF 0F", // 2^32 - 1 fields
+            "01 01 01 61 0B FF FF FF FF 0F", // array body beyond the end
+            "01 01 01 61 0B 05 FF FF FF FF 0F", // 2^32 - 1 elements in a 5-byte body
+            "01 01 01 61 0A FF FF FF FF 7F", // varint wider than 32 bits
+            "01 01 01 61 0A 80 80 80 80 80 01", // varint longer than 5 bytes
+            "01 01 01 61 0A 80 00", // non-minimal varint
+            "01 01 FF FF FF FF 0F", // name length beyond the end
+            "01 01 02 C3 28 01", // invalid UTF-8 name
+            "01 01 01 61 09 02 C3 28", // invalid UTF-8 string
+            "01 01 01 61 0C 03 01 01 61" // nested object missing its value
         ]
         for text in cases {
             #expect(throws: CodecError.self, "\(text)") { try RecordCodec.decode(hex(text)) }
@@ -82,9 +86,12 @@ struct RecordCodecTests {
         // Hand-made bytes 100 arrays deep: [[[…null…]]].
         var inner: [UInt8] = [0x01]
         for _ in 0..<100 {
-            let body = [0x01] + inner  // count 1, then the element
+            let body = [0x01] + inner // count 1, then the element
             var length = body.count, prefix: [UInt8] = []
-            while length >= 0x80 { prefix.append(UInt8(length & 0x7F) | 0x80); length >>= 7 }
+            while length >= 0x80 {
+                prefix.append(UInt8(length & 0x7F) | 0x80)
+                length >>= 7
+            }
             inner = [0x0B] + prefix + [UInt8(length)] + body
         }
         let record: [UInt8] = [0x01, 0x01, 0x01, 0x61] + inner

@@ -31,7 +31,9 @@ struct RecordDecodableTests {
         #expect(try bytes.withUnsafeBytes { try mapping.decodeRecord($0) } == point)
         // An integer field reads as a double, and absent fields as nil.
         let sparse = try RecordCodec.encode(["id": "q", "x": 3])
-        #expect(try sparse.withUnsafeBytes { try mapping.decodeRecord($0) } == Point(id: "q", x: 3, n: nil, on: false, raw: nil))
+        #expect(
+            try sparse.withUnsafeBytes { try mapping.decodeRecord($0) }
+                == Point(id: "q", x: 3, n: nil, on: false, raw: nil))
     }
 
     @Test("a field of the wrong type is a codec error naming it")
@@ -68,7 +70,7 @@ struct RecordFieldsTests {
             run({ fields throws(CodecError) in try fields.double(name) }, { .double($0) }),
             run({ fields throws(CodecError) in try fields.int(name) }, { .int($0) }),
             run({ fields throws(CodecError) in try fields.bool(name) }, { .bool($0) }),
-            run({ fields throws(CodecError) in try fields.bytes(name) }, { .bytes($0) }),
+            run({ fields throws(CodecError) in try fields.bytes(name) }, { .bytes($0) })
         ]
     }
 
@@ -81,11 +83,13 @@ struct RecordFieldsTests {
             value.isNumber ? .value(value.doubleValue.map { .double($0) }) : mismatch,
             value.intValue.map { .value(.int($0)) } ?? mismatch,
             value.boolValue.map { .value(.bool($0)) } ?? mismatch,
-            value.bytesValue.map { .value(.bytes($0)) } ?? mismatch,
+            value.bytesValue.map { .value(.bytes($0)) } ?? mismatch
         ]
     }
 
-    @Test("every accessor agrees with the record's decoded value, for present and absent fields", arguments: [UInt64(101), 102])
+    @Test(
+        "every accessor agrees with the record's decoded value, for present and absent fields",
+        arguments: [UInt64(101), 102])
     func agreesWithDecode(seed: UInt64) throws {
         var generator = ValueGenerator(seed: seed)
         for _ in 0..<300 {

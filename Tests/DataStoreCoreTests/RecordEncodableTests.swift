@@ -33,12 +33,14 @@ struct RecordWriterTests {
 
     private static let sample: Document = [
         "id": "r1", "created_ts": 1_437_108_600.5, "count": 42, "on": true, "tags": ["a", "b"],
-        "owner": .object(["name": "ann", "age": 30]), "raw": .bytes([0, 255]), "gone": .null,
+        "owner": .object(["name": "ann", "age": 30]), "raw": .bytes([0, 255]), "gone": .null
     ]
 
     // MARK: Order of writing
 
-    @Test("fields written in name order, in reverse or shuffled give exactly RecordCodec's bytes", arguments: [UInt64(1), 2, 3])
+    @Test(
+        "fields written in name order, in reverse or shuffled give exactly RecordCodec's bytes",
+        arguments: [UInt64(1), 2, 3])
     func anyWritingOrder(seed: UInt64) throws {
         let expected = try RecordCodec.encode(Self.sample)
         let sorted = Self.sample.sortedFields
@@ -69,8 +71,10 @@ struct RecordWriterTests {
 
     @Test("doubles keep their bits: integral values stay doubles, -0.0 stays negative, NaN and infinities pass")
     func doubles() throws {
-        let numbers: [Double] = [3.0, 0.0, -0.0, 1.5, -1e300, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
-                                 .infinity, -.infinity, .nan, 9_007_199_254_740_993.0]
+        let numbers: [Double] = [
+            3.0, 0.0, -0.0, 1.5, -1e300, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+            .infinity, -.infinity, .nan, 9_007_199_254_740_993.0
+        ]
         for number in numbers {
             var writer = RecordWriter()
             writer.write(number, for: "d")
@@ -83,8 +87,10 @@ struct RecordWriterTests {
 
     @Test("integers take the smallest width that holds them, at every width boundary")
     func integers() throws {
-        let numbers: [Int] = [0, 1, -1, 127, 128, -128, -129, 32767, 32768, -32768, -32769,
-                              Int(Int32.max), Int(Int32.max) + 1, Int(Int32.min), Int(Int32.min) - 1, .max, .min]
+        let numbers: [Int] = [
+            0, 1, -1, 127, 128, -128, -129, 32767, 32768, -32768, -32769,
+            Int(Int32.max), Int(Int32.max) + 1, Int(Int32.min), Int(Int32.min) - 1, .max, .min
+        ]
         for number in numbers {
             var writer = RecordWriter()
             writer.write(number, for: "n")
@@ -114,11 +120,11 @@ struct RecordWriterTests {
 
     @Test("values of every kind — null, bytes, arrays, nested objects — match RecordCodec")
     func values() throws {
-        let long = Value.array((0..<100).map { .string("element \($0)") })  // a body longer than 127 bytes
+        let long = Value.array((0..<100).map { .string("element \($0)") }) // a body longer than 127 bytes
         let values: [Value] = [
             .null, .bytes([]), .bytes([0, 1, 0x7F, 0x80, 0xFF]), .array([]), .array([1, "a", .null, 2.5, true]),
             .object([:]), .object(["z": 1, "a": .object(["y": [1, 2], "b": .bytes([9])])]), long,
-            .object(["Z": 1, "a": 2, "é": 3, "z": 4]),  // nested names are sorted by bytes too
+            .object(["Z": 1, "a": 2, "é": 3, "z": 4]) // nested names are sorted by bytes too
         ]
         for value in values {
             var writer = RecordWriter()
@@ -153,7 +159,9 @@ struct RecordWriterTests {
 
     // MARK: Random documents
 
-    @Test("random documents written field by field in shuffled order give RecordCodec's bytes", arguments: [UInt64(201), 202, 203])
+    @Test(
+        "random documents written field by field in shuffled order give RecordCodec's bytes",
+        arguments: [UInt64(201), 202, 203])
     func randomDocuments(seed: UInt64) throws {
         var generator = ValueGenerator(seed: seed)
         var rng = SplitMix64(seed: ~seed)
@@ -178,13 +186,15 @@ struct RecordWriterTests {
         // Byte order: "" < "Z" (5A) < "a" (61) < "ab" < "z" (7A) < "Ç" (C3 87) < "é" (C3 A9) < "Å" (E2 84 AB) < "😀" (F0…).
         // Swift's order puts U+212B ANGSTROM SIGN (canonically Å, U+00C5) before "Ç"; bytes put it after "é".
         let byteOrder = ["", "Z", "a", "ab", "z", "\u{C7}", "é", "\u{212B}", "😀"]
-        #expect("\u{212B}" < "\u{C7}")  // the premise: Swift would order these two the other way
+        #expect("\u{212B}" < "\u{C7}") // the premise: Swift would order these two the other way
         let expected = nullRecord(byteOrder)
         var rng = SplitMix64(seed: 7)
         for order in [byteOrder, byteOrder.reversed(), byteOrder.sorted(), byteOrder.shuffled(using: &rng)] {
             #expect(try written(order.map { ($0, .null) }) == expected, "\(order)")
         }
-        #expect(try RecordCodec.encode(Document(Dictionary(uniqueKeysWithValues: byteOrder.map { ($0, Value.null) }))) == expected)
+        #expect(
+            try RecordCodec.encode(Document(Dictionary(uniqueKeysWithValues: byteOrder.map { ($0, Value.null) })))
+                == expected)
     }
 
     @Test("a name that is a prefix of another sorts first, whichever is written first")
@@ -200,11 +210,11 @@ struct RecordWriterTests {
     @Test("a name written twice is a corrupt error naming it, whether the writes are adjacent or apart")
     func duplicateNames() throws {
         let cases: [[String]] = [
-            ["a", "a"],                 // adjacent, in order
-            ["b", "a", "a"],            // adjacent, after the order broke
-            ["a", "b", "a"],            // apart
-            ["dup", "c", "b", "dup"],   // apart, out of order
-            ["x", "y", "z", "x"],       // in order until the repeat
+            ["a", "a"], // adjacent, in order
+            ["b", "a", "a"], // adjacent, after the order broke
+            ["a", "b", "a"], // apart
+            ["dup", "c", "b", "dup"], // apart, out of order
+            ["x", "y", "z", "x"] // in order until the repeat
         ]
         for names in cases {
             let duplicate = names.first { name in names.filter { $0 == name }.count > 1 }!
@@ -226,7 +236,9 @@ struct RecordWriterTests {
         #expect(error?.fieldPath == "id")
     }
 
-    @Test("canonically equivalent names are one field, as in a Document: written twice they are refused, not stored as two")
+    @Test(
+        "canonically equivalent names are one field, as in a Document: written twice they are refused, not stored as two"
+    )
     func canonicallyEquivalentNames() throws {
         // "é" as U+00E9 and as e + U+0301: one key of a Document, two different byte strings.
         var document = Document()
@@ -264,32 +276,42 @@ struct RecordWriterTests {
 
             var writer = RecordWriter()
             writer.write("before", for: "a")
-            let error = #expect(throws: CodecError.self) { try writer.write(nested(RecordCodec.maxDepth, object: object), for: "deep") }
+            let error = #expect(throws: CodecError.self) {
+                try writer.write(nested(RecordCodec.maxDepth, object: object), for: "deep")
+            }
             #expect(error?.code == .tooDeep)
             // The path of the container one level too deep: the record is level 1, "deep" level 2.
-            #expect(error?.fieldPath == "deep" + String(repeating: object ? ".n" : "[0]", count: RecordCodec.maxDepth - 1))
+            #expect(
+                error?.fieldPath == "deep" + String(repeating: object ? ".n" : "[0]", count: RecordCodec.maxDepth - 1))
             // The refused field left nothing behind: the writer goes on and its record is valid.
             writer.write("after", for: "z")
             #expect(try writer.finish() == RecordCodec.encode(["a": "before", "z": "after"]))
         }
     }
 
-    @Test("random names with repeats and random values either give RecordCodec's bytes or a corrupt error, never a crash",
-          arguments: [UInt64(301)])
+    @Test(
+        "random names with repeats and random values either give RecordCodec's bytes or a corrupt error, never a crash",
+        arguments: [UInt64(301)])
     func randomRepeats(seed: UInt64) throws {
         var generator = ValueGenerator(seed: seed)
         let pool = ["a", "b", "ab", "Z", "", "é", "😀", "a\0"]
         for _ in 0..<400 {
-            let fields = (0..<generator.int(0...6)).map { _ in (name: pool[generator.int(0...pool.count - 1)], value: generator.value()) }
+            let fields = (0..<generator.int(0...6)).map { _ in
+                (name: pool[generator.int(0...pool.count - 1)], value: generator.value())
+            }
             let names = fields.map(\.name)
             do {
                 let bytes = try written(fields)
                 #expect(Set(names).count == names.count, "\(names) was accepted with a repeat")
-                #expect(try bytes == RecordCodec.encode(Document(Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.value) }))))
+                #expect(
+                    try bytes
+                        == RecordCodec.encode(
+                            Document(Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.value) }))))
             } catch let error as CodecError {
                 #expect(error.code == .corrupt)
                 #expect(Set(names).count < names.count, "\(names) was refused without a repeat: \(error)")
-                #expect(names.filter { $0 == error.fieldPath }.count > 1, "\(error) names no repeated field of \(names)")
+                #expect(
+                    names.filter { $0 == error.fieldPath }.count > 1, "\(error) names no repeated field of \(names)")
             }
         }
     }
@@ -307,7 +329,9 @@ struct RecordMappingCoreTests {
         var samples: [Double]
 
         init(id: String, celsius: Double, count: Int, ok: Bool, label: String?, samples: [Double]) {
-            (self.id, self.celsius, self.count, self.ok, self.label, self.samples) = (id, celsius, count, ok, label, samples)
+            (self.id, self.celsius, self.count, self.ok, self.label, self.samples) = (
+                id, celsius, count, ok, label, samples
+            )
         }
 
         init(record: borrowing RecordFields) throws {
@@ -333,7 +357,7 @@ struct RecordMappingCoreTests {
     private let readings = [
         Reading(id: "r1", celsius: 21.5, count: 3, ok: true, label: "kitchen", samples: [21, 21.5, 22]),
         Reading(id: "r2", celsius: -0.0, count: -129, ok: false, label: nil, samples: []),
-        Reading(id: "", celsius: 3.0, count: .max, ok: true, label: "😀", samples: [.infinity]),
+        Reading(id: "", celsius: 3.0, count: .max, ok: true, label: "😀", samples: [.infinity])
     ]
 
     @Test("encode, decode, encodeRecord and decodeRecord of .record(idField:) agree with each other and with Codable")
@@ -350,7 +374,7 @@ struct RecordMappingCoreTests {
             #expect(try bytes == RecordCodec.encode(try DocumentEncoder().encode(reading)))
             let document = try mapping.encode(reading)
             #expect(identical(document, try RecordCodec.decode(bytes)))
-            #expect(document["label"] == (reading.label.map { .string($0) }))  // nil wrote no field
+            #expect(document["label"] == (reading.label.map { .string($0) })) // nil wrote no field
             #expect(try mapping.decode(document) == reading)
             #expect(try bytes.withUnsafeBytes { try mapping.decodeRecord($0) } == reading)
         }

@@ -19,26 +19,28 @@ struct RecordPredicateTests {
             #expect(answered == expected, "round \(round): \(condition) on \(document)")
             if expected { fastAnswers += 1 }
         }
-        #expect(fastAnswers > 100)  // the rounds are not all trivially false
+        #expect(fastAnswers > 100) // the rounds are not all trivially false
     }
 
     @Test("string comparisons read the bytes: equal, not equal and ranges, by UTF-8 bytes")
     func strings() throws {
         let record = try RecordCodec.encode(["type": "vidéo", "n": 3, "x": 2.5, "flag": true])
         func holds(_ field: String, _ op: Operator, _ value: Value) throws -> Bool {
-            try record.withUnsafeBytes { try RecordPredicate(Condition(field: field, op: op, value: value)).matches(record: $0) }
+            try record.withUnsafeBytes {
+                try RecordPredicate(Condition(field: field, op: op, value: value)).matches(record: $0)
+            }
         }
         #expect(try holds("type", .equal, "vidéo"))
-        #expect(try !holds("type", .equal, "vide\u{301}o"))  // another byte sequence
+        #expect(try !holds("type", .equal, "vide\u{301}o")) // another byte sequence
         #expect(try holds("type", .notEqual, "video"))
         #expect(try holds("type", .greater, "vid"))
         #expect(try holds("type", .less, "vie"))
-        #expect(try holds("type", .greater, "vidz"))  // é is 0xC3 0xA9, after z
-        #expect(try !holds("type", .less, 3))  // another type class never matches a range
+        #expect(try holds("type", .greater, "vidz")) // é is 0xC3 0xA9, after z
+        #expect(try !holds("type", .less, 3)) // another type class never matches a range
         #expect(try holds("n", .equal, 3.0))
         #expect(try holds("x", .greaterOrEqual, 2))
         #expect(try holds("flag", .equal, true))
-        #expect(try !holds("missing", .notEqual, "anything"))  // a missing field matches nothing
+        #expect(try !holds("missing", .notEqual, "anything")) // a missing field matches nothing
     }
 
     @Test("a damaged string is the general path's error, not an answer")
@@ -48,7 +50,9 @@ struct RecordPredicateTests {
         let at = record.firstIndex(of: UInt8(ascii: "v"))!
         record[at] = 0x80
         #expect(throws: CodecError.self) {
-            try record.withUnsafeBytes { try RecordPredicate(Condition(field: "type", op: .equal, value: "video")).matches(record: $0) }
+            try record.withUnsafeBytes {
+                try RecordPredicate(Condition(field: "type", op: .equal, value: "video")).matches(record: $0)
+            }
         }
     }
 }
@@ -66,7 +70,9 @@ struct RecordPredicateAllTests {
             let conditions = (0..<Int.random(in: 1...4, using: &random)).map { _ in random.condition() }
             let record = try RecordCodec.encode(document)
             let expected = conditions.allSatisfy { $0.matches(document) }
-            let answered = try record.withUnsafeBytes { try RecordPredicate.all(RecordPredicate.ordered(conditions), match: $0) }
+            let answered = try record.withUnsafeBytes {
+                try RecordPredicate.all(RecordPredicate.ordered(conditions), match: $0)
+            }
             #expect(answered == expected, "round \(round): \(conditions) on \(document)")
             if expected { held += 1 }
         }
@@ -81,7 +87,11 @@ struct RecordPredicateAllTests {
         }
         #expect(try all([]))
         #expect(try !all([Condition(field: "a", op: .notEqual, value: 0), Condition(field: "b", op: .equal, value: 1)]))
-        #expect(try !all([Condition(field: "d", op: .equal, value: "x"), Condition(field: "e", op: .notEqual, value: 0)]))
-        #expect(try all([Condition(field: "d", op: .equal, value: "x"), Condition(field: "b", op: .greaterOrEqual, value: 1)]))
+        #expect(
+            try !all([Condition(field: "d", op: .equal, value: "x"), Condition(field: "e", op: .notEqual, value: 0)]))
+        #expect(
+            try all([
+                Condition(field: "d", op: .equal, value: "x"), Condition(field: "b", op: .greaterOrEqual, value: 1)
+            ]))
     }
 }

@@ -10,7 +10,8 @@ struct UTF8ValidationTests {
     private func check(_ bytes: [UInt8]) {
         for padding in [0, 1, 3, 7, 8, 9, 15] {
             for trailing in [0, 1, 8] {
-                let input = Array(repeating: UInt8(ascii: "a"), count: padding) + bytes
+                let input =
+                    Array(repeating: UInt8(ascii: "a"), count: padding) + bytes
                     + Array(repeating: UInt8(ascii: "z"), count: trailing)
                 let expected = String(validating: input, as: UTF8.self)
                 let actual = input.withUnsafeBytes { UTF8Validation.string($0) }
@@ -36,7 +37,9 @@ struct UTF8ValidationTests {
 
     @Test("three- and four-byte sequences around every boundary of Unicode Table 3-7")
     func boundaries() {
-        let leads: [UInt8] = [0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+        let leads: [UInt8] = [
+            0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF
+        ]
         let continuations: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF]
         for lead in leads {
             for second in continuations {
@@ -52,11 +55,14 @@ struct UTF8ValidationTests {
     @Test("random text mixing ASCII runs and multi-byte characters, some of it damaged", arguments: [UInt64(91), 92])
     func randomText(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
-        let pieces: [[UInt8]] = ["a", "0123456789", "é", "—", "😀", "\u{10FFFF}", "\u{FFFF}", "\0"].map { Array($0.utf8) }
+        let pieces: [[UInt8]] =
+            ["a", "0123456789", "é", "—", "😀", "\u{10FFFF}", "\u{FFFF}", "\0"].map { Array($0.utf8) }
             + [[0x80], [0xC3], [0xE2, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF]]
         for _ in 0..<2_000 {
             var input: [UInt8] = []
-            for _ in 0..<Int.random(in: 0...12, using: &rng) { input += pieces[Int.random(in: 0..<pieces.count, using: &rng)] }
+            for _ in 0..<Int.random(in: 0...12, using: &rng) {
+                input += pieces[Int.random(in: 0..<pieces.count, using: &rng)]
+            }
             let expected = String(validating: input, as: UTF8.self)
             let actual = input.withUnsafeBytes { UTF8Validation.string($0) }
             #expect(actual.map { Array($0.utf8) } == expected.map { Array($0.utf8) }, "\(hexString(input))")

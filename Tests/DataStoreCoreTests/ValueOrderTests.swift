@@ -5,7 +5,9 @@ import Testing
 struct ValueOrderTests {
     @Test("type classes sort null < false < true < numbers < strings < bytes < arrays < objects")
     func typeClasses() {
-        let ascending: [Value] = [nil, false, true, .double(-.infinity), 0, 1.5, "", "a", .bytes([]), .bytes([0]), [], [nil], [:], ["a": 1]]
+        let ascending: [Value] = [
+            nil, false, true, .double(-.infinity), 0, 1.5, "", "a", .bytes([]), .bytes([0]), [], [nil], [:], ["a": 1]
+        ]
         for (i, a) in ascending.enumerated() {
             for (j, b) in ascending.enumerated() {
                 #expect((a < b) == (i < j), "\(a) vs \(b)")
@@ -25,7 +27,7 @@ struct ValueOrderTests {
         // Beyond 2^53, Double(i) would round: the comparison must not.
         let twoTo53: Int64 = 1 << 53
         #expect(Value.int(twoTo53 + 1) > .double(Double(twoTo53)))
-        #expect(Value.int(twoTo53 + 1) != .double(Double(twoTo53 + 1)))  // Double(2^53+1) rounds to 2^53
+        #expect(Value.int(twoTo53 + 1) != .double(Double(twoTo53 + 1))) // Double(2^53+1) rounds to 2^53
         #expect(Value.int(.max) < .double(9_223_372_036_854_775_808.0))
         #expect(Value.int(.min) == .double(-9_223_372_036_854_775_808.0))
         #expect(Value.int(.min) > .double(-.infinity))
@@ -48,9 +50,9 @@ struct ValueOrderTests {
     @Test("strings compare and are equal by UTF-8 bytes, not canonical equivalence")
     func strings() {
         let composed: Value = "\u{E9}", decomposed: Value = "e\u{301}"
-        #expect(composed != decomposed)  // Swift's String == would say equal
-        #expect(decomposed < composed)  // 0x65 < 0xC3
-        #expect(Value.string("\u{FFFF}") < .string("😀"))  // scalar order, unlike UTF-16 order
+        #expect(composed != decomposed) // Swift's String == would say equal
+        #expect(decomposed < composed) // 0x65 < 0xC3
+        #expect(Value.string("\u{FFFF}") < .string("😀")) // scalar order, unlike UTF-16 order
         #expect(Value.string("a") < .string("a\0"))
         #expect(Set<Value>([composed, decomposed]).count == 2)
     }
@@ -111,8 +113,9 @@ struct ValueOrderTests {
         #expect(Value.bytes([1]).bytesValue == [1])
         #expect(Value.array([1]).arrayValue == [1])
         #expect(Value.object(["a": 1]).objectValue == ["a": 1])
-        #expect([Value.null, true, 1, 1.5, "s", .bytes([]), [], [:]].map(\.typeName)
-            == ["null", "bool", "int", "double", "string", "bytes", "array", "object"])
+        #expect(
+            [Value.null, true, 1, 1.5, "s", .bytes([]), [], [:]].map(\.typeName)
+                == ["null", "bool", "int", "double", "string", "bytes", "array", "object"])
         let value: Value = ["b": [1, 2.5, nil, "q\"\n"], "a": .bytes([0, 0xAB])]
         #expect(value.description == #"{"a": <00ab>, "b": [1, 2.5, null, "q\"\n"]}"#)
         #expect(Value.array([[[1]]]).nestingDepth == 3)
@@ -120,7 +123,9 @@ struct ValueOrderTests {
 
     @Test("query dictionaries are written with literals")
     func literals() {
-        let query: [String: Value] = ["from_user_key": "123", "created_ts >=": 1437108600, "ratio": 0.5, "on": true, "gone": nil]
+        let query: [String: Value] = [
+            "from_user_key": "123", "created_ts >=": 1437108600, "ratio": 0.5, "on": true, "gone": nil
+        ]
         #expect(query["created_ts >="] == .int(1_437_108_600))
         #expect(query["from_user_key"] == .string("123"))
         #expect(query["gone"] == .null)

@@ -9,10 +9,12 @@ struct StoreConformanceTests {
     @Test(arguments: ModelConformance.scenarios)
     func conforms(_ scenario: Scenario) async throws {
         let store = try DataStore.inMemory()
-        let messages = try await store.collection(ConformanceMessage.self, name: "Message", indexes: [
-            IndexDefinition("created_ts"),
-            IndexDefinition("pair", fields: ["from_user_key", "to_user_key"]),
-        ])
+        let messages = try await store.collection(
+            ConformanceMessage.self, name: "Message",
+            indexes: [
+                IndexDefinition("created_ts"),
+                IndexDefinition("pair", fields: ["from_user_key", "to_user_key"])
+            ])
         try await scenario.run(messages)
         #expect(try store.check().isEmpty)
     }

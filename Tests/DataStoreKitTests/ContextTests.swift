@@ -9,7 +9,8 @@ struct ContextTests {
     func stagedReads() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
         _ = try await notes.add(object: note("old", ts: 1))
         let context = temporary.store.newContext()
         try context.add(note("new", ts: 5), to: notes)
@@ -17,7 +18,8 @@ struct ContextTests {
         #expect(try context.get(id: "new", from: notes).created_ts == 5)
         #expect(try context.get(id: "old", from: notes).message == "changed")
         #expect(try context.query(notes, params: ["created_ts >=": 5]).compactMap(\.id).sorted() == ["new", "old"])
-        #expect(try context.query(notes, params: nil, options: ["sort": ["-created_ts"], "limit": 1]).map(\.id) == ["old"])
+        #expect(
+            try context.query(notes, params: nil, options: ["sort": ["-created_ts"], "limit": 1]).map(\.id) == ["old"])
         await #expect(throws: DataStoreError.self) { try await notes.get(id: "new") }
         #expect(try await notes.get(id: "old").message == "hello")
 
@@ -43,7 +45,10 @@ struct ContextTests {
         #expect(missing?.code == .notFound)
         try context.add(note("b"), to: notes)
         try context.remove(id: "b", from: notes)
-        let duplicate = #expect(throws: DataStoreError.self) { try context.add(note("c"), to: notes); try context.add(note("c"), to: notes) }
+        let duplicate = #expect(throws: DataStoreError.self) {
+            try context.add(note("c"), to: notes)
+            try context.add(note("c"), to: notes)
+        }
         #expect(duplicate?.code == .duplicateID)
         try await context.save()
         #expect(try await notes.all().map(\.id) == ["c"])
@@ -62,12 +67,13 @@ struct ContextTests {
         #expect(try parent.get(id: "from-child", from: notes).id == "from-child")
         #expect(try notes.count() == 0)
         let grandchild = parent.newChild().newChild()
-        #expect(try grandchild.get(id: "from-child", from: notes).id == "from-child")  // reads through the chain
+        #expect(try grandchild.get(id: "from-child", from: notes).id == "from-child") // reads through the chain
         try await parent.save()
         #expect(try notes.count() == 1)
     }
 
-    @Test("while a save is committing, staging and saving a child into the context are named conflicts that lose nothing")
+    @Test(
+        "while a save is committing, staging and saving a child into the context are named conflicts that lose nothing")
     func stagingDuringSave() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
@@ -86,8 +92,8 @@ struct ContextTests {
             #expect(error.message.contains("Note/\"c\""))
         }
         await #expect(throws: DataStoreError.self) { try await child.save() }
-        await #expect(throws: DataStoreError.self) { try await context.save() }  // a second save at once
-        #expect(child.hasChanges)  // the child kept its change
+        await #expect(throws: DataStoreError.self) { try await context.save() } // a second save at once
+        #expect(child.hasChanges) // the child kept its change
         context.state.withLock { $0.saving = false }
 
         try await child.save()
@@ -103,7 +109,7 @@ struct ContextTests {
         let notes = try await temporary.store.collection(Note.self, idField: "id")
         let context = temporary.store.newContext()
         try context.add(note("k"), to: notes)
-        context.state.withLock { $0.saving = true }  // as `save()` while its change set commits
+        context.state.withLock { $0.saving = true } // as `save()` while its change set commits
         context.discard()
         #expect(throws: DataStoreError.self) { try context.add(note("k", message: "again"), to: notes) }
         context.state.withLock { $0.saving = false }
@@ -141,9 +147,9 @@ struct ContextTests {
         let error = await #expect(throws: DataStoreError.self) { try await context.save() }
         #expect(error?.code == .conflict)
         #expect(error?.message.contains("Note/\"shared\" (read version") == true)
-        #expect(error?.message.contains("other") == false)  // unchanged underneath: not a conflict
+        #expect(error?.message.contains("other") == false) // unchanged underneath: not a conflict
         #expect(try await notes.get(id: "shared").message == "theirs")
-        #expect(throws: DataStoreError.self) { try notes.get(id: "other") }  // nothing of the change set landed
+        #expect(throws: DataStoreError.self) { try notes.get(id: "other") } // nothing of the change set landed
         // Unrelated changes underneath do not conflict.
         let second = temporary.store.newContext()
         try second.add(note("mine-only"), to: notes)
@@ -167,14 +173,15 @@ struct ContextTests {
         #expect(error?.message.contains("Note/\"both\" (read absent, now version") == true)
         #expect(error?.message.contains("alone") == false)
         #expect(try await notes.get(id: "both").message == "theirs")
-        #expect(throws: DataStoreError.self) { try notes.get(id: "alone") }  // nothing of the change set landed
+        #expect(throws: DataStoreError.self) { try notes.get(id: "alone") } // nothing of the change set landed
     }
 
     /// A store whose notes have a unique index on the sender, with one note from `sender`.
     private static func senderTaken(_ sender: String) async throws -> (TemporaryStore, StoreCollection<Note>) {
         let temporary = try TemporaryStore()
-        let notes = try await temporary.store.collection(Note.self, idField: "id",
-                                                         indexes: [IndexDefinition("from_user_key", unique: true)])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id",
+            indexes: [IndexDefinition("from_user_key", unique: true)])
         _ = try await notes.add(object: note("taken", from: sender))
         return (temporary, notes)
     }

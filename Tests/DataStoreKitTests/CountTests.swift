@@ -10,15 +10,19 @@ struct CountTests {
     func countsFromTheIndex() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [
-            IndexDefinition("created_ts"), IndexDefinition("pair", fields: ["from_user_key", "to_user_key"]),
-            IndexDefinition("tags", multiValue: true), IndexDefinition("message"),
-        ])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id",
+            indexes: [
+                IndexDefinition("created_ts"), IndexDefinition("pair", fields: ["from_user_key", "to_user_key"]),
+                IndexDefinition("tags", multiValue: true), IndexDefinition("message")
+            ])
         let long = String(repeating: "m", count: 1_000)
         for index in 0..<300 {
-            _ = try await notes.add(object: note("n\(index)", from: "u\(index % 3)", to: "v\(index % 5)", ts: Double(index),
-                                                 message: index % 10 == 0 ? long + "\(index % 20)" : "short",
-                                                 tags: ["t\(index % 4)", "all"]))
+            _ = try await notes.add(
+                object: note(
+                    "n\(index)", from: "u\(index % 3)", to: "v\(index % 5)", ts: Double(index),
+                    message: index % 10 == 0 ? long + "\(index % 20)" : "short",
+                    tags: ["t\(index % 4)", "all"]))
         }
         func outcome(_ params: [String: Value]) throws -> QueryCounter.Outcome {
             try notes.countOutcome(Query(params: params, options: ["limit": 1]))

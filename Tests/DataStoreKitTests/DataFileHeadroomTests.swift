@@ -11,25 +11,31 @@ struct DataFileHeadroomTests {
     static let headroom = 256 << 10
 
     static func open(_ durability: Durability, headroom: Int = headroom) throws -> TemporaryStore {
-        try TemporaryStore(options: DataStore.Options(durability: durability,
-                                                      writerLimits: Writer.Limits(dataFileHeadroom: headroom)))
+        try TemporaryStore(
+            options: DataStore.Options(
+                durability: durability,
+                writerLimits: Writer.Limits(dataFileHeadroom: headroom)))
     }
 
     static func fileSize(_ temporary: TemporaryStore) throws -> Int {
         try FileManager.default.attributesOfItem(atPath: temporary.path + "/data.mdb")[.size] as! Int
     }
 
-    @Test("durable and relaxed small saves keep about half the headroom to all of it after the data", arguments: [
-        Durability.durable, .relaxed,
-    ])
+    @Test(
+        "durable and relaxed small saves keep about half the headroom to all of it after the data",
+        arguments: [
+            Durability.durable, .relaxed
+        ])
     func keptAhead(_ durability: Durability) async throws {
         let temporary = try Self.open(durability)
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
         let pageSize = try temporary.store.environment.statistics().pageSize
         var outside: [(save: Int, ahead: Int)] = []
         for index in 0..<300 {
-            _ = try await notes.add(object: note("n\(index)", ts: Double(index), message: String(repeating: "x", count: 200)))
+            _ = try await notes.add(
+                object: note("n\(index)", ts: Double(index), message: String(repeating: "x", count: 200)))
             // Topped up before a commit when less than half is left, so a commit may end a few
             // pages short of half.
             let ahead = try Self.fileSize(temporary) - temporary.store.environment.bytesInUse()
@@ -52,7 +58,9 @@ struct DataFileHeadroomTests {
             let notes = try await temporary.store.collection(Note.self, idField: "id")
             for index in 0..<100 { _ = try await notes.add(object: note("n\(index)")) }
             #expect(temporary.store.writerMetrics.dataFileExtensions == 0, "\(durability), headroom \(headroom)")
-            #expect(try Self.fileSize(temporary) == temporary.store.environment.bytesInUse(), "\(durability), headroom \(headroom)")
+            #expect(
+                try Self.fileSize(temporary) == temporary.store.environment.bytesInUse(),
+                "\(durability), headroom \(headroom)")
         }
     }
 
@@ -67,10 +75,14 @@ struct DataFileHeadroomTests {
         // ~600 KiB in one commit: more than a quarter of the headroom, and past all of it.
         let bulk = (0..<2_000).map { note("bulk\($0)", message: String(repeating: "y", count: 300)) }
         _ = try await notes.add(contentsOf: bulk)
-        #expect(try Self.fileSize(temporary) == temporary.store.environment.bytesInUse(), "the bulk commit did not outgrow the headroom")
+        #expect(
+            try Self.fileSize(temporary) == temporary.store.environment.bytesInUse(),
+            "the bulk commit did not outgrow the headroom")
         let afterBulk = temporary.store.writerMetrics.dataFileExtensions
         _ = try await notes.add(object: note("after bulk"))
-        #expect(temporary.store.writerMetrics.dataFileExtensions == afterBulk, "the commit right after a bulk write extended the file")
+        #expect(
+            temporary.store.writerMetrics.dataFileExtensions == afterBulk,
+            "the commit right after a bulk write extended the file")
         _ = try await notes.add(object: note("later"))
         #expect(temporary.store.writerMetrics.dataFileExtensions == afterBulk + 1)
         #expect(try Self.fileSize(temporary) - temporary.store.environment.bytesInUse() >= Self.headroom / 2)
@@ -82,7 +94,8 @@ struct DataFileHeadroomTests {
         do {
             let temporary = try Self.open(.durable)
             path = temporary.path
-            let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+            let notes = try await temporary.store.collection(
+                Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
             for index in 0..<50 { _ = try await notes.add(object: note("n\(index)", ts: Double(index))) }
             #expect(temporary.store.writerMetrics.dataFileExtensions >= 1)
             temporary.store.close()

@@ -30,9 +30,10 @@ struct DifferentialTests {
             if let value = randomValue(&rng) { document[field] = value }
         }
         if Bool.random(using: &rng) {
-            document["tags"] = .array((0..<Int.random(in: 0...3, using: &rng)).map { _ in
-                .string(["x", "y", "z"].randomElement(using: &rng)!)
-            })
+            document["tags"] = .array(
+                (0..<Int.random(in: 0...3, using: &rng)).map { _ in
+                    .string(["x", "y", "z"].randomElement(using: &rng)!)
+                })
         }
         return document
     }
@@ -41,8 +42,11 @@ struct DifferentialTests {
         var params: [String: Value] = [:]
         for _ in 0..<Int.random(in: 0...3, using: &rng) {
             let field = fields.randomElement(using: &rng)!
-            let op = ["", " ==", " !=", " <", " <=", " >", " >=", " in", " !in", " ^=", " exists"].randomElement(using: &rng)!
-            var value = field == "tags" ? Value.string(["x", "y", "z"].randomElement(using: &rng)!) : (randomValue(&rng) ?? .null)
+            let op = ["", " ==", " !=", " <", " <=", " >", " >=", " in", " !in", " ^=", " exists"].randomElement(
+                using: &rng)!
+            var value =
+                field == "tags"
+                ? Value.string(["x", "y", "z"].randomElement(using: &rng)!) : (randomValue(&rng) ?? .null)
             if field == "id" { value = .string(String(format: "d%03d", Int.random(in: 0..<130, using: &rng))) }
             if op == " in" || op == " !in" { value = .array([value, randomValue(&rng) ?? .int(1)]) }
             if op == " ^=" { value = .string(["", "a", "b", "q", "qq", "d0", "x"].randomElement(using: &rng)!) }
@@ -56,26 +60,32 @@ struct DifferentialTests {
             let keys = (0..<Int.random(in: 1...2, using: &rng)).map { _ in
                 Value.string((Bool.random(using: &rng) ? "-" : "") + ["a", "b", "c", "id"].randomElement(using: &rng)!)
             }
-            if Set(keys.map { $0.stringValue!.trimmingCharacters(in: ["-"]) }).count == keys.count { options["sort"] = .array(keys) }
+            if Set(keys.map { $0.stringValue!.trimmingCharacters(in: ["-"]) }).count == keys.count {
+                options["sort"] = .array(keys)
+            }
         }
         if Int.random(in: 0..<3, using: &rng) == 0 { options["limit"] = .int(Int64.random(in: 0...5, using: &rng)) }
         if Int.random(in: 0..<4, using: &rng) == 0 { options["offset"] = .int(Int64.random(in: 0...3, using: &rng)) }
         return try Query(params: params, options: options)
     }
 
-    @Test("store answers and counts equal brute-force answers, before and after updates and removals",
-          arguments: Array(UInt64(1)...5))
+    @Test(
+        "store answers and counts equal brute-force answers, before and after updates and removals",
+        arguments: Array(UInt64(1)...5))
     func agree(seed: UInt64) async throws {
         var rng = SeededGenerator(seed: seed)
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let collection = try await temporary.store.collection("docs", mapping: ObjectMapping<Document>(
-            idField: "id", encode: { $0 }, decode: { $0 }), indexes: [
+        let collection = try await temporary.store.collection(
+            "docs",
+            mapping: ObjectMapping<Document>(
+                idField: "id", encode: { $0 }, decode: { $0 }),
+            indexes: [
                 IndexDefinition("a"),
                 IndexDefinition("b_desc", fields: [.descending("b")]),
                 IndexDefinition("ab", fields: ["a", "b"]),
                 IndexDefinition("cb", fields: ["c", .descending("b")]),
-                IndexDefinition("tags", multiValue: true),
+                IndexDefinition("tags", multiValue: true)
             ])
         var truth: [String: Document] = [:]
         for id in 0..<120 {
@@ -95,14 +105,29 @@ struct DifferentialTests {
                 #expect(counted.count == matchCount, "count: \(query) | \(plan) | from index \(counted.fromIndex)")
                 if query.sort.isEmpty {
                     // Without a sort the order is the plan's: compare as sets, and the count.
-                    let matching = Set(Query(conditions: query.conditions).evaluate(Array(truth.values), idField: "id").map { $0["id"]! })
-                    #expect(actual.count == expected.count, "\(query) | \(plan) | round \(round) | got \(actual) want \(expected)")
+                    let matching = Set(
+                        Query(conditions: query.conditions).evaluate(Array(truth.values), idField: "id").map {
+                            $0["id"]!
+                        })
+                    #expect(
+                        actual.count == expected.count,
+                        "\(query) | \(plan) | round \(round) | got \(actual) want \(expected)")
                     #expect(actual.allSatisfy { matching.contains($0) }, "\(query) | \(plan) | got \(actual)")
                     #expect(Set(actual).count == actual.count, "duplicates: \(query) | \(plan)")
                 } else {
-                    if let first = zip(actual, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
-                        let show = { (id: Value) in truth[id.stringValue!].map { d in query.sort.map { "\(d[$0.field].map(String.init(describing:)) ?? "missing")".prefix(12) } } ?? [] }
-                        Issue.record("first difference at \(first): got \(actual[first]) \(show(actual[first])) want \(expected[first]) \(show(expected[first])); before: \(first > 0 ? show(actual[first - 1]) : [])")
+                    if let first = zip(actual, expected).enumerated().first(where: { $0.element.0 != $0.element.1 })?
+                        .offset
+                    {
+                        let show = { (id: Value) in
+                            truth[id.stringValue!].map { d in
+                                query.sort.map {
+                                    "\(d[$0.field].map(String.init(describing:)) ?? "missing")".prefix(12)
+                                }
+                            } ?? []
+                        }
+                        Issue.record(
+                            "first difference at \(first): got \(actual[first]) \(show(actual[first])) want \(expected[first]) \(show(expected[first])); before: \(first > 0 ? show(actual[first - 1]) : [])"
+                        )
                     }
                     #expect(actual == expected, "\(query) | \(plan) | round \(round) | got \(actual) want \(expected)")
                 }

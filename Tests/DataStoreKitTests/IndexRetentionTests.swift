@@ -12,10 +12,14 @@ struct IndexRetentionTests {
         let path = NSTemporaryDirectory() + "datastorekit-retention-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try DataStore.open(path: path)
-        let full = try await store.collection(Note.self, idField: "id", indexes: [
-            IndexDefinition("created_ts"), IndexDefinition("from_user_key"),
-        ])
-        for index in 0..<30 { _ = try await full.add(object: note("n\(index)", from: "u\(index % 3)", ts: Double(index))) }
+        let full = try await store.collection(
+            Note.self, idField: "id",
+            indexes: [
+                IndexDefinition("created_ts"), IndexDefinition("from_user_key")
+            ])
+        for index in 0..<30 {
+            _ = try await full.add(object: note("n\(index)", from: "u\(index % 3)", ts: Double(index)))
+        }
 
         let short = try await store.collection(Note.self, idField: "id", indexes: [IndexDefinition("from_user_key")])
         #expect(short.indexes.map(\.name) == ["created_ts", "from_user_key"])
@@ -33,9 +37,11 @@ struct IndexRetentionTests {
         try expectConsistent(store)
 
         // Declaring it again clears the report.
-        let again = try await store.collection(Note.self, idField: "id", indexes: [
-            IndexDefinition("created_ts"), IndexDefinition("from_user_key"),
-        ])
+        let again = try await store.collection(
+            Note.self, idField: "id",
+            indexes: [
+                IndexDefinition("created_ts"), IndexDefinition("from_user_key")
+            ])
         #expect(again.undeclaredIndexes.isEmpty)
         #expect(try store.statistics().collections.first?.indexes.map(\.declared) == [true, true])
     }
@@ -62,9 +68,11 @@ struct IndexRetentionTests {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
         let store = temporary.store
-        let notes = try await store.collection(Note.self, idField: "id", indexes: [
-            IndexDefinition("created_ts"), IndexDefinition("from_user_key"), IndexDefinition("type"),
-        ])
+        let notes = try await store.collection(
+            Note.self, idField: "id",
+            indexes: [
+                IndexDefinition("created_ts"), IndexDefinition("from_user_key"), IndexDefinition("type")
+            ])
         _ = try await notes.add(object: note("a"))
         _ = try await store.collection(Note.self, idField: "id", indexes: [IndexDefinition("type")])
 
@@ -74,12 +82,16 @@ struct IndexRetentionTests {
         #expect(after.indexes.map(\.name) == ["from_user_key", "type"])
         #expect(after.undeclaredIndexes.map(\.name) == ["from_user_key"], "the other kept index is still reported")
 
-        let missing = await #expect(throws: DataStoreError.self) { try await store.dropIndex(named: "nope", from: "Note") }
+        let missing = await #expect(throws: DataStoreError.self) {
+            try await store.dropIndex(named: "nope", from: "Note")
+        }
         #expect(missing?.code == .notFound)
-        #expect(missing?.message.contains("its indexes are from_user_key, type") == true, "\(String(describing: missing))")
+        #expect(
+            missing?.message.contains("its indexes are from_user_key, type") == true, "\(String(describing: missing))")
 
-        let exact = try await store.collection(Note.self, idField: "id", indexes: [IndexDefinition("type")],
-                                               undeclaredIndexes: .drop)
+        let exact = try await store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("type")],
+            undeclaredIndexes: .drop)
         #expect(exact.indexes.map(\.name) == ["type"])
         #expect(exact.undeclaredIndexes.isEmpty)
         try expectConsistent(store)

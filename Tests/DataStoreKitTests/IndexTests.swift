@@ -9,11 +9,13 @@ struct IndexTests {
     func maintenance() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [
-            IndexDefinition("created_ts"),
-            IndexDefinition("pair", fields: ["from_user_key", "to_user_key"]),
-            IndexDefinition("tags", multiValue: true),
-        ])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id",
+            indexes: [
+                IndexDefinition("created_ts"),
+                IndexDefinition("pair", fields: ["from_user_key", "to_user_key"]),
+                IndexDefinition("tags", multiValue: true)
+            ])
         _ = try await notes.add(object: note("a", from: "u1", to: "u2", ts: 1, tags: ["x", "y"]))
         _ = try await notes.add(object: note("b", from: "u1", to: "u3", ts: 2, tags: ["y", "y"]))
         try expectConsistent(temporary.store)
@@ -22,7 +24,9 @@ struct IndexTests {
         #expect(try await notes.query(params: ["tags": "x"], options: nil).isEmpty)
         #expect(try await notes.query(params: ["tags": "z"], options: nil).map(\.id) == ["a"])
         #expect(try await notes.query(params: ["tags": "y"], options: nil).map(\.id) == ["b"])
-        #expect(try await notes.query(params: ["from_user_key": "u1", "to_user_key": "u3"], options: nil).map(\.id) == ["b"])
+        #expect(
+            try await notes.query(params: ["from_user_key": "u1", "to_user_key": "u3"], options: nil).map(\.id) == ["b"]
+        )
         _ = try await notes.remove(id: "b")
         try expectConsistent(temporary.store)
         #expect(try await notes.query(params: ["tags": "y"], options: nil).isEmpty)
@@ -32,8 +36,13 @@ struct IndexTests {
     func uniqueViolation() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        struct User: Codable, Equatable { var id: String; var email: String?; var name: String }
-        let users = try await temporary.store.collection(User.self, idField: "id", indexes: [IndexDefinition("email", unique: true)])
+        struct User: Codable, Equatable {
+            var id: String
+            var email: String?
+            var name: String
+        }
+        let users = try await temporary.store.collection(
+            User.self, idField: "id", indexes: [IndexDefinition("email", unique: true)])
         _ = try await users.add(object: User(id: "1", email: "a@x", name: "A"))
         let error = await #expect(throws: DataStoreError.self) {
             try await users.add(object: User(id: "2", email: "a@x", name: "B"))
@@ -53,21 +62,27 @@ struct IndexTests {
     func longValues() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [
-            IndexDefinition("message"), IndexDefinition("unique_message", fields: ["message"], unique: true),
-        ])
-        let stem = String(repeating: "long text ", count: 100)  // 1,000 bytes
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id",
+            indexes: [
+                IndexDefinition("message"), IndexDefinition("unique_message", fields: ["message"], unique: true)
+            ])
+        let stem = String(repeating: "long text ", count: 100) // 1,000 bytes
         for (index, tail) in ["b", "a", "c"].enumerated() {
             _ = try await notes.add(object: note("n\(index)", message: stem + tail))
         }
         try expectConsistent(temporary.store)
         #expect(try await notes.query(params: ["message": .string(stem + "a")], options: nil).map(\.id) == ["n1"])
-        #expect(try await notes.query(params: ["message >": .string(stem + "a")], options: nil).compactMap(\.id).sorted() == ["n0", "n2"])
+        #expect(
+            try await notes.query(params: ["message >": .string(stem + "a")], options: nil).compactMap(\.id).sorted()
+                == ["n0", "n2"])
         let sorted = try await notes.query(params: ["message >=": .string(stem)], options: ["sort": ["message"]])
         #expect(sorted.map(\.id) == ["n1", "n0", "n2"])
         let descending = try await notes.query(params: nil, options: ["sort": ["-message"], "limit": 2])
         #expect(descending.map(\.id) == ["n2", "n0"])
-        let error = await #expect(throws: DataStoreError.self) { try await notes.add(object: note("n9", message: stem + "a")) }
+        let error = await #expect(throws: DataStoreError.self) {
+            try await notes.add(object: note("n9", message: stem + "a"))
+        }
         #expect(error?.code == .uniqueViolation)
     }
 
@@ -87,18 +102,22 @@ struct IndexTests {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
         let plain = try await temporary.store.collection(Note.self, idField: "id")
-        for index in 0..<250 { _ = try await plain.add(object: note(String(format: "n%03d", index), ts: Double(index))) }
+        for index in 0..<250 {
+            _ = try await plain.add(object: note(String(format: "n%03d", index), ts: Double(index)))
+        }
         let batchesBefore = temporary.store.writerMetrics.batches
 
-        let indexed: StoreCollection<Note> = try await temporary.store.collection("Note", mapping: .codable(idField: "id"),
-                                                           indexes: [IndexDefinition("created_ts")], indexBuildChunk: 100)
+        let indexed: StoreCollection<Note> = try await temporary.store.collection(
+            "Note", mapping: .codable(idField: "id"),
+            indexes: [IndexDefinition("created_ts")], indexBuildChunk: 100)
         // register + 3 chunks of ≤100 (+1 empty) + mark ready
         #expect(temporary.store.writerMetrics.batches - batchesBefore >= 5)
         #expect(try indexed.explain(params: ["created_ts >=": 200]).description.contains("index scan of created_ts"))
         #expect(try await indexed.query(params: ["created_ts >=": 200], options: nil).count == 50)
         try expectConsistent(temporary.store)
 
-        let dropped = try await temporary.store.collection(Note.self, idField: "id", indexes: [], undeclaredIndexes: .drop)
+        let dropped = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [], undeclaredIndexes: .drop)
         #expect(dropped.indexes.isEmpty)
         #expect(try dropped.explain(params: ["created_ts >=": 200]).description.hasPrefix("full scan"))
         #expect(try await dropped.query(params: ["created_ts >=": 200], options: nil).count == 50)
@@ -119,18 +138,23 @@ struct IndexTests {
         do {
             let store = try DataStore.open(path: path)
             let notes = try await store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
-            for index in 0..<20 { _ = try await notes.add(object: note("n\(index)", from: "u\(index % 3)", ts: Double(index))) }
+            for index in 0..<20 {
+                _ = try await notes.add(object: note("n\(index)", from: "u\(index % 3)", ts: Double(index)))
+            }
             store.close()
         }
         let store = try DataStore.open(path: path)
-        let notes = try await store.collection(Note.self, idField: "id", indexes: [
-            IndexDefinition("created_ts", fields: [.descending("created_ts")]),
-            IndexDefinition("from_user_key"),
-        ])
+        let notes = try await store.collection(
+            Note.self, idField: "id",
+            indexes: [
+                IndexDefinition("created_ts", fields: [.descending("created_ts")]),
+                IndexDefinition("from_user_key")
+            ])
         #expect(notes.indexes.map(\.description) == ["created_ts(created_ts desc)", "from_user_key(from_user_key)"])
         try expectConsistent(store)
         #expect(try await notes.query(params: ["from_user_key": "u0"], options: nil).count == 7)
-        let newest = try await notes.query(params: nil, options: ["sort": ["created_ts": ["ascending": false]], "limit": 3])
+        let newest = try await notes.query(
+            params: nil, options: ["sort": ["created_ts": ["ascending": false]], "limit": 3])
         #expect(newest.map(\.created_ts) == [19, 18, 17])
         let idMismatch = await #expect(throws: DataStoreError.self) {
             _ = try await store.collection("Note", mapping: ObjectMapping<Note>.codable(idField: "from_user_key"))
@@ -146,11 +170,15 @@ struct IndexBuildFailureTests {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
         let notes = try await temporary.store.collection(Note.self, idField: "id")
-        for index in 0..<30 { _ = try await notes.add(object: note("n\(index)", from: index == 29 ? "u0" : "u\(index)")) }
+        for index in 0..<30 {
+            _ = try await notes.add(object: note("n\(index)", from: index == 29 ? "u0" : "u\(index)"))
+        }
         let error = await #expect(throws: DataStoreError.self) {
-            _ = try await temporary.store.collection(Note.self, idField: "id", indexes: [
-                IndexDefinition("from_user_key", unique: true),
-            ])
+            _ = try await temporary.store.collection(
+                Note.self, idField: "id",
+                indexes: [
+                    IndexDefinition("from_user_key", unique: true)
+                ])
         }
         #expect(error?.code == .uniqueViolation)
         #expect(error?.message.contains("from_user_key") == true)
@@ -160,7 +188,8 @@ struct IndexBuildFailureTests {
         try expectConsistent(temporary.store)
         // The same index without the collision builds.
         _ = try await again.remove(id: "n29")
-        let indexed = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("from_user_key", unique: true)])
+        let indexed = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("from_user_key", unique: true)])
         #expect(indexed.indexes.count == 1)
         try expectConsistent(temporary.store)
     }
@@ -177,7 +206,8 @@ struct IndexBuildFailureTests {
         #expect(error?.code == .invalidValue)
         #expect(error?.message.contains("tags") == true)
         #expect(try await temporary.store.collection(Note.self, idField: "id").indexes.isEmpty)
-        let multi = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("tags", multiValue: true)])
+        let multi = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("tags", multiValue: true)])
         #expect(try await multi.query(params: ["tags": "b"], options: nil).map(\.id) == ["n1"])
     }
 
@@ -189,7 +219,8 @@ struct IndexBuildFailureTests {
         // Callers encode before queueing; an index may be declared while their write waits.
         let prepared = try plain.storage.prepare(try DocumentEncoder().encode(note("n1", from: "alice")), id: "n1")
         #expect(prepared.entries.isEmpty)
-        let indexed = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("from_user_key")])
+        let indexed = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("from_user_key")])
         #expect(indexed.storage === plain.storage)
         _ = try await temporary.store.writer.submit(estimatedBytes: 0) { transaction in
             try plain.storage.write(prepared, mode: .insert, in: &transaction).version

@@ -10,16 +10,20 @@ struct OperatorPlanTests {
     func plansAndAnswers() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [
-            IndexDefinition("message"), IndexDefinition("tags", multiValue: true),
-        ])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id",
+            indexes: [
+                IndexDefinition("message"), IndexDefinition("tags", multiValue: true)
+            ])
         let messages = ["Alice", "Alfred", "Bob", "Al", "alice", "Am"]
         for (index, message) in messages.enumerated() {
-            _ = try await notes.add(object: note("n\(index)", message: message, tags: index % 2 == 0 ? ["Al\(index)"] : nil))
+            _ = try await notes.add(
+                object: note("n\(index)", message: message, tags: index % 2 == 0 ? ["Al\(index)"] : nil))
         }
         let prefix = try notes.explain(params: ["message ^=": "Al"]).description
         #expect(prefix.hasPrefix(#"index scan of message on Note (message in ["Al", "Am")), forward"#), "\(prefix)")
-        #expect(try await notes.query(params: ["message ^=": "Al"], options: ["sort": ["message"]]).map(\.message)
+        #expect(
+            try await notes.query(params: ["message ^=": "Al"], options: ["sort": ["message"]]).map(\.message)
                 == ["Al", "Alfred", "Alice"])
         let tagged = try notes.explain(params: ["tags ^=": "Al"]).description
         #expect(tagged.hasPrefix("index scan of tags on Note"), "\(tagged)")

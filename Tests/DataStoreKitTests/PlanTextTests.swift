@@ -9,11 +9,13 @@ struct PlanTextTests {
     func longValuesAreCut() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("message")])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("message")])
         let long = String(repeating: "é", count: 1_000)
         let plan = try notes.explain(params: ["message": .string(long)]).description
         #expect(plan.utf8.count < 400, "\(plan.utf8.count) bytes: \(plan)")
-        #expect(plan.components(separatedBy: "(2000 bytes)").count == 3, "once in the scan, once in the filter: \(plan)")
+        #expect(
+            plan.components(separatedBy: "(2000 bytes)").count == 3, "once in the scan, once in the filter: \(plan)")
         let range = try notes.explain(params: ["message >=": .string(long)]).description
         #expect(range.contains("…\" (2000 bytes)") && range.utf8.count < 400, "\(range)")
     }

@@ -23,8 +23,10 @@ final class Message: ObjectCoder {
     }
 
     func toDictionary() -> [String: Any] {
-        ["id": id ?? "", "from_user_key": from_user_key ?? "", "to_user_key": to_user_key ?? "",
-         "message": message ?? "", "created_ts": created_ts ?? Date().timeIntervalSince1970]
+        [
+            "id": id ?? "", "from_user_key": from_user_key ?? "", "to_user_key": to_user_key ?? "",
+            "message": message ?? "", "created_ts": created_ts ?? Date().timeIntervalSince1970
+        ]
     }
 }
 
@@ -36,14 +38,18 @@ struct ReadmeUsageTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
 
         let store = try DataStore.open(path: path)
-        let messages = try await store.collection(Message.self, indexes: [
-            IndexDefinition("created_ts"),
-            IndexDefinition("conversation", fields: ["from_user_key", "to_user_key"]),
-        ])
+        let messages = try await store.collection(
+            Message.self,
+            indexes: [
+                IndexDefinition("created_ts"),
+                IndexDefinition("conversation", fields: ["from_user_key", "to_user_key"])
+            ])
 
-        let hello = Message(dictionary: ["from_user_key": "1234567890", "to_user_key": "0987654321",
-                                         "message": "hello", "created_ts": 1437108600.0])
-        let stored = try await messages.add(object: hello)          // gets a generated id
+        let hello = Message(dictionary: [
+            "from_user_key": "1234567890", "to_user_key": "0987654321",
+            "message": "hello", "created_ts": 1437108600.0
+        ])
+        let stored = try await messages.add(object: hello) // gets a generated id
 
         let conversation = try await messages.query(
             params: ["from_user_key": "1234567890", "to_user_key": "0987654321"], options: nil)
@@ -54,9 +60,12 @@ struct ReadmeUsageTests {
 
         // A unit of work: staged changes, read back, saved as one durable change set.
         let context = store.newContext()
-        try context.add(Message(dictionary: ["id": "m2", "from_user_key": "0987654321",
-                                             "to_user_key": "1234567890", "message": "hi!",
-                                             "created_ts": 1437108660.0]), to: messages)
+        try context.add(
+            Message(dictionary: [
+                "id": "m2", "from_user_key": "0987654321",
+                "to_user_key": "1234567890", "message": "hi!",
+                "created_ts": 1437108660.0
+            ]), to: messages)
         let reply = try context.get(id: "m2", from: messages)
         try await context.save()
 
@@ -65,6 +74,8 @@ struct ReadmeUsageTests {
         #expect(recent.map(\.message) == ["hello"])
         #expect(reply.message == "hi!")
         #expect(try await messages.get(id: "m2").message == "hi!")
-        #expect(try messages.explain(params: ["created_ts >=": 1437108600]).description.hasPrefix("index scan of created_ts"))
+        #expect(
+            try messages.explain(params: ["created_ts >=": 1437108600]).description.hasPrefix(
+                "index scan of created_ts"))
     }
 }

@@ -74,11 +74,13 @@ struct RecordMappingTests {
     private static let indexes = [
         IndexDefinition("created_ts"),
         IndexDefinition("tags", multiValue: true),
-        IndexDefinition("by_place", fields: ["place", .descending("created_ts")]),
+        IndexDefinition("by_place", fields: ["place", .descending("created_ts")])
     ]
 
-    private func openVisits(_ store: DataStore, name: String = "Visit",
-                        mapping: ObjectMapping<Visit> = .record(idField: "id")) async throws -> StoreCollection<Visit> {
+    private func openVisits(
+        _ store: DataStore, name: String = "Visit",
+        mapping: ObjectMapping<Visit> = .record(idField: "id")
+    ) async throws -> StoreCollection<Visit> {
         try await store.collection(name, mapping: mapping, indexes: Self.indexes)
     }
 
@@ -105,7 +107,7 @@ struct RecordMappingTests {
         defer { temporary.remove() }
         let visits = try await openVisits(temporary.store)
         let first = visit("v1", ts: 1, tags: ["red", "blue"])
-        #expect(try await visits.add(object: first) == first)  // its id was kept: the caller's object comes back
+        #expect(try await visits.add(object: first) == first) // its id was kept: the caller's object comes back
         _ = try await visits.add(object: visit("v2", place: "museum", ts: 2, tags: ["blue"]))
         #expect(try await visits.get(id: "v1") == first)
         // The stored document is the one RecordWriter wrote, field for field.
@@ -116,7 +118,10 @@ struct RecordMappingTests {
         #expect(try await visits.get(id: "v1") == changed)
         #expect(try await visits.query(params: ["tags": "blue"], options: nil).map(\.id) == ["v2"])
         #expect(try await visits.query(params: ["tags": "green"], options: nil).map(\.id) == ["v1"])
-        #expect(try await visits.query(params: ["created_ts >=": 2], options: ["sort": ["-created_ts"]]).map(\.id) == ["v1", "v2"])
+        #expect(
+            try await visits.query(params: ["created_ts >=": 2], options: ["sort": ["-created_ts"]]).map(\.id) == [
+                "v1", "v2"
+            ])
         #expect(try await visits.query(params: ["place": "museum"], options: nil).map(\.id) == ["v2"])
 
         #expect(try await visits.remove(id: "v1") == changed)
@@ -133,7 +138,7 @@ struct RecordMappingTests {
         defer { temporary.remove() }
         let visits = try await openVisits(temporary.store)
         let added = try await visits.add(object: visit("", ts: 7, tags: ["red"]))
-        #expect(added.id.count == 26)  // IDGenerator's ids
+        #expect(added.id.count == 26) // IDGenerator's ids
         #expect(added == visit(added.id, ts: 7, tags: ["red"]))
         #expect(try await visits.get(id: .string(added.id)) == added)
         #expect(try visits.document(id: .string(added.id))?["id"] == .string(added.id))
@@ -150,7 +155,7 @@ struct RecordMappingTests {
         let stored = try await visits.put(id: "given", object: visit("own", ts: 3, tags: ["x"]))
         #expect(stored == visit("given", ts: 3, tags: ["x"]))
         #expect(try await visits.get(id: "given") == stored)
-        #expect(try visits.document(id: "given")?["id"] == "given")  // the record says what its key says
+        #expect(try visits.document(id: "given")?["id"] == "given") // the record says what its key says
         let own = await #expect(throws: DataStoreError.self) { try await visits.get(id: "own") }
         #expect(own?.code == .notFound)
         #expect(try await visits.query(params: ["tags": "x"], options: nil).map(\.id) == ["given"])
@@ -180,14 +185,18 @@ struct RecordMappingTests {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
         let visits = try await openVisits(temporary.store)
-        let ids = try await visits.add(contentsOf: [visit("a", ts: 1, tags: ["t"]), visit("", ts: 2, tags: ["t"]), visit("c", ts: 3)])
+        let ids = try await visits.add(contentsOf: [
+            visit("a", ts: 1, tags: ["t"]), visit("", ts: 2, tags: ["t"]), visit("c", ts: 3)
+        ])
         #expect(ids.count == 3 && ids[0] == "a" && ids[2] == "c")
         let generated = try #require(ids[1].stringValue)
         #expect(generated.count == 26)
         #expect(try await visits.get(id: ids[1]) == visit(generated, ts: 2, tags: ["t"]))
         #expect(Set(try await visits.query(params: ["tags": "t"], options: nil).map(\.id)) == ["a", generated])
         // All or nothing: a duplicate id in a later batch stores none of it.
-        let duplicate = await #expect(throws: DataStoreError.self) { try await visits.add(contentsOf: [visit("d"), visit("a")]) }
+        let duplicate = await #expect(throws: DataStoreError.self) {
+            try await visits.add(contentsOf: [visit("d"), visit("a")])
+        }
         #expect(duplicate?.code == .duplicateID)
         #expect(try visits.count() == 3)
         try expectConsistent(temporary.store)
@@ -199,11 +208,11 @@ struct RecordMappingTests {
         defer { temporary.remove() }
         let tallies = try await temporary.store.collection("Tally", mapping: ObjectMapping<Tally>.record(idField: "id"))
         #expect(try await tallies.add(object: Tally(id: 5, count: 1)) == Tally(id: 5, count: 1))
-        _ = try await tallies.add(object: Tally(id: 40_000, count: 2))  // an int32 in the record
+        _ = try await tallies.add(object: Tally(id: 40_000, count: 2)) // an int32 in the record
         #expect(try await tallies.get(id: 5) == Tally(id: 5, count: 1))
-        #expect(try await tallies.get(id: .double(5)) == Tally(id: 5, count: 1))  // 5.0 finds 5, as for every id
+        #expect(try await tallies.get(id: .double(5)) == Tally(id: 5, count: 1)) // 5.0 finds 5, as for every id
         let storedID = try #require(try tallies.document(id: 5)?["id"])
-        #expect(storedID == 5 && storedID.typeName == Value.int(5).typeName)  // an integer, not "5" or 5.0
+        #expect(storedID == 5 && storedID.typeName == Value.int(5).typeName) // an integer, not "5" or 5.0
         let asString = await #expect(throws: DataStoreError.self) { try await tallies.get(id: "5") }
         #expect(asString?.code == .notFound)
         #expect(try await tallies.put(id: 5, object: Tally(id: 5, count: 9)) == Tally(id: 5, count: 9))
@@ -220,12 +229,14 @@ struct RecordMappingTests {
 
     /// The same writes, through every path, on `visits`.
     private func populate(_ visits: StoreCollection<Visit>) async throws {
-        let long = String(repeating: "l", count: 600)  // longer than an index component: truncated
+        let long = String(repeating: "l", count: 600) // longer than an index component: truncated
         _ = try await visits.add(object: visit("a", place: "park", ts: 1, tags: ["red", "red", "blue"]))
         _ = try await visits.add(object: visit("b", place: "", ts: -0.0, tags: []))
         _ = try await visits.put(id: "c", object: visit("c", place: "caf\u{E9}", ts: 3.0, tags: ["😀", long]))
         _ = try await visits.put(id: "d", object: visit("other", place: "cafe\u{301}", ts: 1e300, tags: ["e\u{301}"]))
-        try await visits.add(contentsOf: [visit("e", place: long, ts: 2.5, tags: ["blue"]), visit("f", place: "park", ts: -7, tags: ["green"])])
+        try await visits.add(contentsOf: [
+            visit("e", place: long, ts: 2.5, tags: ["blue"]), visit("f", place: "park", ts: -7, tags: ["green"])
+        ])
         try await visits.put(contentsOf: [visit("a", place: "zoo", ts: 4, tags: ["green", "red"]), visit("g", ts: 1)])
         let context = visits.store.newContext()
         try context.add(visit("h", place: "park", ts: 8, tags: ["red"]), to: visits)
@@ -247,7 +258,8 @@ struct RecordMappingTests {
         #expect(keys.count == 3)
         #expect(keys.values.allSatisfy { !$0.isEmpty })
         #expect(keys == (try indexKeys(coded)))
-        #expect(try recorded.documents(matching: Query()).map(RecordCodec.encode)
+        #expect(
+            try recorded.documents(matching: Query()).map(RecordCodec.encode)
                 == (try coded.documents(matching: Query()).map(RecordCodec.encode)))
 
         let queries: [([String: Value], [String: Value]?)] = [
@@ -258,12 +270,13 @@ struct RecordMappingTests {
             (["tags": "e\u{301}"], nil),
             (["place": "park"], ["sort": ["-created_ts"]]),
             (["place": "caf\u{E9}"], nil),
-            (["place": .string(String(repeating: "l", count: 600))], nil),
+            (["place": .string(String(repeating: "l", count: 600))], nil)
         ]
         for (params, options) in queries {
             let plan = try recorded.explain(params: params, options: options)
             #expect(plan.access == (try coded.explain(params: params, options: options)).access, "\(params)")
-            #expect(plan.description.replacingOccurrences(of: "Recorded", with: "Coded")
+            #expect(
+                plan.description.replacingOccurrences(of: "Recorded", with: "Coded")
                     == (try coded.explain(params: params, options: options)).description, "\(params)")
             let answer = try await recorded.query(params: params, options: options)
             #expect(answer == (try await coded.query(params: params, options: options)), "\(params)")
@@ -291,9 +304,10 @@ struct RecordMappingTests {
         #expect(try context.get(id: "staged", from: visits) == staged)
         #expect(try context.get(id: .string(generated.id), from: visits) == generated)
         #expect(try context.query(visits, params: ["tags": "red"]).map(\.id).sorted() == ["staged", "stored"])
-        #expect(try context.query(visits, params: ["created_ts >=": 5], options: ["sort": ["created_ts"]]).map(\.id)
+        #expect(
+            try context.query(visits, params: ["created_ts >=": 5], options: ["sort": ["created_ts"]]).map(\.id)
                 == ["staged", generated.id, "other"])
-        await #expect(throws: DataStoreError.self) { try await visits.get(id: "staged") }  // not saved yet
+        await #expect(throws: DataStoreError.self) { try await visits.get(id: "staged") } // not saved yet
 
         try await context.save()
         #expect(!context.hasChanges)
@@ -323,8 +337,9 @@ struct RecordMappingTests {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
         // `tags` is always an array, so a single-value index on it refuses every visit.
-        let visits = try await temporary.store.collection("Visit", mapping: ObjectMapping<Visit>.record(idField: "id"),
-                                                          indexes: [IndexDefinition("tags")])
+        let visits = try await temporary.store.collection(
+            "Visit", mapping: ObjectMapping<Visit>.record(idField: "id"),
+            indexes: [IndexDefinition("tags")])
         let context = temporary.store.newContext()
         let error = #expect(throws: DataStoreError.self) { try context.add(visit("v", tags: ["a"]), to: visits) }
         #expect(error?.code == .invalidValue)
@@ -344,11 +359,14 @@ struct RecordMappingTests {
     func canonicallyEquivalentNamesAreRefused() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let objects = try await temporary.store.collection("Written", mapping: ObjectMapping<WrittenFields>.record(idField: "id"))
+        let objects = try await temporary.store.collection(
+            "Written", mapping: ObjectMapping<WrittenFields>.record(idField: "id"))
         // "é" as U+00E9 and as e + U+0301: one field of a Document, which RecordCodec.decode refuses twice.
         let object = WrittenFields([("id", "w"), ("\u{E9}", 1), ("e\u{301}", 2)])
         // Under another id the record goes through a document, and is refused there.
-        let throughDocument = await #expect(throws: DataStoreError.self) { _ = try await objects.put(id: "x", object: object) }
+        let throughDocument = await #expect(throws: DataStoreError.self) {
+            _ = try await objects.put(id: "x", object: object)
+        }
         #expect(throughDocument?.code == .invalidValue)
         // Under its own id nothing is decoded: the writer's bytes must be refused all the same.
         let kept = await #expect(throws: DataStoreError.self) { _ = try await objects.add(object: object) }
@@ -359,7 +377,9 @@ struct RecordMappingTests {
         #expect(problems.isEmpty, "\(problems)")
     }
 
-    @Test("a field spelled canonically equal to, but not byte-equal to, an index field gets the entries a document gives it")
+    @Test(
+        "a field spelled canonically equal to, but not byte-equal to, an index field gets the entries a document gives it"
+    )
     func indexFieldSpelledOtherwise() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
@@ -367,8 +387,9 @@ struct RecordMappingTests {
         // other (its keys are Swift Strings), so the document path — and DataStore.check(), which
         // recomputes entries from documents — index the value 5. Entries read from the record's
         // bytes must be the same, or the same object is indexed differently depending on the path.
-        let objects = try await temporary.store.collection("Written", mapping: ObjectMapping<WrittenFields>.record(idField: "id"),
-                                                           indexes: [IndexDefinition("\u{E9}")])
+        let objects = try await temporary.store.collection(
+            "Written", mapping: ObjectMapping<WrittenFields>.record(idField: "id"),
+            indexes: [IndexDefinition("\u{E9}")])
         // Kept id: entries read from the bytes. Another id: the record goes through a document.
         _ = try await objects.add(object: WrittenFields([("id", "w"), ("e\u{301}", 5)]))
         _ = try await objects.put(id: "v", object: WrittenFields([("id", "other"), ("e\u{301}", 5)]))
@@ -376,13 +397,15 @@ struct RecordMappingTests {
         #expect(problems.isEmpty, "index entries from the record differ from the document's: \(problems)")
     }
 
-    @Test("an index named by a non-ASCII name equal to an ASCII field name (Kelvin sign, K) gets the document's entries")
+    @Test(
+        "an index named by a non-ASCII name equal to an ASCII field name (Kelvin sign, K) gets the document's entries")
     func indexNameSpelledOtherwise() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
         // "\u{212A}" == "K" for Swift strings (and Document keys), but not byte for byte.
-        let objects = try await temporary.store.collection("Written", mapping: ObjectMapping<WrittenFields>.record(idField: "id"),
-                                                           indexes: [IndexDefinition("\u{212A}")])
+        let objects = try await temporary.store.collection(
+            "Written", mapping: ObjectMapping<WrittenFields>.record(idField: "id"),
+            indexes: [IndexDefinition("\u{212A}")])
         _ = try await objects.add(object: WrittenFields([("id", "w"), ("K", 5)]))
         let problems = try temporary.store.check()
         #expect(problems.isEmpty, "index entries from the record differ from the document's: \(problems)")

@@ -13,7 +13,8 @@ struct RepairTests {
         KeyCodec.append(.string(id), to: &key)
         let records = try store.environment.openDatabase(named: "c/Note")
         try store.environment.write { transaction in
-            try transaction.put([0, 0, 0, 0, 0, 0, 0, 7, 0x01, 0x01, 0x02, 0x69, 0x64, 0x09, 0x7F, 0x61], forKey: key, in: records)
+            try transaction.put(
+                [0, 0, 0, 0, 0, 0, 0, 7, 0x01, 0x01, 0x02, 0x69, 0x64, 0x09, 0x7F, 0x61], forKey: key, in: records)
         }
     }
 
@@ -21,9 +22,11 @@ struct RepairTests {
     func putRepairs() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [
-            IndexDefinition("created_ts"), IndexDefinition("tags", multiValue: true),
-        ])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id",
+            indexes: [
+                IndexDefinition("created_ts"), IndexDefinition("tags", multiValue: true)
+            ])
         _ = try await notes.add(object: note("a", ts: 1, tags: ["x", "y"]))
         _ = try await notes.add(object: note("b", ts: 2))
         try Self.damage("a", in: temporary.store)
@@ -35,7 +38,10 @@ struct RepairTests {
         _ = try await notes.put(id: "a", object: note("a", ts: 5, tags: ["z"]))
         try expectConsistent(temporary.store)
         #expect(try await notes.query(params: ["tags": "x"], options: nil).isEmpty)
-        #expect(try await notes.query(params: ["created_ts >=": 0], options: ["sort": ["created_ts"]]).map(\.id) == ["b", "a"])
+        #expect(
+            try await notes.query(params: ["created_ts >=": 0], options: ["sort": ["created_ts"]]).map(\.id) == [
+                "b", "a"
+            ])
     }
 
     @Test("removing a damaged record removes its index entries too")

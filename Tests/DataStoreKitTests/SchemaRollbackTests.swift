@@ -17,7 +17,9 @@ struct SchemaRollbackTests {
         var rollBackThreads: [String] = []
     }
 
-    @Test("a change set that fails is rolled back once, on the writer thread, before its caller resumes; one that commits is not")
+    @Test(
+        "a change set that fails is rolled back once, on the writer thread, before its caller resumes; one that commits is not"
+    )
     func rollBackOnFailure() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
@@ -50,14 +52,18 @@ struct SchemaRollbackTests {
 
     @Test("a change set whose batch cannot commit (map full, may not grow) is rolled back")
     func rollBackOnCommitFailure() async throws {
-        let temporary = try TemporaryStore(options: .init(mapSize: 256 * 1024, writerLimits: .init(maxMapSize: 256 * 1024)))
+        let temporary = try TemporaryStore(
+            options: .init(mapSize: 256 * 1024, writerLimits: .init(maxMapSize: 256 * 1024)))
         defer { temporary.remove() }
         let database = try temporary.store.environment.openDatabase(named: "scratch", options: .create)
         let effects = Mutex(Effects())
         let error = await #expect(throws: DataStoreError.self) {
-            _ = try await temporary.store.writer.submit(estimatedBytes: 0, exclusive: true, rollBack: {
-                effects.withLock { $0.rolledBack += 1 }
-            }) { transaction in
+            _ = try await temporary.store.writer.submit(
+                estimatedBytes: 0, exclusive: true,
+                rollBack: {
+                    effects.withLock { $0.rolledBack += 1 }
+                }
+            ) { transaction in
                 effects.withLock { $0.applied += 1 }
                 try transaction.put([UInt8](repeating: 7, count: 1 << 20), forKey: Array("big".utf8), in: database)
             }
@@ -68,7 +74,8 @@ struct SchemaRollbackTests {
 
     @Test("dropping an index in a full map fails, and the index stays on disk, maintained and used")
     func failedDropKeepsIndex() async throws {
-        let temporary = try TemporaryStore(options: .init(mapSize: 256 * 1024, writerLimits: .init(maxMapSize: 256 * 1024)))
+        let temporary = try TemporaryStore(
+            options: .init(mapSize: 256 * 1024, writerLimits: .init(maxMapSize: 256 * 1024)))
         defer { temporary.remove() }
         let indexed = [IndexDefinition("created_ts")]
         let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: indexed)
@@ -79,7 +86,8 @@ struct SchemaRollbackTests {
         for (index, size) in (Array(repeating: 3_000, count: 200) + Array(repeating: 10, count: 400)).enumerated() {
             if size == 10 && reader == nil { reader = try temporary.store.environment.beginRead() }
             do {
-                _ = try await notes.add(object: note("n\(index)", ts: Double(index), message: String(repeating: "m", count: size)))
+                _ = try await notes.add(
+                    object: note("n\(index)", ts: Double(index), message: String(repeating: "m", count: size)))
                 stored.append("n\(index)")
             } catch let error as DataStoreError where error.code == .storage {
                 if size == 10 { break }
@@ -96,7 +104,10 @@ struct SchemaRollbackTests {
         for id in stored.prefix(20) { _ = try await notes.remove(id: .string(id)) }
         _ = try await notes.add(object: note("late", ts: 1e9))
         let plan = try notes.explain(params: ["created_ts >=": 1e9], options: nil)
-        guard case .indexScan(let scan) = plan.access else { Issue.record("not an index scan: \(plan)"); return }
+        guard case .indexScan(let scan) = plan.access else {
+            Issue.record("not an index scan: \(plan)")
+            return
+        }
         #expect(scan.index.name == "created_ts")
         #expect(try await notes.query(params: ["created_ts >=": 1e9], options: nil).map(\.id) == ["late"])
         try expectConsistent(temporary.store)

@@ -46,7 +46,8 @@ struct SnapshotGrowthTests {
 
     @Test("a reader that cannot yield fails the save fast with a typed error naming it; saves succeed once it ends")
     func heldReaderFailsTheSave() async throws {
-        let temporary = try TemporaryStore(options: .init(mapSize: 1 << 20, writerLimits: .init(mapGrowthWait: .milliseconds(300))))
+        let temporary = try TemporaryStore(
+            options: .init(mapSize: 1 << 20, writerLimits: .init(mapGrowthWait: .milliseconds(300))))
         defer { temporary.remove() }
         let notes = try await temporary.store.collection(Note.self, idField: "id")
         _ = try await notes.add(object: note("first"))
@@ -67,7 +68,9 @@ struct SnapshotGrowthTests {
         #expect(error.message.contains("at commit"), "\(error)")
         // While it lives, later saves that need growth fail too, at once (it blocked the last growth).
         let again = await #expect(throws: DataStoreError.self) {
-            try await withTimeLimit(seconds: 120) { _ = try await notes.add(object: note("again", message: String(repeating: "y", count: 200_000))) }
+            try await withTimeLimit(seconds: 120) {
+                _ = try await notes.add(object: note("again", message: String(repeating: "y", count: 200_000)))
+            }
         }
         #expect((again?.underlying as? LMDBError)?.code == .mapResizeBlocked, "\(String(describing: again))")
         #expect(temporary.store.writer.metrics.blockedMapGrowths >= 2)
@@ -121,7 +124,9 @@ struct SnapshotGrowthTests {
         _ = try await notes.add(object: note("first"))
         let context = temporary.store.newContext()
         _ = try context.get(id: "first", from: notes)
-        func held() throws -> Bool { try temporary.store.statistics().readers.contains { $0.holder == "a Context's snapshot" } }
+        func held() throws -> Bool {
+            try temporary.store.statistics().readers.contains { $0.holder == "a Context's snapshot" }
+        }
         #expect(try held())
         // Bounded polling, not a timing assertion: the snapshot must go within a generous bound.
         var polls = 0
@@ -157,7 +162,9 @@ struct TimedOut: Error, CustomStringConvertible {
 
 /// Runs `operation` and returns its result, or throws ``TimedOut`` after `seconds` (the operation
 /// is left running), so a hang fails the test instead of hanging the test run.
-func withTimeLimit<R: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async throws -> R) async throws -> R {
+func withTimeLimit<R: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async throws -> R) async throws
+    -> R
+{
     let finished = Mutex<Bool>(false)
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
         let resume: @Sendable (Result<R, any Error>) -> Void = { result in

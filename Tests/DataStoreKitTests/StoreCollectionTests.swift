@@ -16,7 +16,7 @@ struct StoreCollectionTests {
         var changed = note("n1", message: "changed")
         changed = try await notes.put(id: "n1", object: changed)
         #expect(try await notes.get(id: "n1").message == "changed")
-        _ = try await notes.put(id: "n2", object: note(nil))  // put inserts when absent
+        _ = try await notes.put(id: "n2", object: note(nil)) // put inserts when absent
         #expect(try await notes.get(id: "n2").id == "n2")
         #expect(try await notes.all().map(\.id) == ["n1", "n2"])
         let removed = try await notes.remove(id: "n1")
@@ -31,7 +31,9 @@ struct StoreCollectionTests {
         defer { temporary.remove() }
         let notes = try await temporary.store.collection(Note.self, idField: "id")
         _ = try await notes.add(object: note("n1", message: "first"))
-        let duplicate = await #expect(throws: DataStoreError.self) { try await notes.add(object: note("n1", message: "second")) }
+        let duplicate = await #expect(throws: DataStoreError.self) {
+            try await notes.add(object: note("n1", message: "second"))
+        }
         #expect(duplicate?.code == .duplicateID)
         #expect(duplicate?.message.contains("n1") == true)
         #expect(try await notes.get(id: "n1").message == "first")
@@ -70,7 +72,10 @@ struct StoreCollectionTests {
     func integerIDs() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        struct Counter: Codable, Equatable { var id: Int; var count: Int }
+        struct Counter: Codable, Equatable {
+            var id: Int
+            var count: Int
+        }
         let counters = try await temporary.store.collection(Counter.self, idField: "id")
         _ = try await counters.add(object: Counter(id: 10, count: 1))
         _ = try await counters.add(object: Counter(id: 2, count: 2))
@@ -113,7 +118,7 @@ struct StoreCollectionTests {
         let notes = try await second.collection(Note.self, idField: "id")
         _ = try await notes.add(object: note("n2"))
         #expect(try notes.count() == 2)
-        #expect(try firstNotes.count() == 2)  // the closed store still reads
+        #expect(try firstNotes.count() == 2) // the closed store still reads
         second.close()
     }
 
@@ -122,7 +127,8 @@ struct StoreCollectionTests {
         // Three named databases: _meta, the records of `notes`, its index.
         let temporary = try TemporaryStore(options: DataStore.Options(maxDatabases: 3))
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
         _ = try await notes.add(object: note("n1"))
         do {
             _ = try await temporary.store.collection(Note.self, name: "Other", idField: "id")
@@ -194,7 +200,8 @@ struct BulkWriteTests {
     func addContentsOf() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
         let before = temporary.store.writerMetrics.committedChangeSets
         let ids = try await notes.add(contentsOf: (0..<500).map { note("n\($0)", ts: Double($0)) } + [note(nil)])
         #expect(ids.count == 501)
@@ -204,7 +211,7 @@ struct BulkWriteTests {
             try await notes.add(contentsOf: [note("fresh"), note("n7")])
         }
         #expect(error?.code == .duplicateID)
-        #expect(throws: DataStoreError.self) { try notes.get(id: "fresh") }  // nothing of the batch landed
+        #expect(throws: DataStoreError.self) { try notes.get(id: "fresh") } // nothing of the batch landed
         try await notes.put(contentsOf: [note("n7", ts: 700), note("new", ts: 1)])
         #expect(try await notes.get(id: "n7").created_ts == 700)
         let missingID = await #expect(throws: DataStoreError.self) { try await notes.put(contentsOf: [note(nil)]) }

@@ -27,19 +27,24 @@ struct StoreLayoutTests {
     @Test("index keys: components, record key, its length")
     func indexKeys() throws {
         let idKey = try StorageKeys.idKey("n1", collection: "c")
-        let single = IndexTable(definition: IndexDefinition("created_ts"), database: Database(handle: 1, name: "x", options: []), state: .ready)
+        let single = IndexTable(
+            definition: IndexDefinition("created_ts"), database: Database(handle: 1, name: "x", options: []),
+            state: .ready)
         let entries = try single.entries(for: ["id": "n1", "created_ts": 1.5], idKey: idKey, collection: "c")
         #expect(entries.map { Self.hex($0.key) } == ["30 BF F8 00 00 00 00 00 00 00 40 6E 31 00 01 05"])
 
         let missing = try single.entries(for: ["id": "n1"], idKey: idKey, collection: "c")
         #expect(missing.map { Self.hex($0.key) } == ["05 40 6E 31 00 01 05"])
 
-        let compound = IndexTable(definition: IndexDefinition("pair", fields: ["from", .descending("to")]),
-                                    database: Database(handle: 2, name: "x", options: []), state: .ready)
+        let compound = IndexTable(
+            definition: IndexDefinition("pair", fields: ["from", .descending("to")]),
+            database: Database(handle: 2, name: "x", options: []), state: .ready)
         let pair = try compound.entries(for: ["id": "n1", "from": "a"], idKey: idKey, collection: "c")
         #expect(pair.map { Self.hex($0.key) } == ["40 61 00 01 FA 40 6E 31 00 01 05"])
 
-        let tags = IndexTable(definition: IndexDefinition("tags", multiValue: true), database: Database(handle: 3, name: "x", options: []), state: .ready)
+        let tags = IndexTable(
+            definition: IndexDefinition("tags", multiValue: true),
+            database: Database(handle: 3, name: "x", options: []), state: .ready)
         let elements = try tags.entries(for: ["id": "n1", "tags": ["b", "a", "b"]], idKey: idKey, collection: "c")
         #expect(elements.map { Self.hex($0.key) } == ["40 62 00 01 40 6E 31 00 01 05", "40 61 00 01 40 6E 31 00 01 05"])
     }

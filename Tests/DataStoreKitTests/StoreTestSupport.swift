@@ -30,8 +30,10 @@ struct TemporaryStore {
     }
 }
 
-func note(_ id: String?, from: String = "u1", to: String = "u2", ts: Double = 1_437_108_600, type: String = "text",
-          message: String = "hello", tags: [String]? = nil) -> Note {
+func note(
+    _ id: String?, from: String = "u1", to: String = "u2", ts: Double = 1_437_108_600, type: String = "text",
+    message: String = "hello", tags: [String]? = nil
+) -> Note {
     Note(id: id, from_user_key: from, to_user_key: to, message: message, created_ts: ts, type: type, tags: tags)
 }
 

@@ -24,10 +24,12 @@ struct UniqueReplaceTests {
 
         init() async throws {
             temporary = try TemporaryStore()
-            users = try await temporary.store.collection(User.self, name: "users", idField: "id", indexes: [
-                IndexDefinition("email", unique: true),
-                IndexDefinition("full_name", fields: ["first", .descending("last")], unique: true),
-            ])
+            users = try await temporary.store.collection(
+                User.self, name: "users", idField: "id",
+                indexes: [
+                    IndexDefinition("email", unique: true),
+                    IndexDefinition("full_name", fields: ["first", .descending("last")], unique: true)
+                ])
         }
 
         var store: DataStore { temporary.store }
@@ -43,14 +45,20 @@ struct UniqueReplaceTests {
             let before = try await users.all()
             let error = await #expect(throws: DataStoreError.self, sourceLocation: sourceLocation) { try await body() }
             #expect(error?.code == .uniqueViolation, "\(String(describing: error))", sourceLocation: sourceLocation)
-            #expect(error?.message.contains("unique index \(index) ") == true, "\(String(describing: error))",
-                    sourceLocation: sourceLocation)
+            #expect(
+                error?.message.contains("unique index \(index) ") == true, "\(String(describing: error))",
+                sourceLocation: sourceLocation)
             for value in values {
-                #expect(error?.message.contains(value) == true, "\(String(describing: error))", sourceLocation: sourceLocation)
-            }
-            #expect(try store.environment.info().lastTransactionID == commit, "a refused write committed",
+                #expect(
+                    error?.message.contains(value) == true, "\(String(describing: error))",
                     sourceLocation: sourceLocation)
-            #expect(try await users.all() == before, "a refused write changed the documents", sourceLocation: sourceLocation)
+            }
+            #expect(
+                try store.environment.info().lastTransactionID == commit, "a refused write committed",
+                sourceLocation: sourceLocation)
+            #expect(
+                try await users.all() == before, "a refused write changed the documents", sourceLocation: sourceLocation
+            )
             let problems = try store.check()
             #expect(problems.isEmpty, "\(problems)", sourceLocation: sourceLocation)
         }
@@ -109,7 +117,7 @@ struct UniqueReplaceTests {
         let fixture = try await Fixture()
         defer { fixture.temporary.remove() }
         let users = fixture.users
-        let stem = String(repeating: "long address ", count: 80) + "@x"  // 1,042 bytes: the key is cut
+        let stem = String(repeating: "long address ", count: 80) + "@x" // 1,042 bytes: the key is cut
         _ = try await users.add(object: User(id: "1", email: stem + "a", first: "Ada"))
         _ = try await users.add(object: User(id: "2", email: stem + "b", first: "Bob"))
         try await fixture.expectViolation(of: "email", showing: ["@xa"]) {
@@ -123,7 +131,9 @@ struct UniqueReplaceTests {
 
     /// Writes `object` as a record with its index entries straight through the LMDB layer, as a
     /// write that skipped the unique check would have.
-    static func plant<Object: Encodable>(_ object: Object, id: String, in storage: CollectionTable, of store: DataStore) throws {
+    static func plant<Object: Encodable>(_ object: Object, id: String, in storage: CollectionTable, of store: DataStore)
+        throws
+    {
         let prepared = try storage.prepare(try DocumentEncoder().encode(object), id: .string(id))
         var record: [UInt8] = []
         RecordVersion.append(1, to: &record)
@@ -157,7 +167,9 @@ struct UniqueReplaceTests {
         #expect(try fixture.users.check() == problems)
     }
 
-    @Test("check() reports a duplicate in a compound unique index, and one behind cut keys only when the real values are equal")
+    @Test(
+        "check() reports a duplicate in a compound unique index, and one behind cut keys only when the real values are equal"
+    )
     func checkComparesRealValues() async throws {
         let fixture = try await Fixture()
         defer { fixture.temporary.remove() }
@@ -167,26 +179,35 @@ struct UniqueReplaceTests {
         _ = try await fixture.users.add(object: User(id: "2", email: stem + "b", first: "Bob"))
         try expectConsistent(fixture.store)
 
-        try Self.plant(User(id: "3", email: stem + "a", first: "Ada", last: "Lovelace"), id: "3", in: fixture.users.storage,
-                       of: fixture.store)
+        try Self.plant(
+            User(id: "3", email: stem + "a", first: "Ada", last: "Lovelace"), id: "3", in: fixture.users.storage,
+            of: fixture.store)
         let problems = try fixture.store.check()
         #expect(problems.count == 2, "\(problems)")
         let email = problems.first { $0.index == "email" }
-        #expect(email?.message.contains("@xa\")") == true && email?.message.contains("\"1\", \"3\"") == true, "\(problems)")
+        #expect(
+            email?.message.contains("@xa\")") == true && email?.message.contains("\"1\", \"3\"") == true, "\(problems)")
         let fullName = problems.first { $0.index == "full_name" }
-        #expect(fullName?.message.contains("(\"Ada\", \"Lovelace\")") == true && fullName?.message.contains("\"1\", \"3\"") == true,
-                "\(problems)")
+        #expect(
+            fullName?.message.contains("(\"Ada\", \"Lovelace\")") == true
+                && fullName?.message.contains("\"1\", \"3\"") == true,
+            "\(problems)")
     }
 
     @Test("check() reports a duplicate element of a unique multi-value index; missing values are not duplicates")
     func checkMultiValueAndMissing() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        struct Tagged: Codable, Equatable, Sendable { var id: String; var tags: [String]? }
-        let items = try await temporary.store.collection(Tagged.self, name: "tagged", idField: "id", indexes: [
-            IndexDefinition("tags", multiValue: true),
-            IndexDefinition("codes", fields: ["tags"], unique: true, multiValue: true),
-        ])
+        struct Tagged: Codable, Equatable, Sendable {
+            var id: String
+            var tags: [String]?
+        }
+        let items = try await temporary.store.collection(
+            Tagged.self, name: "tagged", idField: "id",
+            indexes: [
+                IndexDefinition("tags", multiValue: true),
+                IndexDefinition("codes", fields: ["tags"], unique: true, multiValue: true)
+            ])
         _ = try await items.add(object: Tagged(id: "1", tags: ["a", "b"]))
         _ = try await items.add(object: Tagged(id: "2", tags: nil))
         _ = try await items.add(object: Tagged(id: "3", tags: nil))
@@ -194,7 +215,8 @@ struct UniqueReplaceTests {
         try Self.plant(Tagged(id: "4", tags: ["c", "b"]), id: "4", in: items.storage, of: temporary.store)
         let problems = try temporary.store.check()
         #expect(problems.count == 1, "\(problems)")
-        #expect(problems.first?.index == "codes" && problems.first?.message.contains("(\"b\")") == true
+        #expect(
+            problems.first?.index == "codes" && problems.first?.message.contains("(\"b\")") == true
                 && problems.first?.message.contains("\"1\", \"4\"") == true, "\(problems)")
     }
 }

@@ -11,7 +11,10 @@ import Testing
 final class WriterGate: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     private let entered = Atomic<Bool>(false)
-    func wait() { entered.store(true, ordering: .sequentiallyConsistent); semaphore.wait() }
+    func wait() {
+        entered.store(true, ordering: .sequentiallyConsistent)
+        semaphore.wait()
+    }
     func open() { semaphore.signal() }
     var isHeld: Bool { entered.load(ordering: .sequentiallyConsistent) }
 }
@@ -35,9 +38,11 @@ struct WriterTests {
     func concurrentSaves() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [
-            IndexDefinition("created_ts"), IndexDefinition("from_user_key"),
-        ])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id",
+            indexes: [
+                IndexDefinition("created_ts"), IndexDefinition("from_user_key")
+            ])
         let before = temporary.store.writerMetrics
         let tasks = 64, perTask = 40
         let acknowledged = try await withThrowingTaskGroup(of: [String].self) { group in
@@ -69,7 +74,7 @@ struct WriterTests {
         let saves = metrics.committedChangeSets - before.committedChangeSets
         let batches = metrics.batches - before.batches
         #expect(saves == tasks * perTask)
-        #expect(batches < saves)  // coalesced: fewer commits than saves
+        #expect(batches < saves) // coalesced: fewer commits than saves
         #expect(metrics.largestBatch > 1)
     }
 
@@ -94,7 +99,8 @@ struct WriterTests {
     func failingChangeSetInBatch() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
         _ = try await notes.add(object: note("taken"))
         let gate = WriterGate()
         let blocker = Task { try await temporary.store.writer.submit(estimatedBytes: 0) { _ in gate.wait() } }
@@ -117,9 +123,9 @@ struct WriterTests {
             #expect(error.code == .duplicateID)
         }
         let metrics = temporary.store.writerMetrics
-        #expect(metrics.batches - batchesBefore == 2)  // the blocker's batch, then one batch of three
+        #expect(metrics.batches - batchesBefore == 2) // the blocker's batch, then one batch of three
         #expect(metrics.largestBatch >= 3)
-        #expect(metrics.isolationReplays == 1)  // applied straight, then again with the duplicate isolated
+        #expect(metrics.isolationReplays == 1) // applied straight, then again with the duplicate isolated
         #expect(try await notes.get(id: "taken").message == "hello")
         #expect(try notes.count() == 3)
         try expectConsistent(temporary.store)
@@ -129,7 +135,8 @@ struct WriterTests {
     func halfWrittenFailuresInBatch() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
         let storage = notes.storage
         let gate = WriterGate()
         let blocker = Task { try await temporary.store.writer.submit(estimatedBytes: 0) { _ in gate.wait() } }
@@ -143,8 +150,10 @@ struct WriterTests {
                 try await temporary.store.writer.submit(estimatedBytes: 0) { transaction -> Int in
                     for part in ["a", "b"] {
                         let id = "n\(number)\(part)"
-                        try storage.write(storage.prepare(try DocumentEncoder().encode(note(id, ts: Double(number))), id: .string(id)),
-                                          mode: .insert, in: &transaction)
+                        try storage.write(
+                            storage.prepare(
+                                try DocumentEncoder().encode(note(id, ts: Double(number))), id: .string(id)),
+                            mode: .insert, in: &transaction)
                     }
                     if number % 2 == 1 { throw Refused(number: number) }
                     return number
@@ -164,8 +173,9 @@ struct WriterTests {
             }
         }
         let metrics = temporary.store.writerMetrics
-        #expect(metrics.batches - before.batches == 2)  // the blocker's, then all six in one
-        #expect(metrics.isolationReplays - before.isolationReplays == 1)  // the first failure; the later ones were nested
+        #expect(metrics.batches - before.batches == 2) // the blocker's, then all six in one
+        // The first failure replays; the later ones were nested.
+        #expect(metrics.isolationReplays - before.isolationReplays == 1)
         #expect(metrics.failedChangeSets - before.failedChangeSets == 3)
         #expect(try notes.count() == 6)
         for number in 0..<6 {
@@ -198,7 +208,7 @@ struct WriterTests {
         _ = try await (first.value, last.value)
         #expect(try await exclusive.value == 7)
         let metrics = temporary.store.writerMetrics
-        #expect(metrics.batches - before.batches == 4)  // the blocker's, [a], [exclusive], [b]
+        #expect(metrics.batches - before.batches == 4) // the blocker's, [a], [exclusive], [b]
         #expect(try notes.count() == 2)
     }
 
@@ -219,7 +229,8 @@ struct WriterTests {
 
     @Test("a full queue makes submitters wait (backpressure) instead of growing")
     func backpressure() async throws {
-        let temporary = try TemporaryStore(options: .init(writerLimits: .init(maxChangeSetsPerBatch: 2, maxQueuedChangeSets: 4)))
+        let temporary = try TemporaryStore(
+            options: .init(writerLimits: .init(maxChangeSetsPerBatch: 2, maxQueuedChangeSets: 4)))
         defer { temporary.remove() }
         let notes = try await temporary.store.collection(Note.self, idField: "id")
         let gate = WriterGate()
@@ -238,7 +249,8 @@ struct WriterTests {
     func mapGrowth() async throws {
         let temporary = try TemporaryStore(options: .init(mapSize: 256 * 1024))
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
         let body = String(repeating: "m", count: 2_000)
         let writers = 8, perWriter = 60
         let done = StopFlag()
@@ -246,7 +258,8 @@ struct WriterTests {
             for reader in 0..<4 {
                 group.addTask {
                     while !done.isSet {
-                        let found = try await notes.query(params: ["created_ts >=": .int(Int64(reader))], options: ["limit": 50])
+                        let found = try await notes.query(
+                            params: ["created_ts >=": .int(Int64(reader))], options: ["limit": 50])
                         #expect(found.allSatisfy { $0.created_ts >= Double(reader) })
                         await Task.yield()
                     }
@@ -256,7 +269,8 @@ struct WriterTests {
                 for writer in 0..<writers {
                     writersGroup.addTask {
                         for index in 0..<perWriter {
-                            _ = try await notes.add(object: note("w\(writer)-\(index)", ts: Double(index), message: body))
+                            _ = try await notes.add(
+                                object: note("w\(writer)-\(index)", ts: Double(index), message: body))
                         }
                     }
                 }
@@ -271,11 +285,14 @@ struct WriterTests {
         try expectConsistent(temporary.store)
     }
 
-    @Test("a context's save of many inserts that fills a tiny map grows it and commits; the map-full error never reaches the caller")
+    @Test(
+        "a context's save of many inserts that fills a tiny map grows it and commits; the map-full error never reaches the caller"
+    )
     func contextInsertsGrowTheMap() async throws {
         let temporary = try TemporaryStore(options: .init(mapSize: 256 * 1024))
         defer { temporary.remove() }
-        let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
         let body = String(repeating: "m", count: 2_000)
         let context = temporary.store.newContext()
         // Inserts of records seen absent, which are not looked up before their put: the map
@@ -287,7 +304,9 @@ struct WriterTests {
         try expectConsistent(temporary.store)
     }
 
-    @Test("a batch the transaction cannot hold is split and retried until it fits; a change set that never fits fails alone")
+    @Test(
+        "a batch the transaction cannot hold is split and retried until it fits; a change set that never fits fails alone"
+    )
     func transactionFullSplits() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
@@ -301,7 +320,11 @@ struct WriterTests {
         try await eventually { gate.isHeld }
         let before = temporary.store.writerMetrics
         let saves = (0..<16).map { index in
-            Task { try await temporary.store.writer.submit(estimatedBytes: 0, filler.insert("s\(index)", into: storage, of: environment)).result }
+            Task {
+                try await temporary.store.writer.submit(
+                    estimatedBytes: 0, filler.insert("s\(index)", into: storage, of: environment)
+                ).result
+            }
         }
         let hopeless = Task {
             try await temporary.store.writer.submit(estimatedBytes: 0) { (_: inout WriteTransaction) throws -> Int in
@@ -321,15 +344,16 @@ struct WriterTests {
             #expect(error.message.contains("larger than a write transaction"))
         }
         let metrics = temporary.store.writerMetrics
-        #expect(metrics.batchSplits - before.batchSplits >= 3)  // 17 → 8 + 9 → … until each part fits
-        #expect(metrics.committedChangeSets - before.committedChangeSets == 16 + 1)  // and the blocker
+        #expect(metrics.batchSplits - before.batchSplits >= 3) // 17 → 8 + 9 → … until each part fits
+        #expect(metrics.committedChangeSets - before.committedChangeSets == 16 + 1) // and the blocker
         #expect(try notes.count() == 16)
         try expectConsistent(temporary.store)
     }
 
     @Test("a map that may not grow fails writes by name, keeps what was acknowledged, and serves reads")
     func mapCannotGrow() async throws {
-        let temporary = try TemporaryStore(options: .init(mapSize: 256 * 1024, writerLimits: .init(maxMapSize: 256 * 1024)))
+        let temporary = try TemporaryStore(
+            options: .init(mapSize: 256 * 1024, writerLimits: .init(maxMapSize: 256 * 1024)))
         defer { temporary.remove() }
         let notes = try await temporary.store.collection(Note.self, idField: "id")
         let body = String(repeating: "m", count: 4_000)
@@ -367,7 +391,7 @@ struct WriterTests {
         try context.add(note("c"), to: notes)
         try await context.save()
         _ = try await notes.remove(id: "a")
-        await #expect(throws: DataStoreError.self) { try await notes.remove(id: "a") }  // failed: no event
+        await #expect(throws: DataStoreError.self) { try await notes.remove(id: "a") } // failed: no event
 
         var seen: [CommitEvent] = []
         for await event in events {
@@ -418,11 +442,15 @@ final class TransactionFiller: Sendable {
     init(fits: Int) { self.fits = fits }
 
     func insert(_ id: String, into storage: CollectionTable, of environment: Environment)
-        -> @Sendable (inout WriteTransaction) throws -> Int {
+        -> @Sendable (inout WriteTransaction) throws -> Int
+    {
         { [fits] transaction in
-            let pending = try transaction.count(of: storage.records) - environment.read { try $0.count(of: storage.records) }
+            let pending =
+                try transaction.count(of: storage.records) - environment.read { try $0.count(of: storage.records) }
             if pending >= fits { throw LMDBError(.transactionFull, context: "test: more than \(fits) change sets") }
-            try storage.write(storage.prepare(try DocumentEncoder().encode(note(id)), id: .string(id)), mode: .insert, in: &transaction)
+            try storage.write(
+                storage.prepare(try DocumentEncoder().encode(note(id)), id: .string(id)), mode: .insert,
+                in: &transaction)
             return pending + 1
         }
     }

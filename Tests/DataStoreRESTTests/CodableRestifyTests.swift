@@ -29,9 +29,10 @@ struct CodableRestifyTests {
     }
 
     func note(_ id: String?, _ title: String, stars: Int, price: Double = 1) -> Note {
-        Note(id: id, title: title, stars: stars, price: price, done: stars > 3, tags: ["a", title],
-             blob: Data([0, 1, 2, 255]), author: .init(name: "ann", karma: stars * 10),
-             due: Date(timeIntervalSince1970: 1437118258.25))
+        Note(
+            id: id, title: title, stars: stars, price: price, done: stars > 3, tags: ["a", title],
+            blob: Data([0, 1, 2, 255]), author: .init(name: "ann", karma: stars * 10),
+            due: Date(timeIntervalSince1970: 1437118258.25))
     }
 
     @Test("add, get, query, put, remove round-trip a Codable type")
@@ -61,9 +62,11 @@ struct CodableRestifyTests {
     func missingField() async throws {
         let server = try TestServer.running()
         let collection = server.freshCollection()
-        let messages = Restify<Note>(path: collection, networkClient: Models.client,
-                                     mapping: ObjectMapping(idField: "id", encode: { _ in ["id": "half", "title": "no stars"] },
-                                                            decode: { _ in throw CancellationError() }))
+        let messages = Restify<Note>(
+            path: collection, networkClient: Models.client,
+            mapping: ObjectMapping(
+                idField: "id", encode: { _ in ["id": "half", "title": "no stars"] },
+                decode: { _ in throw CancellationError() }))
         _ = try? await messages.add(object: note("half", "x", stars: 1))
         let notes = Restify<Note>(path: collection, networkClient: Models.client)
         let error = await dataStoreError { try await notes.get(id: "half") }

@@ -8,7 +8,8 @@ import Testing
 struct JSONWireTests {
     @Test("JSON bodies keep ints, doubles and Booleans apart")
     func numberTypes() throws {
-        let body = Data(#"""
+        let body = Data(
+            #"""
             {"int": 1, "zero": 0, "one_point_zero": 1.0, "exponent": 1e3, "negative": -7, "false": false,
              "true": true, "big": 9223372036854775807, "ts": 1437118258.0, "fraction": 0.1,
              "list": [1, 1.5, true, null, "s"], "nested": {"n": 2, "b": false}}
@@ -32,10 +33,11 @@ struct JSONWireTests {
     @Test("documents written and read back are equal, types included")
     func roundTrip() throws {
         let document: Document = [
-            "id": "m1", "int": 42, "double": 1437118258.0, "small": .double(.leastNonzeroMagnitude), "large": 1e300, "negativeZero": -0.0,
+            "id": "m1", "int": 42, "double": 1437118258.0, "small": .double(.leastNonzeroMagnitude), "large": 1e300,
+            "negativeZero": -0.0,
             "bool": false, "null": nil, "bytes": .bytes([0, 1, 254, 255]), "empty": .bytes([]),
             "text": "quote \" backslash \\ newline \n tab \t bell \u{7} é € 😀",
-            "array": [1, 2.5, "x", [true]], "object": ["inner": ["deep": .bytes([9])]],
+            "array": [1, 2.5, "x", [true]], "object": ["inner": ["deep": .bytes([9])]]
         ]
         let data = try JSONWire.encode(document)
         let back = try #require(try JSONWire.decode(data, expected: .object, exchange: "test").first)
@@ -77,7 +79,7 @@ struct JSONWireTests {
     func excerpts() {
         #expect(BodyExcerpt(Data()).description == "(empty body)")
         #expect(BodyExcerpt(Data("short".utf8)).description == "short")
-        let long = Data(String(repeating: "€", count: 300).utf8)  // 900 bytes
+        let long = Data(String(repeating: "€", count: 300).utf8) // 900 bytes
         let excerpt = BodyExcerpt(long).description
         let text = excerpt.components(separatedBy: "…").first ?? ""
         #expect(text.utf8.count == 510)

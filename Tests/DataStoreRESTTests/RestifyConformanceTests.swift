@@ -29,7 +29,8 @@ struct ConformanceBatteryTests {
 
     @Test("a model that answers the wrong error code fails the battery")
     func wrongCodeFails() async throws {
-        let scenario = try #require(ModelConformance.scenarios.first { $0.name == "add of a duplicate id is duplicateID and changes nothing" })
+        let scenario = try #require(
+            ModelConformance.scenarios.first { $0.name == "add of a duplicate id is duplicateID and changes nothing" })
         await withKnownIssue("the broken model replaces on add") {
             try await scenario.run(IgnoresPut(addReplaces: true))
         }

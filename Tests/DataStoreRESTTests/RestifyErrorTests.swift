@@ -19,9 +19,10 @@ struct RestifyErrorTests {
     func notFound() async throws {
         let model = try Models.freshMessages()
         for call in ["get", "remove"] {
-            let error = try #require(await dataStoreError {
-                call == "get" ? try await model.get(id: "ghost-42") : try await model.remove(id: "ghost-42")
-            })
+            let error = try #require(
+                await dataStoreError {
+                    call == "get" ? try await model.get(id: "ghost-42") : try await model.remove(id: "ghost-42")
+                })
             #expect(error.code == .notFound)
             #expect(error.message.contains("ghost-42"))
             let status = try #require(error.underlying as? HTTPStatusError)
@@ -51,9 +52,10 @@ struct RestifyErrorTests {
         #expect(status.url.absoluteString == url)
         #expect(status.bodyExcerpt == "simulated failure: the database is on fire")
 
-        let putError = try #require(await dataStoreError {
-            try await model.put(id: "7", object: ConformanceMessage(id: "7", message: "x"))
-        })
+        let putError = try #require(
+            await dataStoreError {
+                try await model.put(id: "7", object: ConformanceMessage(id: "7", message: "x"))
+            })
         #expect(putError.code == .httpStatus)
         #expect(putError.message.contains("PUT"))
     }
@@ -82,9 +84,10 @@ struct RestifyErrorTests {
     @Test("an object where an array is expected is badResponse", arguments: ["query", "all"])
     func objectNotArray(_ call: String) async throws {
         let model = try faulty("object-not-array")
-        let error = try #require(await dataStoreError {
-            call == "all" ? try await model.all() : try await model.query(params: ["id": "1"], options: nil)
-        })
+        let error = try #require(
+            await dataStoreError {
+                call == "all" ? try await model.all() : try await model.query(params: ["id": "1"], options: nil)
+            })
         #expect(error.code == .badResponse)
         #expect(error.message.contains("an object where a JSON array of objects was expected"), "\(error.message)")
     }
@@ -93,14 +96,15 @@ struct RestifyErrorTests {
     func arrayNotObject(_ call: String) async throws {
         let model = try faulty("array-not-object")
         let message = ConformanceMessage(id: "1", message: "x")
-        let error = try #require(await dataStoreError { () async throws -> ConformanceMessage in
-            switch call {
-            case "get": try await model.get(id: "1")
-            case "remove": try await model.remove(id: "1")
-            case "add": try await model.add(object: message)
-            default: try await model.put(id: "1", object: message)
-            }
-        })
+        let error = try #require(
+            await dataStoreError { () async throws -> ConformanceMessage in
+                switch call {
+                case "get": try await model.get(id: "1")
+                case "remove": try await model.remove(id: "1")
+                case "add": try await model.add(object: message)
+                default: try await model.put(id: "1", object: message)
+                }
+            })
         #expect(error.code == .badResponse)
         #expect(error.message.contains("an array where a JSON object was expected"), "\(error.message)")
     }
@@ -131,8 +135,9 @@ struct RestifyErrorTests {
         let server = try TestServer.running()
         let answer = try await URLSessionClient(timeout: .seconds(5)).get(URL(string: server.url("_closed-port"))!)
         let port = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])["port"] as? Int
-        let model = Restify<ConformanceMessage>(path: "http://127.0.0.1:\(try #require(port))/messages",
-                                                networkClient: URLSessionClient(timeout: .seconds(5)))
+        let model = Restify<ConformanceMessage>(
+            path: "http://127.0.0.1:\(try #require(port))/messages",
+            networkClient: URLSessionClient(timeout: .seconds(5)))
         let error = try #require(await dataStoreError { try await model.all() })
         #expect(error.code == .network)
         #expect(error.message.contains("connection refused"), "\(error.message)")

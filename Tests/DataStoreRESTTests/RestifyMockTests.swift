@@ -14,10 +14,12 @@ struct RestifyMockTests {
 
     @Test("a successful get deserializes an object (the seed's Message class)")
     func successfulGet() async throws {
-        let client = MockClient(status: 200, json: """
-            {"id": "42", "from_user_key": "1234567890", "to_user_key": "0987654321",
-             "message": "hello", "type": "text", "created_ts": 1437118258.0}
-            """)
+        let client = MockClient(
+            status: 200,
+            json: """
+                {"id": "42", "from_user_key": "1234567890", "to_user_key": "0987654321",
+                 "message": "hello", "type": "text", "created_ts": 1437118258.0}
+                """)
         let model = Restify<Message>(path: Self.base, networkClient: client)
         let message = try await model.get(id: "42")
         #expect(message.id == "42")
@@ -63,7 +65,8 @@ struct RestifyMockTests {
         }
         #expect(error == nil)
         #expect(objects?.map(\.message) == ["a", "b"])
-        #expect(client.requests.first?.url.absoluteString
+        #expect(
+            client.requests.first?.url.absoluteString
                 == "\(Self.base)?from_user_key=1234567890&to_user_key=0987654321")
     }
 
@@ -72,24 +75,33 @@ struct RestifyMockTests {
         let client = MockClient(status: 200, json: "[]")
         let model = Restify<ConformanceMessage>(path: Self.base + "/", networkClient: client)
         _ = try await model.query(
-            params: ["created_ts >=": 1437108600, "from_user_key": "12 & 13", "score <": 0.5, "seen": true,
-                     "to_user_key in": ["a", "b"], "created_ts <": 1437118258.0],
+            params: [
+                "created_ts >=": 1437108600, "from_user_key": "12 & 13", "score <": 0.5, "seen": true,
+                "to_user_key in": ["a", "b"], "created_ts <": 1437118258.0
+            ],
             options: ["sort": ["created_ts": ["ascending": false]], "limit": 10, "offset": 5])
         let url = try #require(client.requests.first?.url.absoluteString)
-        #expect(url == Self.base
-            + "?created_ts%20%3C=1437118258&created_ts%20%3E%3D=1437108600&from_user_key=12%20%26%2013"
-            + "&score%20%3C=0.5&seen=true&to_user_key%20in=%5B%22a%22%2C%22b%22%5D"
-            + "&_sort=%5B%7B%22created_ts%22%3A%7B%22ascending%22%3Afalse%7D%7D%5D&_offset=5&_limit=10")
+        #expect(
+            url == Self.base
+                + "?created_ts%20%3C=1437118258&created_ts%20%3E%3D=1437108600&from_user_key=12%20%26%2013"
+                + "&score%20%3C=0.5&seen=true&to_user_key%20in=%5B%22a%22%2C%22b%22%5D"
+                + "&_sort=%5B%7B%22created_ts%22%3A%7B%22ascending%22%3Afalse%7D%7D%5D&_offset=5&_limit=10")
     }
 
     @Test("a bad query is refused before anything is sent")
     func badQueryNotSent() async throws {
         let client = MockClient(status: 200, json: "[]")
         let model = Restify<ConformanceMessage>(path: Self.base, networkClient: client)
-        #expect(await dataStoreError { try await model.query(params: ["created_ts ~": 1], options: nil) }?.code == .invalidQuery)
-        #expect(await dataStoreError { try await model.query(params: ["_limit": 1], options: nil) }?.code == .invalidQuery)
-        #expect(await dataStoreError { try await model.query(params: nil, options: ["top": 1]) }?.code == .invalidOption)
-        #expect(await dataStoreError { try await model.query(params: ["x": .double(.nan)], options: nil) }?.code == .invalidQuery)
+        #expect(
+            await dataStoreError { try await model.query(params: ["created_ts ~": 1], options: nil) }?.code
+                == .invalidQuery)
+        #expect(
+            await dataStoreError { try await model.query(params: ["_limit": 1], options: nil) }?.code == .invalidQuery)
+        #expect(
+            await dataStoreError { try await model.query(params: nil, options: ["top": 1]) }?.code == .invalidOption)
+        #expect(
+            await dataStoreError { try await model.query(params: ["x": .double(.nan)], options: nil) }?.code
+                == .invalidQuery)
         #expect(client.requests.isEmpty)
     }
 
@@ -97,8 +109,9 @@ struct RestifyMockTests {
     func mapping() async throws {
         let client = MockClient { request in
             let body = request.body ?? Data(#"{"id": "x"}"#.utf8)
-            return NetworkResponse(status: request.method == .post ? 201 : 200,
-                                   body: request.url.path.hasSuffix("/all") ? Data("[]".utf8) : body)
+            return NetworkResponse(
+                status: request.method == .post ? 201 : 200,
+                body: request.url.path.hasSuffix("/all") ? Data("[]".utf8) : body)
         }
         let model = Restify<ConformanceMessage>(path: Self.base, networkClient: client)
         let message = ConformanceMessage(id: "a/b c", message: "m")
@@ -107,13 +120,14 @@ struct RestifyMockTests {
         _ = try await model.add(object: message)
         _ = try await model.remove(id: 42)
         _ = try await model.all()
-        #expect(client.requests.map(\.description) == [
-            "GET \(Self.base)/a%2Fb%20c",
-            "PUT \(Self.base)/a%2Fb%20c",
-            "POST \(Self.base)",
-            "DELETE \(Self.base)/42",
-            "GET \(Self.base)/all",
-        ])
+        #expect(
+            client.requests.map(\.description) == [
+                "GET \(Self.base)/a%2Fb%20c",
+                "PUT \(Self.base)/a%2Fb%20c",
+                "POST \(Self.base)",
+                "DELETE \(Self.base)/42",
+                "GET \(Self.base)/all"
+            ])
         let put = client.requests[1]
         #expect(put.header("content-type") == "application/json; charset=utf-8")
         #expect(String(decoding: put.body ?? Data(), as: UTF8.self) == #"{"id":"a/b c","message":"m"}"#)
@@ -139,13 +153,19 @@ struct RestifyMockTests {
 
     @Test("statuses map to codes: 409 on add is duplicateID, 404 on put is httpStatus")
     func statusCodes() async throws {
-        let conflict = Restify<ConformanceMessage>(path: Self.base, networkClient: MockClient(status: 409, json: #"{"error": "exists"}"#))
-        let duplicate = await dataStoreError { try await conflict.add(object: ConformanceMessage(id: "d", message: "x")) }
+        let conflict = Restify<ConformanceMessage>(
+            path: Self.base, networkClient: MockClient(status: 409, json: #"{"error": "exists"}"#))
+        let duplicate = await dataStoreError {
+            try await conflict.add(object: ConformanceMessage(id: "d", message: "x"))
+        }
         #expect(duplicate?.code == .duplicateID)
         #expect(duplicate?.message.contains("d") == true)
         let missing = Restify<ConformanceMessage>(path: Self.base, networkClient: MockClient(status: 404, json: "{}"))
-        #expect(await dataStoreError { try await missing.put(id: "p", object: ConformanceMessage(message: "x")) }?.code == .httpStatus)
-        let teapot = Restify<ConformanceMessage>(path: Self.base, networkClient: MockClient(status: 418, json: "short and stout"))
+        #expect(
+            await dataStoreError { try await missing.put(id: "p", object: ConformanceMessage(message: "x")) }?.code
+                == .httpStatus)
+        let teapot = Restify<ConformanceMessage>(
+            path: Self.base, networkClient: MockClient(status: 418, json: "short and stout"))
         let error = await dataStoreError { try await teapot.get(id: "t") }
         #expect(error?.code == .httpStatus)
         #expect(error?.message == "GET \(Self.base)/t answered HTTP 418: short and stout")
@@ -157,11 +177,14 @@ struct RestifyMockTests {
 
     @Test("empty answers: put and add return what was sent, remove is badResponse")
     func emptyAnswers() async throws {
-        let model = Restify<ConformanceMessage>(path: Self.base, networkClient: MockClient { _ in NetworkResponse(status: 204) })
+        let model = Restify<ConformanceMessage>(
+            path: Self.base, networkClient: MockClient { _ in NetworkResponse(status: 204) })
         let message = ConformanceMessage(id: "e", message: "x", createdTS: 2.5)
         #expect(try await model.put(id: "e", object: message) == message)
         #expect(try await model.add(object: message) == message)
-        #expect(await dataStoreError { try await model.add(object: ConformanceMessage(message: "no id")) }?.code == .badResponse)
+        #expect(
+            await dataStoreError { try await model.add(object: ConformanceMessage(message: "no id")) }?.code
+                == .badResponse)
         #expect(await dataStoreError { try await model.remove(id: "e") }?.code == .badResponse)
     }
 
@@ -212,8 +235,9 @@ struct RestifyMockTests {
 
     @Test("a user name and password in the URL never appear in messages")
     func redactedURL() async throws {
-        let model = Restify<ConformanceMessage>(path: "http://alice:pa55@api.mysite.com/m",
-                                                networkClient: MockClient(status: 500, json: "boom"))
+        let model = Restify<ConformanceMessage>(
+            path: "http://alice:pa55@api.mysite.com/m",
+            networkClient: MockClient(status: 500, json: "boom"))
         let error = try #require(await dataStoreError { try await model.all() })
         #expect(!error.message.contains("pa55"))
         #expect(error.message.contains("http://api.mysite.com/m/all"), "\(error.message)")

@@ -5,7 +5,6 @@ import Foundation
 import ModelConformance
 import Synchronization
 
-
 /// A ``NetworkClient`` that answers with a closure and records every request: the seed's mock.
 final class MockClient: NetworkClient {
     private let answer: @Sendable (NetworkRequest) async throws -> NetworkResponse
@@ -17,7 +16,9 @@ final class MockClient: NetworkClient {
 
     /// Always answers `status` with `body`.
     convenience init(status: Int, json body: String) {
-        self.init { _ in NetworkResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8)) }
+        self.init { _ in
+            NetworkResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+        }
     }
 
     /// The requests sent so far.
@@ -36,7 +37,7 @@ final class Message: ObjectCoder {
     var from_user_key: String?
     var to_user_key: String?
     var message: String?
-    var created_ts: Double?  // created timestamp in Double
+    var created_ts: Double? // created timestamp in Double
     var type: String?
 
     static func identifierKey() -> String {
@@ -60,7 +61,7 @@ final class Message: ObjectCoder {
             "to_user_key": self.to_user_key ?? "",
             "message": self.message ?? "",
             "type": self.type ?? "",
-            "created_ts": self.created_ts ?? NSDate().timeIntervalSince1970,
+            "created_ts": self.created_ts ?? NSDate().timeIntervalSince1970
         ]
         return dic
     }

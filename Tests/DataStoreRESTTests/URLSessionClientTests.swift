@@ -8,10 +8,12 @@ struct URLSessionClientTests {
     @Test("sends default headers, the request's own headers and the body; returns any status")
     func echo() async throws {
         let server = try TestServer.running()
-        let client = URLSessionClient(timeout: .seconds(5), defaultHeaders: ["Authorization": "Bearer t0ken", "X-Api": "default"])
+        let client = URLSessionClient(
+            timeout: .seconds(5), defaultHeaders: ["Authorization": "Bearer t0ken", "X-Api": "default"])
         #expect(client.timeout == .seconds(5))
-        let answer = try await client.post(URL(string: server.url("_echo/x?q=1"))!, body: Data("payload".utf8),
-                                           headers: ["x-api": "own"])
+        let answer = try await client.post(
+            URL(string: server.url("_echo/x?q=1"))!, body: Data("payload".utf8),
+            headers: ["x-api": "own"])
         #expect(answer.status == 200)
         #expect(answer.header("content-type") == "application/json")
         let echo = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])

@@ -8,7 +8,10 @@ nonisolated(unsafe) private var selectedTarget: ((UnsafeRawBufferPointer) -> Voi
 // on libFuzzer's single thread.
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+public func fuzzInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     switch ProcessInfo.processInfo.environment["FUZZ_TARGET"] {
     case "record": selectedTarget = recordFuzz
     case "key": selectedTarget = keyFuzz

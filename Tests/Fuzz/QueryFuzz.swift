@@ -82,7 +82,10 @@ func fuzzValue(_ text: Substring, depth: Int = 0) -> Value {
     if let double = Double(text) { return .double(double) }
     if depth < 4, text.hasPrefix("["), text.hasSuffix("]"), text.count >= 2 {
         let body = text.dropFirst().dropLast()
-        return .array(body.isEmpty ? [] : body.split(separator: ",", omittingEmptySubsequences: false).map { fuzzValue($0, depth: depth + 1) })
+        return .array(
+            body.isEmpty
+                ? []
+                : body.split(separator: ",", omittingEmptySubsequences: false).map { fuzzValue($0, depth: depth + 1) })
     }
     if depth < 4, text.hasPrefix("{"), text.hasSuffix("}"), text.count >= 2 {
         var document = Document()

@@ -10,7 +10,10 @@
 import Foundation
 
 struct FuzzShape: Codable {
-    struct Inner: Codable { var x: Int?; var y: [Double]? }
+    struct Inner: Codable {
+        var x: Int?
+        var y: [Double]?
+    }
     var id: String?
     var a: Int?
     var b: Double?
@@ -27,7 +30,8 @@ func recordFuzz(_ bytes: UnsafeRawBufferPointer) {
     let decoded = try? RecordCodec.decode(bytes)
     if let document = decoded {
         let again = Result { () throws(CodecError) in try RecordCodec.encode(document) }
-        fuzzCheck((try? again.get())?.elementsEqual(bytes) == true, "accepted record \(Array(bytes)) re-encodes to \(again)")
+        fuzzCheck(
+            (try? again.get())?.elementsEqual(bytes) == true, "accepted record \(Array(bytes)) re-encodes to \(again)")
         fuzzCheck((try? RecordCodec.validate(document)) != nil, "a decoded document does not validate")
         for (name, value) in document {
             let field = try? RecordCodec.field(name, in: bytes)
@@ -49,21 +53,27 @@ func recordFuzz(_ bytes: UnsafeRawBufferPointer) {
     let conditions = [
         Condition(field: "a", op: .equal, value: 1), Condition(field: "d", op: .notEqual, value: "x"),
         Condition(field: "id", op: .greaterOrEqual, value: "a"), Condition(field: "b", op: .less, value: 2.5),
-        Condition(field: "zz", op: .in, value: [1, "a"]),
+        Condition(field: "zz", op: .in, value: [1, "a"])
     ]
     for condition in conditions {
         let answer = try? RecordPredicate(condition).matches(record: bytes)
         if let document = decoded {
-            fuzzCheck(answer == condition.matches(document), "predicate \(condition) answered \(String(describing: answer))")
+            fuzzCheck(
+                answer == condition.matches(document), "predicate \(condition) answered \(String(describing: answer))")
         }
     }
     let together = try? RecordPredicate.all(RecordPredicate.ordered(conditions), match: bytes)
     if let document = decoded {
-        fuzzCheck(together == conditions.allSatisfy { $0.matches(document) }, "RecordPredicate.all answered \(String(describing: together))")
+        fuzzCheck(
+            together == conditions.allSatisfy { $0.matches(document) },
+            "RecordPredicate.all answered \(String(describing: together))")
     }
     let direct = try? RecordDecoder().decode(FuzzShape.self, from: bytes)
-    if let direct, let document = decoded, let viaDocument = try? DocumentDecoder().decode(FuzzShape.self, from: document) {
-        fuzzCheck(String(describing: direct) == String(describing: viaDocument),
-                  "RecordDecoder gave \(direct), DocumentDecoder gave \(viaDocument)")
+    if let direct, let document = decoded,
+        let viaDocument = try? DocumentDecoder().decode(FuzzShape.self, from: document)
+    {
+        fuzzCheck(
+            String(describing: direct) == String(describing: viaDocument),
+            "RecordDecoder gave \(direct), DocumentDecoder gave \(viaDocument)")
     }
 }

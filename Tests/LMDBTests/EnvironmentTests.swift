@@ -110,7 +110,9 @@ struct EnvironmentTests {
             let env = try Environment.open(path: path + "/source")
             let db = try env.openDatabase(named: "numbers", options: .create)
             try env.write { txn throws in
-                for i in 0..<2_000 { try txn.put(bytes("value \(i)"), forKey: bytes(String(format: "%06d", i)), in: db) }
+                for i in 0..<2_000 {
+                    try txn.put(bytes("value \(i)"), forKey: bytes(String(format: "%06d", i)), in: db)
+                }
             }
             // Free pages for compaction to leave out.
             try env.write { txn throws in

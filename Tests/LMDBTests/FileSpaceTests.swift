@@ -34,14 +34,19 @@ struct FileSpaceTests {
 
                 // Commits grow into the zeros; the environment reads everything back.
                 try env.write { txn in
-                    for index in 200..<2_000 { try txn.put(bytes("value \(index)"), forKey: bytes("key \(index)"), in: db) }
+                    for index in 200..<2_000 {
+                        try txn.put(bytes("value \(index)"), forKey: bytes("key \(index)"), in: db)
+                    }
                 }
                 #expect(try env.bytesInUse() > before.count, "the commit did not grow into the extended space")
             }
             let env = try Environment.open(path: path)
             let db = try env.openDatabase(named: "things")
             let (values, uncommitted) = try env.read { txn in
-                (try (0..<2_000).map { try txn.value(forKey: bytes("key \($0)"), in: db) }, try txn.value(forKey: bytes("key x"), in: db))
+                (
+                    try (0..<2_000).map { try txn.value(forKey: bytes("key \($0)"), in: db) },
+                    try txn.value(forKey: bytes("key x"), in: db)
+                )
             }
             #expect(values == (0..<2_000).map { bytes("value \($0)") })
             #expect(uncommitted == nil)
@@ -64,7 +69,9 @@ struct FileSpaceTests {
                 let before = try env.write { txn in try txn.dataFileSize() }
                 try env.write { txn in
                     // Enough to need pages past the file's end.
-                    for index in 0..<3_000 { try txn.put(bytes("value \(index)"), forKey: bytes("key \(index)"), in: db) }
+                    for index in 0..<3_000 {
+                        try txn.put(bytes("value \(index)"), forKey: bytes("key \(index)"), in: db)
+                    }
                     let extended = try txn.extendDataFile(to: before + (512 << 10))
                     #expect(extended >= before + (512 << 10))
                 }
@@ -72,7 +79,8 @@ struct FileSpaceTests {
             }
             let env = try Environment.open(path: path)
             let db = try env.openDatabase(named: "things")
-            let values = try env.read { txn in try (0..<3_000).map { try txn.value(forKey: bytes("key \($0)"), in: db) } }
+            let values = try env.read { txn in try (0..<3_000).map { try txn.value(forKey: bytes("key \($0)"), in: db) }
+            }
             #expect(values == (0..<3_000).map { bytes("value \($0)") })
             #expect(try env.read { try $0.value(forKey: bytes("key first"), in: db) } == bytes("first"))
         }

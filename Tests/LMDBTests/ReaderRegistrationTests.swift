@@ -20,7 +20,9 @@ struct ReaderRegistrationTests {
             let slots = try env.read { _ in try env.readers() }
             let mine = slots.filter { $0.isThisProcess && $0.snapshotID != nil }
             #expect(mine.count == 2, "\(slots)")
-            #expect(mine.contains { $0.label == "the test's snapshot" && $0.age != nil && $0.snapshotID == held.snapshotID })
+            #expect(
+                mine.contains { $0.label == "the test's snapshot" && $0.age != nil && $0.snapshotID == held.snapshotID }
+            )
             #expect(mine.contains { $0.label == nil && $0.age == nil }, "the short read is listed without a label")
             held.end()
             #expect(try env.readers().allSatisfy { $0.label == nil })
@@ -32,9 +34,13 @@ struct ReaderRegistrationTests {
         try withTemporaryDirectory { path in
             let env = try Environment.open(path: path, configuration: .init(mapSize: 1 << 20))
             var held: ReadTransaction? = try env.beginRead()
-            let error = #expect(throws: LMDBError.self) { try env.setMapSize(2 << 20, waitingAtMost: .milliseconds(50)) }
+            let error = #expect(throws: LMDBError.self) {
+                try env.setMapSize(2 << 20, waitingAtMost: .milliseconds(50))
+            }
             #expect(error?.code == .mapResizeBlocked)
-            #expect(error?.context.contains("a read transaction begun with Environment.beginRead() opened") == true, "\(String(describing: error))")
+            #expect(
+                error?.context.contains("a read transaction begun with Environment.beginRead() opened") == true,
+                "\(String(describing: error))")
             let again = #expect(throws: LMDBError.self) { try env.setMapSize(2 << 20, waitingAtMost: .seconds(600)) }
             #expect(again?.context.contains("held back the last resize") == true, "\(String(describing: again))")
             let wasHeld = held != nil
@@ -68,10 +74,12 @@ struct ReaderRegistrationTests {
         try withTemporaryDirectory { path in
             let env = try Environment.open(path: path)
             let asked = Mutex<[Environment.YieldReason]>([])
-            let old = try env.beginRead(registering: .init(label: "old", maxAge: .zero) { reason in asked.withLock { $0.append(reason) } })
-            let young = try env.beginRead(registering: .init(label: "young", maxAge: .seconds(3_600)) { _ in
-                Issue.record("a reader within its max age was asked to yield")
-            })
+            let old = try env.beginRead(
+                registering: .init(label: "old", maxAge: .zero) { reason in asked.withLock { $0.append(reason) } })
+            let young = try env.beginRead(
+                registering: .init(label: "young", maxAge: .seconds(3_600)) { _ in
+                    Issue.record("a reader within its max age was asked to yield")
+                })
             usleep(1_000)
             #expect(env.yieldExpiredReaders() == 1)
             #expect(asked.withLock { $0 } == [.ageLimit(.zero)])

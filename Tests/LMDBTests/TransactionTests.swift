@@ -157,10 +157,10 @@ struct TransactionTests {
                         // Both keys were written by one transaction: a snapshot sees both or neither.
                         #expect(a == b)
                         let seen = Int(String(decoding: a ?? [], as: UTF8.self)) ?? -1
-                        #expect(seen >= last)  // snapshots never go back in time
+                        #expect(seen >= last) // snapshots never go back in time
                         last = seen
                         checked += 1
-                        await Task.yield()  // hop threads between transactions
+                        await Task.yield() // hop threads between transactions
                     }
                     return checked
                 }

@@ -28,8 +28,10 @@ public final class ConformanceMessage: ObjectCoder, Sendable, Equatable, CustomS
     public let meta: Document?
 
     /// Creates a message.
-    public init(id: String? = nil, from: String? = nil, to: String? = nil, message: String? = nil,
-                type: String? = nil, createdTS: Double? = nil, attachment: Data? = nil, meta: Document? = nil) {
+    public init(
+        id: String? = nil, from: String? = nil, to: String? = nil, message: String? = nil,
+        type: String? = nil, createdTS: Double? = nil, attachment: Data? = nil, meta: Document? = nil
+    ) {
         self.id = id
         self.from_user_key = from
         self.to_user_key = to
@@ -71,14 +73,16 @@ public final class ConformanceMessage: ObjectCoder, Sendable, Equatable, CustomS
 
     /// A copy with `id` replaced.
     public func with(id: String?) -> ConformanceMessage {
-        ConformanceMessage(id: id, from: from_user_key, to: to_user_key, message: message, type: type,
-                           createdTS: created_ts, attachment: attachment, meta: meta)
+        ConformanceMessage(
+            id: id, from: from_user_key, to: to_user_key, message: message, type: type,
+            createdTS: created_ts, attachment: attachment, meta: meta)
     }
 
     /// A copy with `message` replaced.
     public func with(message: String?) -> ConformanceMessage {
-        ConformanceMessage(id: id, from: from_user_key, to: to_user_key, message: message, type: type,
-                           createdTS: created_ts, attachment: attachment, meta: meta)
+        ConformanceMessage(
+            id: id, from: from_user_key, to: to_user_key, message: message, type: type,
+            createdTS: created_ts, attachment: attachment, meta: meta)
     }
 
     /// Whether every property is equal (`created_ts` by `==`, `meta` by ``Document`` equality).

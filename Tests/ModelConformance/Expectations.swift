@@ -15,13 +15,15 @@ extension ModelConformance {
     ) async -> DataStoreError? {
         do {
             let result = try await body()
-            Issue.record("\(what): expected DataStoreError.\(code), but it returned \(result)", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(what): expected DataStoreError.\(code), but it returned \(result)", sourceLocation: sourceLocation)
         } catch let error as DataStoreError {
             if error.code == code { return error }
             Issue.record("\(what): expected DataStoreError.\(code), got \(error)", sourceLocation: sourceLocation)
         } catch {
-            Issue.record("\(what): expected DataStoreError.\(code), got \(type(of: error)): \(error)",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "\(what): expected DataStoreError.\(code), got \(type(of: error)): \(error)",
+                sourceLocation: sourceLocation)
         }
         return nil
     }
@@ -32,8 +34,10 @@ extension ModelConformance {
     }
 
     /// Adds every message and expects each to come back equal.
-    static func addAll(_ messages: [ConformanceMessage], to model: Model,
-                       sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func addAll(
+        _ messages: [ConformanceMessage], to model: Model,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         for message in messages {
             let stored = try await model.add(object: message)
             #expect(stored == message, "add returned \(stored) for \(message)", sourceLocation: sourceLocation)
@@ -41,17 +45,22 @@ extension ModelConformance {
     }
 
     /// Expects `query` to answer exactly `expected` ids, in order when `ordered`, as a set otherwise.
-    static func expectQuery(_ model: Model, _ params: [String: Value]?, _ options: [String: Value]? = nil,
-                            ids expected: [String], ordered: Bool = false,
-                            sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectQuery(
+        _ model: Model, _ params: [String: Value]?, _ options: [String: Value]? = nil,
+        ids expected: [String], ordered: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let found = ids(try await model.query(params: params, options: options))
         if ordered {
-            #expect(found == expected, "query \(params ?? [:]) options \(options ?? [:])", sourceLocation: sourceLocation)
+            #expect(
+                found == expected, "query \(params ?? [:]) options \(options ?? [:])", sourceLocation: sourceLocation)
         } else {
-            #expect(found.sorted() == expected.sorted(), "query \(params ?? [:]) options \(options ?? [:])",
-                    sourceLocation: sourceLocation)
-            #expect(found.count == Set(found).count, "query \(params ?? [:]) answered an object twice: \(found)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                found.sorted() == expected.sorted(), "query \(params ?? [:]) options \(options ?? [:])",
+                sourceLocation: sourceLocation)
+            #expect(
+                found.count == Set(found).count, "query \(params ?? [:]) answered an object twice: \(found)",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -66,11 +75,16 @@ extension ModelConformance {
     /// | m5 | 5555555555 | 1234567890 | 1437200000.0 | text |
     public static var thread: [ConformanceMessage] {
         [
-            ConformanceMessage(id: "m1", from: "1234567890", to: "0987654321", message: "hi", type: "text", createdTS: 1437108000),
-            ConformanceMessage(id: "m2", from: "1234567890", to: "0987654321", message: "there", type: "text", createdTS: 1437108600),
-            ConformanceMessage(id: "m3", from: "1234567890", to: "5555555555", message: "photo", type: "image", createdTS: 1437118258),
-            ConformanceMessage(id: "m4", from: "0987654321", to: "1234567890", message: "hello", createdTS: 1437118258.5),
-            ConformanceMessage(id: "m5", from: "5555555555", to: "1234567890", message: "late", type: "text", createdTS: 1437200000),
+            ConformanceMessage(
+                id: "m1", from: "1234567890", to: "0987654321", message: "hi", type: "text", createdTS: 1437108000),
+            ConformanceMessage(
+                id: "m2", from: "1234567890", to: "0987654321", message: "there", type: "text", createdTS: 1437108600),
+            ConformanceMessage(
+                id: "m3", from: "1234567890", to: "5555555555", message: "photo", type: "image", createdTS: 1437118258),
+            ConformanceMessage(
+                id: "m4", from: "0987654321", to: "1234567890", message: "hello", createdTS: 1437118258.5),
+            ConformanceMessage(
+                id: "m5", from: "5555555555", to: "1234567890", message: "late", type: "text", createdTS: 1437200000)
         ]
     }
 }

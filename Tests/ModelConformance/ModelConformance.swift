@@ -17,11 +17,14 @@ public struct Scenario: Sendable, CustomStringConvertible, CustomTestStringConve
     /// - Parameters:
     ///   - name: What the scenario checks.
     ///   - body: The checks, given an empty model.
-    public init(_ name: String, _ body: @escaping @Sendable (any ModelProtocol<ConformanceMessage>) async throws -> Void) {
+    public init(
+        _ name: String, _ body: @escaping @Sendable (any ModelProtocol<ConformanceMessage>) async throws -> Void
+    ) {
         self.name = name
         self.run = { model in
             let existing = try await model.all()
-            try #require(existing.isEmpty, "scenario '\(name)' needs an empty model; it holds \(existing.count) objects")
+            try #require(
+                existing.isEmpty, "scenario '\(name)' needs an empty model; it holds \(existing.count) objects")
             try await body(model)
         }
     }

@@ -7,9 +7,11 @@ public enum NumberSamples {
     /// `count` doubles drawn from `seed`, the edge cases first.
     public static func doubles(count: Int, seed: UInt64) -> [Double] {
         var rng = SeededGenerator(seed: seed)
-        var doubles: [Double] = [0.0, -0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
-                                 .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
-                                 1437108600.8203685, 0.1, 1e23, 0x1p53 + 2]
+        var doubles: [Double] = [
+            0.0, -0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
+            .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+            1437108600.8203685, 0.1, 1e23, 0x1p53 + 2
+        ]
         while doubles.count < count {
             switch rng.next() % 4 {
             case 0:
@@ -18,7 +20,8 @@ public enum NumberSamples {
             case 1:
                 doubles.append(Double(bitPattern: rng.next() & 0x800F_FFFF_FFFF_FFFF))
             case 2:
-                doubles.append(1_437_108_600 + Double(rng.next() % 1_000_000_000) / 1e9 + Double(rng.next() % 100) * 1e-8)
+                doubles.append(
+                    1_437_108_600 + Double(rng.next() % 1_000_000_000) / 1e9 + Double(rng.next() % 100) * 1e-8)
             default:
                 let digits = 10_000_000_000_000_000 + rng.next() % 90_000_000_000_000_000
                 let exponent = Int(rng.next() % 600) - 300
@@ -52,6 +55,6 @@ public enum NumberSamples {
     /// Integers at and around the edges of `Int64`.
     public static let integerEdges: [Int64] = [
         .min, .min + 1, -1_000_000_000_000_000_001, -1_000_000_000_000_000_000, -1, 0, 1,
-        1_000_000_000_000_000_000, 1_000_000_000_000_000_001, .max - 1, .max,
+        1_000_000_000_000_000_000, 1_000_000_000_000_000_001, .max - 1, .max
     ]
 }

@@ -47,7 +47,8 @@ public final class ReferenceModel<Object>: ModelProtocol {
             // keep it
         } else {
             let number = counter.add(1, ordering: .relaxed).newValue
-            document[mapping.idField] = .string(String(format: "%016llx%08x", UInt64(Date().timeIntervalSince1970 * 1e6), number))
+            document[mapping.idField] = .string(
+                String(format: "%016llx%08x", UInt64(Date().timeIntervalSince1970 * 1e6), number))
         }
         let id = document[mapping.idField]!
         let inserted = documents.withLock { stored in

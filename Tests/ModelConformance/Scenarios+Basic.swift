@@ -6,8 +6,9 @@ import Testing
 extension ModelConformance {
     static let basicScenarios: [Scenario] = [
         Scenario("add then get") { (model) async throws in
-            let message = ConformanceMessage(id: "m1", from: "1234567890", to: "0987654321",
-                                             message: "hello", type: "text", createdTS: 1437118258)
+            let message = ConformanceMessage(
+                id: "m1", from: "1234567890", to: "0987654321",
+                message: "hello", type: "text", createdTS: 1437118258)
             let added = try await model.add(object: message)
             #expect(added == message)
             let fetched = try await model.get(id: "m1")
@@ -56,7 +57,7 @@ extension ModelConformance {
                 "score": 0.25,
                 "count": 42,
                 "nothing": nil,
-                "deep": ["deeper": ["deepest": "yes"]],
+                "deep": ["deeper": ["deepest": "yes"]]
             ]
             let message = ConformanceMessage(id: "n1", from: "1", meta: meta)
             _ = try await model.add(object: message)
@@ -123,8 +124,9 @@ extension ModelConformance {
             }
         },
         Scenario("remove returns the removed object") { (model) async throws in
-            let message = ConformanceMessage(id: "r1", from: "1", to: "2", message: "going", createdTS: 1437118258,
-                                             attachment: Data([1, 2, 3]), meta: ["k": "v"])
+            let message = ConformanceMessage(
+                id: "r1", from: "1", to: "2", message: "going", createdTS: 1437118258,
+                attachment: Data([1, 2, 3]), meta: ["k": "v"])
             _ = try await model.add(object: message)
             _ = try await model.add(object: ConformanceMessage(id: "r2", message: "staying"))
             #expect(try await model.remove(id: "r1") == message)
@@ -138,6 +140,6 @@ extension ModelConformance {
             for message in thread {
                 #expect(everything.contains(message), "all() lacks \(message)")
             }
-        },
+        }
     ]
 }

@@ -14,7 +14,8 @@ extension ModelConformance {
         },
         Scenario("query by compound equality: sender and recipient") { (model) async throws in
             try await addAll(thread, to: model)
-            try await expectQuery(model, ["from_user_key": "1234567890", "to_user_key": "0987654321"], ids: ["m1", "m2"])
+            try await expectQuery(
+                model, ["from_user_key": "1234567890", "to_user_key": "0987654321"], ids: ["m1", "m2"])
             try await expectQuery(model, ["from_user_key": "1234567890", "to_user_key": "5555555555"], ids: ["m3"])
             try await expectQuery(model, ["from_user_key": "0987654321", "to_user_key": "0987654321"], ids: [])
         },
@@ -58,7 +59,8 @@ extension ModelConformance {
         },
         Scenario("query with operators and equality together") { (model) async throws in
             try await addAll(thread, to: model)
-            try await expectQuery(model, ["from_user_key": "1234567890", "created_ts >=": 1437108600], ids: ["m2", "m3"])
+            try await expectQuery(
+                model, ["from_user_key": "1234567890", "created_ts >=": 1437108600], ids: ["m2", "m3"])
             try await expectQuery(model, ["to_user_key": "1234567890", "type !=": "image"], ids: ["m5"])
         },
         Scenario("query with no parameters returns everything") { (model) async throws in
@@ -80,13 +82,17 @@ extension ModelConformance {
             let options: [String: Value] = ["sort": [["created_ts": ["ascending": true]]], "offset": 1, "limit": 3]
             try await expectQuery(model, nil, options, ids: ["m2", "m3", "m4"], ordered: true)
             try await expectQuery(model, ["created_ts >=": 1437108600], options, ids: ["m3", "m4", "m5"], ordered: true)
-            try await expectQuery(model, nil, ["sort": ["created_ts": ["ascending": true]], "offset": 10], ids: [], ordered: true)
-            try await expectQuery(model, nil, ["sort": ["created_ts": ["ascending": true]], "limit": 0], ids: [], ordered: true)
+            try await expectQuery(
+                model, nil, ["sort": ["created_ts": ["ascending": true]], "offset": 10], ids: [], ordered: true)
+            try await expectQuery(
+                model, nil, ["sort": ["created_ts": ["ascending": true]], "limit": 0], ids: [], ordered: true)
         },
         Scenario("query sorted by two keys, missing values first") { (model) async throws in
             try await addAll(thread, to: model)
             // type: m4 lacks it (first ascending); ties within "text" broken by created_ts descending.
-            let options: [String: Value] = ["sort": [["type": ["ascending": true]], ["created_ts": ["ascending": false]]]]
+            let options: [String: Value] = [
+                "sort": [["type": ["ascending": true]], ["created_ts": ["ascending": false]]]
+            ]
             try await expectQuery(model, nil, options, ids: ["m4", "m3", "m5", "m2", "m1"], ordered: true)
         },
         Scenario("an unknown operator is invalidQuery") { (model) async throws in
@@ -94,7 +100,9 @@ extension ModelConformance {
             let error = await expectError(.invalidQuery, "query with the operator ~") {
                 try await model.query(params: ["created_ts ~": 1437108600], options: nil)
             }
-            #expect(error?.message.contains("created_ts ~") == true, "the message names the key: \(String(describing: error))")
+            #expect(
+                error?.message.contains("created_ts ~") == true,
+                "the message names the key: \(String(describing: error))")
             await expectError(.invalidQuery, "query with three words") {
                 try await model.query(params: ["created ts >=": 1], options: nil)
             }
@@ -112,6 +120,6 @@ extension ModelConformance {
             await expectError(.invalidOption, "query with a string sort direction") {
                 try await model.query(params: nil, options: ["sort": ["created_ts": ["ascending": "no"]]])
             }
-        },
+        }
     ]
 }

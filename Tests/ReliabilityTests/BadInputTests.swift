@@ -27,12 +27,14 @@ struct BadInputTests {
         init() async throws {
             path = temporaryStorePath("bad-input")
             store = try DataStore.open(path: path)
-            notes = try await store.collection(Note.self, name: "notes", idField: "id", indexes: [
-                IndexDefinition("title"),
-                IndexDefinition("tags", multiValue: true),
-                IndexDefinition("email", unique: true),
-                IndexDefinition("title_rank", fields: ["title", .descending("rank")]),
-            ])
+            notes = try await store.collection(
+                Note.self, name: "notes", idField: "id",
+                indexes: [
+                    IndexDefinition("title"),
+                    IndexDefinition("tags", multiValue: true),
+                    IndexDefinition("email", unique: true),
+                    IndexDefinition("title_rank", fields: ["title", .descending("rank")])
+                ])
         }
 
         func remove() {
@@ -61,7 +63,9 @@ struct BadInputTests {
                 #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
             }
             #expect(try lastCommit() == commit, "a refused write committed something", sourceLocation: sourceLocation)
-            #expect(try await notes.all() == before, "a refused write changed the documents", sourceLocation: sourceLocation)
+            #expect(
+                try await notes.all() == before, "a refused write changed the documents", sourceLocation: sourceLocation
+            )
             #expect(try store.check().isEmpty, sourceLocation: sourceLocation)
             return caught
         }
@@ -75,8 +79,12 @@ struct BadInputTests {
         defer { fixture.remove() }
         _ = try await fixture.notes.add(object: Note(id: "keep", title: "kept"))
         // A Codable type with `title` as an array, written into the same collection by name.
-        struct Listed: Codable { var id: String; var title: [String] }
-        let listed = try await fixture.store.collection(Listed.self, name: "notes", idField: "id", indexes: fixture.notes.indexes)
+        struct Listed: Codable {
+            var id: String
+            var title: [String]
+        }
+        let listed = try await fixture.store.collection(
+            Listed.self, name: "notes", idField: "id", indexes: fixture.notes.indexes)
         let error = try await fixture.expectRefused(.invalidValue) {
             let context = fixture.store.newContext()
             try context.add(Note(id: "a", title: "fine"), to: fixture.notes)
@@ -84,26 +92,36 @@ struct BadInputTests {
             try context.add(Note(id: "c", title: "fine too"), to: fixture.notes)
             try await context.save()
         }
-        #expect(error?.message.contains("field title") == true && error?.message.contains("index title") == true,
-                "\(String(describing: error))")
+        #expect(
+            error?.message.contains("field title") == true && error?.message.contains("index title") == true,
+            "\(String(describing: error))")
     }
 
     @Test("values far past the 511-byte key limit are indexed cut, never refused, and found again")
     func longValues() async throws {
         let fixture = try await Fixture()
         defer { fixture.remove() }
-        let long = String(repeating: "0123456789", count: 1_000)  // 10,000 bytes
+        let long = String(repeating: "0123456789", count: 1_000) // 10,000 bytes
         let notes = [
             Note(id: "a", title: long + "a", tags: [long + "x", "short"], email: long + "@a", rank: 1),
             Note(id: "b", title: long + "b", tags: [long + "y"], email: long + "@b", rank: 2),
-            Note(id: "c", title: long + "a", tags: [long + "x"], email: nil, rank: 3),
+            Note(id: "c", title: long + "a", tags: [long + "x"], email: nil, rank: 3)
         ]
         for note in notes { _ = try await fixture.notes.add(object: note) }
         #expect(try fixture.store.check().isEmpty)
-        #expect(try await fixture.notes.query(params: ["title": .string(long + "a")], options: nil).compactMap(\.id).sorted() == ["a", "c"])
-        #expect(try await fixture.notes.query(params: ["title": .string(long + "a")], options: ["sort": ["-rank"]]).compactMap(\.id) == ["c", "a"])
-        #expect(try await fixture.notes.query(params: ["tags": .string(long + "x")], options: nil).compactMap(\.id).sorted() == ["a", "c"])
-        #expect(try await fixture.notes.query(params: ["title >": .string(long + "a")], options: nil).compactMap(\.id) == ["b"])
+        #expect(
+            try await fixture.notes.query(params: ["title": .string(long + "a")], options: nil).compactMap(\.id)
+                .sorted() == ["a", "c"])
+        #expect(
+            try await fixture.notes.query(params: ["title": .string(long + "a")], options: ["sort": ["-rank"]])
+                .compactMap(\.id) == ["c", "a"])
+        #expect(
+            try await fixture.notes.query(params: ["tags": .string(long + "x")], options: nil).compactMap(\.id).sorted()
+                == ["a", "c"])
+        #expect(
+            try await fixture.notes.query(params: ["title >": .string(long + "a")], options: nil).compactMap(\.id) == [
+                "b"
+            ])
         // A unique index compares cut values by their real values: same prefix, different value is fine,
         // the same long value twice is a violation.
         let error = try await fixture.expectRefused(.uniqueViolation) {
@@ -116,8 +134,10 @@ struct BadInputTests {
     func tooDeep() async throws {
         let fixture = try await Fixture()
         defer { fixture.remove() }
-        let documents = try await fixture.store.collection("notes", mapping: ObjectMapping<Document>(
-            idField: "id", encode: { $0 }, decode: { $0 }), indexes: fixture.notes.indexes)
+        let documents = try await fixture.store.collection(
+            "notes",
+            mapping: ObjectMapping<Document>(
+                idField: "id", encode: { $0 }, decode: { $0 }), indexes: fixture.notes.indexes)
         var nested: Value = 1
         for _ in 0..<RecordCodec.maxDepth { nested = .object(["n": nested]) }
         let error = try await fixture.expectRefused(.invalidValue) {
@@ -133,8 +153,11 @@ struct BadInputTests {
         let bags = try await fixture.store.collection(Bag.self, name: "notes", indexes: fixture.notes.indexes)
         struct Opaque {}
         for (fields, code, path) in [
-            (["attachments": [1, ["owner": Opaque()] as [String: Any]] as [Any]], CodecError.Code.unsupportedType, "attachments[1].owner"),
-            (["size": UInt64.max], .outOfRange, "size"),
+            (
+                ["attachments": [1, ["owner": Opaque()] as [String: Any]] as [Any]], CodecError.Code.unsupportedType,
+                "attachments[1].owner"
+            ),
+            (["size": UInt64.max], .outOfRange, "size")
         ] as [([String: Any], CodecError.Code, String)] {
             var dictionary = fields
             dictionary["id"] = "bag"
@@ -146,31 +169,52 @@ struct BadInputTests {
             #expect(codec?.code == code && codec?.fieldPath == path, "\(String(describing: error))")
             #expect(error?.message.contains(path) == true, "\(String(describing: error))")
             // The same object staged in a context fails at staging, before anything is queued.
-            #expect(throws: DataStoreError.self) { try fixture.store.newContext().add(Bag(dictionary: dictionary), to: bags) }
+            #expect(throws: DataStoreError.self) {
+                try fixture.store.newContext().add(Bag(dictionary: dictionary), to: bags)
+            }
         }
     }
 
     // MARK: queries
 
-    @Test("unknown operators, malformed keys and wrong option types are named errors from the store too",
-          arguments: [
-              (["created_ts =>": 1], nil, "invalidQuery",
-               #"query key "created_ts =>" has an unknown operator "=>"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
-              (["a IN": [1]], nil, "invalidQuery", #"query key "a IN" has an unknown operator "IN"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#),
-              ([">=": 1], nil, "invalidQuery", #"query key ">=" has no field name before the operator ">=""#),
-              (["": 1], nil, "invalidQuery", #"query key "" has no field name"#),
-              (["a ": 1], nil, "invalidQuery", #"query key "a " ends with whitespace; write "field" or "field OP""#),
-              (["a b >=": 1], nil, "invalidQuery",
-               #"query key "a b >=" has 3 words; write "field" or "field OP" (field names cannot contain whitespace)"#),
-              (["tag in": "a"], nil, "invalidQuery", #"query key "tag in" needs an array of values, not string "a""#),
-              (["ts <": nil], nil, "invalidQuery",
-               #"query key "ts <" compares with null null; a range operator needs a number, string, bytes or bool"#),
-              (nil, ["limt": 5], "invalidOption", #"query option "limt" is unknown; the options are "limit", "offset" and "sort""#),
-              (nil, ["limit": -1], "invalidOption", #"query option "limit" must be a non-negative integer, not int -1"#),
-              (nil, ["offset": "10"], "invalidOption", #"query option "offset" must be a non-negative integer, not string "10""#),
-              (nil, ["sort": 1], "invalidOption", #"query option "sort" must be an object, an array or a string, not int 1"#),
-              (nil, ["sort": ["a", "-a"]], "invalidOption", #"query option "sort" names the field "a" twice"#),
-          ] as [([String: Value]?, [String: Value]?, String, String)])
+    @Test(
+        "unknown operators, malformed keys and wrong option types are named errors from the store too",
+        arguments: [
+            (
+                ["created_ts =>": 1], nil, "invalidQuery",
+                #"query key "created_ts =>" has an unknown operator "=>"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#
+            ),
+            (
+                ["a IN": [1]], nil, "invalidQuery",
+                #"query key "a IN" has an unknown operator "IN"; the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists"#
+            ),
+            ([">=": 1], nil, "invalidQuery", #"query key ">=" has no field name before the operator ">=""#),
+            (["": 1], nil, "invalidQuery", #"query key "" has no field name"#),
+            (["a ": 1], nil, "invalidQuery", #"query key "a " ends with whitespace; write "field" or "field OP""#),
+            (
+                ["a b >=": 1], nil, "invalidQuery",
+                #"query key "a b >=" has 3 words; write "field" or "field OP" (field names cannot contain whitespace)"#
+            ),
+            (["tag in": "a"], nil, "invalidQuery", #"query key "tag in" needs an array of values, not string "a""#),
+            (
+                ["ts <": nil], nil, "invalidQuery",
+                #"query key "ts <" compares with null null; a range operator needs a number, string, bytes or bool"#
+            ),
+            (
+                nil, ["limt": 5], "invalidOption",
+                #"query option "limt" is unknown; the options are "limit", "offset" and "sort""#
+            ),
+            (nil, ["limit": -1], "invalidOption", #"query option "limit" must be a non-negative integer, not int -1"#),
+            (
+                nil, ["offset": "10"], "invalidOption",
+                #"query option "offset" must be a non-negative integer, not string "10""#
+            ),
+            (
+                nil, ["sort": 1], "invalidOption",
+                #"query option "sort" must be an object, an array or a string, not int 1"#
+            ),
+            (nil, ["sort": ["a", "-a"]], "invalidOption", #"query option "sort" names the field "a" twice"#)
+        ] as [([String: Value]?, [String: Value]?, String, String)])
     func queryErrors(params: [String: Value]?, options: [String: Value]?, code: String, message: String) async throws {
         let fixture = try await Fixture()
         defer { fixture.remove() }
@@ -193,13 +237,17 @@ struct BadInputTests {
         let longest = String(repeating: "i", count: 125)
         _ = try await notes.put(id: .string(longest), object: Note(title: "longest"))
         for id: Value in ["", .string(longest + "i"), .bool(true), .double(1.5), [1, 2], ["a": 1], .bytes([1])] {
-            let error = try await fixture.expectRefused(.invalidID) { _ = try await notes.put(id: id, object: Note(title: "t")) }
+            let error = try await fixture.expectRefused(.invalidID) {
+                _ = try await notes.put(id: id, object: Note(title: "t"))
+            }
             #expect(error?.message.contains("notes") == true, "\(String(describing: error))")
             let context = fixture.store.newContext()
             #expect(throws: DataStoreError.self) { try context.put(id: id, object: Note(title: "t"), in: notes) }
             #expect(!context.hasChanges)
         }
-        _ = try await fixture.expectRefused(.invalidID) { _ = try await notes.add(object: Note(id: longest + "i", title: "t")) }
+        _ = try await fixture.expectRefused(.invalidID) {
+            _ = try await notes.add(object: Note(id: longest + "i", title: "t"))
+        }
         _ = try await fixture.expectRefused(.invalidID) { _ = try await notes.get(id: "") }
         _ = try await fixture.expectRefused(.invalidID) { _ = try await notes.remove(id: .bool(false)) }
         // The seed's rule: add with an empty id generates one (it is not an error).
@@ -207,14 +255,18 @@ struct BadInputTests {
         #expect(generated.id?.count == 26)
     }
 
-    @Test("duplicate ids: staging one is a named error; one that appears before the save is a conflict; nothing is written")
+    @Test(
+        "duplicate ids: staging one is a named error; one that appears before the save is a conflict; nothing is written"
+    )
     func duplicateIDs() async throws {
         let fixture = try await Fixture()
         defer { fixture.remove() }
         let notes = fixture.notes
         _ = try await notes.add(object: Note(id: "taken", title: "first"))
         let staging = fixture.store.newContext()
-        let error = #expect(throws: DataStoreError.self) { try staging.add(Note(id: "taken", title: "again"), to: notes) }
+        let error = #expect(throws: DataStoreError.self) {
+            try staging.add(Note(id: "taken", title: "again"), to: notes)
+        }
         #expect(error?.code == .duplicateID && error?.message.contains("taken") == true)
 
         // Two contexts stage the same new id; the second to save finds it taken.
@@ -258,9 +310,11 @@ struct BadInputTests {
         defer { fixture.remove() }
         let store = fixture.store
         let commit = try fixture.lastCommit()
-        for (name, indexes) in [("", []), ("a/b", []), ("ok", [IndexDefinition("")]), ("ok", [IndexDefinition("x", fields: ["a", "a"])]),
-                                ("ok", [IndexDefinition("m", fields: ["a", "b"], multiValue: true)]),
-                                ("ok", [IndexDefinition("x"), IndexDefinition("x")])] as [(String, [IndexDefinition])] {
+        for (name, indexes) in [
+            ("", []), ("a/b", []), ("ok", [IndexDefinition("")]), ("ok", [IndexDefinition("x", fields: ["a", "a"])]),
+            ("ok", [IndexDefinition("m", fields: ["a", "b"], multiValue: true)]),
+            ("ok", [IndexDefinition("x"), IndexDefinition("x")])
+        ] as [(String, [IndexDefinition])] {
             let error = await #expect(throws: DataStoreError.self) {
                 _ = try await store.collection(Note.self, name: name, idField: "id", indexes: indexes)
             }
@@ -314,7 +368,9 @@ struct BadInputTests {
         for path in [parent + "/store", parent] {
             let refused = try UnprivilegedHelper.helper(["saves", path, "--workers", "0", "--count", "0"])
             #expect(refused.status != 0, "\(refused)")
-            #expect(refused.output.contains("FATAL DataStoreError.storage: ") && refused.output.contains(path), "\(refused)")
+            #expect(
+                refused.output.contains("FATAL DataStoreError.storage: ") && refused.output.contains(path), "\(refused)"
+            )
             #expect(refused.output.contains("LMDBError.permissionDenied"), "\(refused)")
         }
     }
@@ -344,8 +400,9 @@ struct BadInputTests {
         let save = await #expect(throws: DataStoreError.self) { try await context.save() }
         #expect(save?.code == .storage)
         let schema = await #expect(throws: DataStoreError.self) {
-            _ = try await store.collection(CrashItem.self, name: CrashWorkload.collectionName, idField: "id", indexes: [],
-                                           undeclaredIndexes: .drop)
+            _ = try await store.collection(
+                CrashItem.self, name: CrashWorkload.collectionName, idField: "id", indexes: [],
+                undeclaredIndexes: .drop)
         }
         #expect(schema?.code == .schemaMismatch && schema?.message.contains("read-only") == true)
         let missing = await #expect(throws: DataStoreError.self) {
@@ -368,7 +425,8 @@ struct BadInputTests {
         let error = #expect(throws: DataStoreError.self) { _ = try DataStore.open(path: path) }
         #expect(error?.code == .storage && error?.message.contains(path) == true, "\(String(describing: error))")
         #expect((error?.underlying as? LMDBError)?.code == .invalid, "\(String(describing: error?.underlying))")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")) == garbage, "the refused file was changed")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")) == garbage, "the refused file was changed")
 
         // An LMDB environment without the store's _meta database, opened read-only.
         let plain = temporaryStorePath("plain-lmdb")
@@ -378,9 +436,12 @@ struct BadInputTests {
             let other = try environment.openDatabase(named: "other", options: .create)
             try environment.write { try $0.put([1], forKey: [1], in: other) }
         }
-        let notStore = #expect(throws: DataStoreError.self) { _ = try DataStore.open(path: plain, options: .init(readOnly: true)) }
-        #expect(notStore?.code == .storage && notStore?.message.contains("not a DataStoreKit store") == true,
-                "\(String(describing: notStore))")
+        let notStore = #expect(throws: DataStoreError.self) {
+            _ = try DataStore.open(path: plain, options: .init(readOnly: true))
+        }
+        #expect(
+            notStore?.code == .storage && notStore?.message.contains("not a DataStoreKit store") == true,
+            "\(String(describing: notStore))")
     }
 
     @Test("a record written by a newer record format is a codec error naming it; check reports it")
@@ -392,10 +453,14 @@ struct BadInputTests {
         KeyCodec.append(.string("new"), to: &key)
         let records = try fixture.store.environment.openDatabase(named: "c/notes")
         // Version prefix, then a record whose first byte (its format version) is 2.
-        try fixture.store.environment.write { try $0.put([0, 0, 0, 0, 0, 0, 0, 9, 0x02, 0x00], forKey: key, in: records) }
+        try fixture.store.environment.write {
+            try $0.put([0, 0, 0, 0, 0, 0, 0, 9, 0x02, 0x00], forKey: key, in: records)
+        }
         let error = await #expect(throws: DataStoreError.self) { try await fixture.notes.get(id: "new") }
-        #expect(error?.code == .codec && error?.message.contains("new") == true && error?.message.contains("notes") == true)
-        let codec = (error?.underlying as? CodecError) ?? ((error?.underlying as? DecodingError).flatMap(Self.codecError))
+        #expect(
+            error?.code == .codec && error?.message.contains("new") == true && error?.message.contains("notes") == true)
+        let codec =
+            (error?.underlying as? CodecError) ?? ((error?.underlying as? DecodingError).flatMap(Self.codecError))
         #expect(codec?.code == .unsupportedVersion, "\(String(describing: error?.underlying))")
         #expect(try fixture.store.check().contains { $0.message.contains("new") })
         #expect(try await fixture.notes.get(id: "old").title == "t")
@@ -403,7 +468,8 @@ struct BadInputTests {
 
     static func codecError(_ error: DecodingError) -> CodecError? {
         switch error {
-        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context):
+        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
+            .keyNotFound(_, let context):
             return context.underlyingError as? CodecError
         @unknown default:
             return nil

@@ -48,7 +48,9 @@ struct CrashImageBuilder {
     mutating func image(cut: Int, using random: inout SeededGenerator) -> CrashImage {
         // Grow the durable prefix: records before `cut` whose file changes are all durable by then.
         while prefix < cut, !isFileChange(log.records[prefix]) || durableAt[prefix] < cut {
-            if isFileChange(log.records[prefix]) { Self.apply(log.records[prefix], of: log, to: &base[log.records[prefix].file, default: []]) }
+            if isFileChange(log.records[prefix]) {
+                Self.apply(log.records[prefix], of: log, to: &base[log.records[prefix].file, default: []])
+            }
             prefix += 1
         }
         var files = base
@@ -81,7 +83,9 @@ struct CrashImageBuilder {
     /// Applies all of a write or truncation.
     private static func apply(_ record: PowerLossLog.Record, of log: PowerLossLog, to file: inout [UInt8]) {
         if record.kind == .truncate {
-            if record.offset < file.count { file.removeSubrange(record.offset...) } else {
+            if record.offset < file.count {
+                file.removeSubrange(record.offset...)
+            } else {
                 file += [UInt8](repeating: 0, count: record.offset - file.count)
             }
             return
@@ -91,8 +95,10 @@ struct CrashImageBuilder {
 
     /// Applies part of a write: each 4 KiB page of the file it touches is kept, dropped or torn at
     /// 512-byte sectors. A truncation not yet durable happened or did not.
-    private static func applyInPart(_ record: PowerLossLog.Record, of log: PowerLossLog, to file: inout [UInt8],
-                                    using random: inout SeededGenerator) {
+    private static func applyInPart(
+        _ record: PowerLossLog.Record, of log: PowerLossLog, to file: inout [UInt8],
+        using random: inout SeededGenerator
+    ) {
         if record.kind == .truncate {
             if Bool.random(using: &random) { apply(record, of: log, to: &file) }
             return
@@ -120,12 +126,15 @@ struct CrashImageBuilder {
     }
 
     /// Writes the bytes of `record` that fall at file offsets `range`.
-    private static func write(_ record: PowerLossLog.Record, of log: PowerLossLog, range: Range<Int>, to file: inout [UInt8]) {
+    private static func write(
+        _ record: PowerLossLog.Record, of log: PowerLossLog, range: Range<Int>, to file: inout [UInt8]
+    ) {
         if file.count < range.upperBound { file += [UInt8](repeating: 0, count: range.upperBound - file.count) }
         file.withUnsafeMutableBytes { target in
             if record.kind == .writeZeros {
-                target.baseAddress!.advanced(by: range.lowerBound).initializeMemory(as: UInt8.self, repeating: 0,
-                                                                                    count: range.count)
+                target.baseAddress!.advanced(by: range.lowerBound).initializeMemory(
+                    as: UInt8.self, repeating: 0,
+                    count: range.count)
                 return
             }
             log.bytes.withUnsafeBytes { source in

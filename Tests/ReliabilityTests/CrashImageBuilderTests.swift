@@ -12,8 +12,10 @@ struct CrashImageBuilderTests {
         var count = 0
 
         @discardableResult
-        mutating func append(_ kind: PowerLossLog.Kind, file: Int = 0, offset: Int = 0, length: Int = 0, covers: Int = 0,
-                             payload: [UInt8] = []) -> Int {
+        mutating func append(
+            _ kind: PowerLossLog.Kind, file: Int = 0, offset: Int = 0, length: Int = 0, covers: Int = 0,
+            payload: [UInt8] = []
+        ) -> Int {
             for word in [Int(kind.rawValue) | file << 32, offset, length, covers] {
                 for k in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: UInt64(word) >> (8 * k))) }
             }
@@ -59,7 +61,9 @@ struct CrashImageBuilderTests {
         }
     }
 
-    @Test("a synced write is always there; a later unsynced one is kept, dropped, or torn at sectors, never split inside one")
+    @Test(
+        "a synced write is always there; a later unsynced one is kept, dropped, or torn at sectors, never split inside one"
+    )
     func syncedAndUnsynced() throws {
         var synthetic = SyntheticLog()
         synthetic.name(0, "store/data.mdb")
@@ -81,7 +85,9 @@ struct CrashImageBuilderTests {
         #expect(torn > 0 && old > 0 && new > 0, "torn \(torn), old \(old), new \(new)")
     }
 
-    @Test("a sync covers the writes logged before it began, not one that raced with it; an O_DSYNC write is durable alone")
+    @Test(
+        "a sync covers the writes logged before it began, not one that raced with it; an O_DSYNC write is durable alone"
+    )
     func whatASyncCovers() throws {
         var synthetic = SyntheticLog()
         synthetic.name(0, "store/data.mdb")
@@ -98,14 +104,17 @@ struct CrashImageBuilderTests {
         let atEnd = Self.images(log, cut: log.records.count).map { $0 ?? [] }
         #expect(atEnd.allSatisfy { Self.sectors($0, page: 0).allSatisfy { $0 == 0x11 } })
         #expect(atEnd.allSatisfy { Self.sectors($0, page: 2).allSatisfy { $0 == 0x33 } })
-        #expect(atEnd.contains { Self.sectors($0, page: 1).contains { $0 != 0x22 } }, "the racing write was always kept")
+        #expect(
+            atEnd.contains { Self.sectors($0, page: 1).contains { $0 != 0x22 } }, "the racing write was always kept")
         #expect(atEnd.contains { Self.sectors($0, page: 3).contains { $0 != 0x44 } })
 
         let inFlight = Self.images(log, cut: beforeReturn).map { $0 ?? [] }
-        #expect(inFlight.contains { Self.sectors($0, page: 2).contains { $0 != 0x33 } },
-                "an O_DSYNC write was durable before it returned")
+        #expect(
+            inFlight.contains { Self.sectors($0, page: 2).contains { $0 != 0x33 } },
+            "an O_DSYNC write was durable before it returned")
         let beforeSync = Self.images(log, cut: began).map { $0 ?? [] }
-        #expect(beforeSync.contains { Self.sectors($0, page: 0).contains { $0 != 0x11 } },
-                "a write was durable before any sync")
+        #expect(
+            beforeSync.contains { Self.sectors($0, page: 0).contains { $0 != 0x11 } },
+            "a write was durable before any sync")
     }
 }

@@ -62,8 +62,12 @@ struct ImageChecker {
             for (job, image) in zip(rest, run.images) { outcomes.append(outcome(job, image)) }
             if outcomes.count < jobs.count, run.images.count < rest.count {
                 let job = rest[rest.startIndex + run.images.count]
-                outcomes.append(Outcome(problems: ["the store process died opening or reading the image (\(run.ending)): "
-                    + run.errors.suffix(400)], required: required(cut: job.cut).count))
+                outcomes.append(
+                    Outcome(
+                        problems: [
+                            "the store process died opening or reading the image (\(run.ending)): "
+                                + run.errors.suffix(400)
+                        ], required: required(cut: job.cut).count))
             }
         }
         return outcomes
@@ -87,9 +91,11 @@ struct ImageChecker {
         } else {
             let printed = PowerLossVerifier.Printed(
                 acknowledged: acknowledged.filter { $0.record < job.cut },
-                begun: Dictionary(begun.filter { $0.record < job.cut }.map { ($0.tag, $0.record) }, uniquingKeysWith: min))
-            problems += PowerLossVerifier.problems(items: image.items, ledger: image.ledger, heads: image.heads,
-                                                   printed: printed, required: required)
+                begun: Dictionary(
+                    begun.filter { $0.record < job.cut }.map { ($0.tag, $0.record) }, uniquingKeysWith: min))
+            problems += PowerLossVerifier.problems(
+                items: image.items, ledger: image.ledger, heads: image.heads,
+                printed: printed, required: required)
             if image.probe != "ok" { problems.append("a new write after reopening: \(image.probe ?? "no answer")") }
         }
         let present = Set(image.ledger.map(\.id))

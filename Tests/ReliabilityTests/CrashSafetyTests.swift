@@ -40,13 +40,17 @@ struct CrashSafetyTests {
                 try await Task.sleep(nanoseconds: UInt64.random(in: 0...150, using: &random) * 1_000_000)
             } else {
                 let ready = try await child.waitForLine(startingWith: "READY")
-                #expect(ready != nil, "round \(round) (seed \(seed)): the helper never got ready: \(child.lines.suffix(3))")
+                #expect(
+                    ready != nil, "round \(round) (seed \(seed)): the helper never got ready: \(child.lines.suffix(3))")
                 try await Task.sleep(nanoseconds: UInt64.random(in: 10...500, using: &random) * 1_000_000)
             }
             child.killNow()
-            #expect(child.wasKilled, "round \(round) (seed \(seed)): the helper ended before the kill: \(child.lines.suffix(3))")
+            #expect(
+                child.wasKilled,
+                "round \(round) (seed \(seed)): the helper ended before the kill: \(child.lines.suffix(3))")
             let lines = child.lines
-            #expect(!lines.contains { $0.hasPrefix("FATAL") }, "round \(round): \(lines.filter { $0.hasPrefix("FATAL") })")
+            #expect(
+                !lines.contains { $0.hasPrefix("FATAL") }, "round \(round): \(lines.filter { $0.hasPrefix("FATAL") })")
             let acknowledgedNow = lines.compactMap { Acknowledgement(line: $0) }
             acknowledged += acknowledgedNow
             totalAcknowledged += acknowledgedNow.count

@@ -10,7 +10,8 @@ import Testing
 /// `WriterTests.mapCannotGrow` in DataStoreKitTests.)
 @Suite("Faults")
 struct FaultTests {
-    @Test("a file-size limit: writes fail by name, nothing acknowledged is lost, reads go on, writes resume once lifted")
+    @Test(
+        "a file-size limit: writes fail by name, nothing acknowledged is lost, reads go on, writes resume once lifted")
     func diskRefusesToGrow() async throws {
         let path = temporaryStorePath("fsize")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -46,7 +47,9 @@ struct FaultTests {
         #expect(problems.isEmpty, "\(problems.prefix(10))")
         #expect(try store.check().isEmpty)
         let context = store.newContext()
-        for index in 0..<5 { try context.add(CrashItem(tag: "after-limit", of: 5, index: index, removes: nil), to: items) }
+        for index in 0..<5 {
+            try context.add(CrashItem(tag: "after-limit", of: 5, index: index, removes: nil), to: items)
+        }
         try await context.save()
         #expect(try await items.query(params: ["tag": "after-limit"], options: nil).count == 5)
         #expect(try store.check().isEmpty)
@@ -58,10 +61,14 @@ struct FaultTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let count = 30, workers = 4
         // Both start on an empty directory: they also race to create the collection and its indexes.
-        let first = try ChildProcess(["saves", path, "--workers", "\(workers)", "--count", "\(count)",
-                                      "--prefix", "A", "--other", "B", "--other-count", "\(count)"])
-        let second = try ChildProcess(["saves", path, "--workers", "\(workers)", "--count", "\(count)",
-                                       "--prefix", "B", "--other", "A", "--other-count", "\(count)"])
+        let first = try ChildProcess([
+            "saves", path, "--workers", "\(workers)", "--count", "\(count)",
+            "--prefix", "A", "--other", "B", "--other-count", "\(count)"
+        ])
+        let second = try ChildProcess([
+            "saves", path, "--workers", "\(workers)", "--count", "\(count)",
+            "--prefix", "B", "--other", "A", "--other-count", "\(count)"
+        ])
         #expect(first.waitForExit() && second.waitForExit())
         #expect(first.exitStatus == 0, "\(first.lines.suffix(3))")
         #expect(second.exitStatus == 0, "\(second.lines.suffix(3))")
@@ -70,7 +77,8 @@ struct FaultTests {
         #expect(firstAcks.count == count * workers && secondAcks.count == count * workers)
         let expected = Self.documents(firstAcks)
         #expect(first.lines.contains("SAW \(expected)"), "A did not see all of B's documents: \(first.lines.suffix(2))")
-        #expect(second.lines.contains("SAW \(expected)"), "B did not see all of A's documents: \(second.lines.suffix(2))")
+        #expect(
+            second.lines.contains("SAW \(expected)"), "B did not see all of A's documents: \(second.lines.suffix(2))")
 
         let store = try DataStore.open(path: path)
         defer { store.close() }
@@ -100,31 +108,40 @@ struct FaultTests {
         KeyCodec.append(.string("g.2"), to: &key)
         let records = try store.environment.openDatabase(named: "c/\(CrashWorkload.collectionName)")
         try store.environment.write { transaction in
-            try transaction.put([0, 0, 0, 0, 0, 0, 0, 7, 0x01, 0x01, 0x02, 0x69, 0x64, 0x09, 0x7F, 0x61], forKey: key, in: records)
+            try transaction.put(
+                [0, 0, 0, 0, 0, 0, 0, 7, 0x01, 0x01, 0x02, 0x69, 0x64, 0x09, 0x7F, 0x61], forKey: key, in: records)
         }
 
         let error = await #expect(throws: DataStoreError.self) { try await items.get(id: "g.2") }
         #expect(error?.code == .codec)
         #expect(error?.message.contains(CrashWorkload.collectionName) == true, "\(String(describing: error))")
         #expect(error?.message.contains("g.2") == true, "\(String(describing: error))")
-        #expect((error?.underlying as? DecodingError) != nil || (error?.underlying as? CodecError) != nil,
-                "\(String(describing: error?.underlying))")
+        #expect(
+            (error?.underlying as? DecodingError) != nil || (error?.underlying as? CodecError) != nil,
+            "\(String(describing: error?.underlying))")
         #expect(throws: DataStoreError.self) { try items.document(id: "g.2") }
 
         let problems = try store.check()
-        #expect(problems.contains { $0.collection == CrashWorkload.collectionName && $0.index == nil && $0.message.contains("g.2") },
-                "\(problems)")
+        #expect(
+            problems.contains {
+                $0.collection == CrashWorkload.collectionName && $0.index == nil && $0.message.contains("g.2")
+            },
+            "\(problems)")
 
         for id in ["g.0", "g.1", "g.3", "g.4"] {
             #expect(try await items.get(id: .string(id)).tag == "g")
         }
         // A query whose index window does not reach the damaged record still answers
         // (tag_index: tag == "g", then index >= 3 descending: entries g.4, g.3 only).
-        #expect(try await items.query(params: ["tag": "g", "index >=": 3], options: nil).map(\.id).sorted() == ["g.3", "g.4"])
+        #expect(
+            try await items.query(params: ["tag": "g", "index >=": 3], options: nil).map(\.id).sorted() == [
+                "g.3", "g.4"
+            ])
         // A query whose scan reaches it fails as a codec error naming the collection…
         let queryError = await #expect(throws: DataStoreError.self) { try await items.all() }
-        #expect(queryError?.code == .codec && queryError?.message.contains(CrashWorkload.collectionName) == true,
-                "\(String(describing: queryError))")
+        #expect(
+            queryError?.code == .codec && queryError?.message.contains(CrashWorkload.collectionName) == true,
+            "\(String(describing: queryError))")
         // …and names the record, as `get` does.
         #expect(queryError?.message.contains("g.2") == true, "\(String(describing: queryError))")
     }

@@ -18,21 +18,27 @@ enum GroupVerifier {
             if indexes != Array(0..<count) || documents.contains(where: { $0.of != count }) {
                 problems.append("group \(tag) is partly present: indexes \(indexes) of \(count)")
             }
-            for document in documents where document.payload != CrashWorkload.payload(tag: tag, index: document.index)
-                || document.id != "\(tag).\(document.index)" {
+            for document in documents
+            where document.payload != CrashWorkload.payload(tag: tag, index: document.index)
+                || document.id != "\(tag).\(document.index)"
+            {
                 problems.append("document \(document.id) of group \(tag) does not hold what was written")
             }
             if let removed = documents[0].removes {
                 removedBy[removed] = tag
                 if let left = groups[removed] {
-                    problems.append("group \(tag) is present but the group \(removed) it removed still has \(left.count) document(s)")
+                    problems.append(
+                        "group \(tag) is present but the group \(removed) it removed still has \(left.count) document(s)"
+                    )
                 }
             }
         }
         for acknowledgement in acknowledged {
             if let documents = groups[acknowledgement.tag] {
                 if documents.count != acknowledgement.count {
-                    problems.append("acknowledged group \(acknowledgement.tag) has \(documents.count) of \(acknowledgement.count) documents")
+                    problems.append(
+                        "acknowledged group \(acknowledgement.tag) has \(documents.count) of \(acknowledgement.count) documents"
+                    )
                 }
                 if documents[0].removes != acknowledgement.removes {
                     problems.append("acknowledged group \(acknowledgement.tag) lost its removes field")

@@ -27,7 +27,9 @@ struct InspectRun {
         let list = "\(scratch)/inspect.list", output = "\(scratch)/inspect.out", errorPath = "\(scratch)/inspect.err"
         try paths.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
         for file in [output, errorPath] {
-            guard FileManager.default.createFile(atPath: file, contents: nil) else { throw LogError("cannot create \(file)") }
+            guard FileManager.default.createFile(atPath: file, contents: nil) else {
+                throw LogError("cannot create \(file)")
+            }
         }
         let process = Process()
         process.executableURL = try ChildProcess.helperURL()
@@ -39,7 +41,9 @@ struct InspectRun {
         while process.isRunning && Date() < deadline { usleep(2_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        ending = process.terminationReason == .exit ? "exit status \(process.terminationStatus)"
+        ending =
+            process.terminationReason == .exit
+            ? "exit status \(process.terminationStatus)"
             : "signal \(process.terminationStatus)"
         errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
         try parse(String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self))

@@ -20,7 +20,8 @@ struct OpenFaultTests {
         do {
             let store = try DataStore.open(path: source)
             let items = try await store.collection(Item.self, name: "items", idField: "id")
-            try await items.add(contentsOf: (0..<count).map { Item(id: "i\($0)", text: String(repeating: "x", count: 1_024)) })
+            try await items.add(
+                contentsOf: (0..<count).map { Item(id: "i\($0)", text: String(repeating: "x", count: 1_024)) })
             store.close()
         }
         defer { try? FileManager.default.removeItem(atPath: source) }
@@ -44,13 +45,17 @@ struct OpenFaultTests {
         try #require(full > 65_536, "the store must span many pages")
         #expect(truncate(data, 8_192) == 0)
         for readOnly in [false, true] {
-            let error = #expect(throws: DataStoreError.self) { try DataStore.open(path: path, options: .init(readOnly: readOnly)) }
+            let error = #expect(throws: DataStoreError.self) {
+                try DataStore.open(path: path, options: .init(readOnly: readOnly))
+            }
             #expect(error?.code == .storage)
             #expect((error?.underlying as? LMDBError)?.code == .truncatedFile)
             #expect(error?.message.contains("data.mdb is 8192 bytes") == true, "\(String(describing: error))")
             #expect(error?.message.contains("reaches \(full)") == true || error?.message.contains("reaches") == true)
         }
-        #expect(try FileManager.default.attributesOfItem(atPath: data)[.size] as? Int == 8_192, "the file is left as it was")
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: data)[.size] as? Int == 8_192, "the file is left as it was"
+        )
     }
 
     @Test("an environment with no database, as a first open cut short leaves it, opens read-only as an empty store")
@@ -85,11 +90,13 @@ struct OpenFaultTests {
         #expect(try await items.get(id: "a").text == "after")
     }
 
-    @Test("a creation a power cut tore (a meta page unwritten, nothing committed) is made anew; a store with commits is not")
+    @Test(
+        "a creation a power cut tore (a meta page unwritten, nothing committed) is made anew; a store with commits is not"
+    )
     func tornCreation() async throws {
         let fresh = temporaryStorePath("torn-source")
         defer { try? FileManager.default.removeItem(atPath: fresh) }
-        do { _ = try Environment.open(path: fresh) }  // LMDB writes both meta pages, transaction 0
+        do { _ = try Environment.open(path: fresh) } // LMDB writes both meta pages, transaction 0
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         let initial = try Data(contentsOf: URL(fileURLWithPath: fresh + "/data.mdb"))
         for zeroed in [0, 1] {
@@ -101,7 +108,9 @@ struct OpenFaultTests {
             try torn.write(to: URL(fileURLWithPath: path + "/data.mdb"))
             let copy = try Self.copy(path)
             defer { try? FileManager.default.removeItem(atPath: copy) }
-            let reader = #expect(throws: DataStoreError.self) { try DataStore.open(path: copy, options: .init(readOnly: true)) }
+            let reader = #expect(throws: DataStoreError.self) {
+                try DataStore.open(path: copy, options: .init(readOnly: true))
+            }
             #expect(reader?.message.contains("creation was cut short") == true, "\(String(describing: reader))")
             let store = try DataStore.open(path: path)
             let items = try await store.collection(Item.self, name: "items", idField: "id")
@@ -119,8 +128,9 @@ struct OpenFaultTests {
         #expect(try FileManager.default.attributesOfItem(atPath: committed + "/data.mdb")[.size] as? Int == size)
     }
 
-    @Test("a new store on a full disk is a typed no-space error and leaves nothing behind",
-          .enabled(if: SmallDisk.canMount, "needs root to mount a 4 MiB tmpfs"))
+    @Test(
+        "a new store on a full disk is a typed no-space error and leaves nothing behind",
+        .enabled(if: SmallDisk.canMount, "needs root to mount a 4 MiB tmpfs"))
     func fullDisk() async throws {
         let disk = try SmallDisk(bytes: 4 << 20)
         defer { disk.unmount() }

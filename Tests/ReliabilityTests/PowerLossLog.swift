@@ -5,7 +5,8 @@ import Foundation
 /// store's files, every sync of them and every line the workload printed, in one total order.
 struct PowerLossLog {
     enum Kind: UInt32 {
-        case name = 1, write, writeZeros, sync, syncRange, truncate, marker, msync
+        case name = 1
+        case write, writeZeros, sync, syncRange, truncate, marker, msync
     }
 
     struct Record {
@@ -58,8 +59,9 @@ struct PowerLossLog {
             let carriesBytes = kind == .name || kind == .write || kind == .marker
             let payload = (at + header)..<(at + header + (carriesBytes ? length : 0))
             guard payload.upperBound <= bytes.count else { throw LogError("a torn record payload at byte \(at)") }
-            let record = Record(kind: kind, file: kindAndFile >> 32, offset: word(8), length: length, covers: word(24),
-                                payload: payload)
+            let record = Record(
+                kind: kind, file: kindAndFile >> 32, offset: word(8), length: length, covers: word(24),
+                payload: payload)
             switch kind {
             case .name: names[record.file] = String(decoding: bytes[payload], as: UTF8.self)
             case .marker:

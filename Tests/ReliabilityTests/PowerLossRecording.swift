@@ -12,8 +12,10 @@ enum PowerLossRecording {
         let logPath = "\(directory)/writes.log"
         let process = Process()
         process.executableURL = try ChildProcess.helperURL()
-        process.arguments = ["powerloss", "\(directory)/store", "--workers", "\(workers)", "--count", "\(count)",
-                             "--durability", durability == .relaxed ? "relaxed" : "durable"]
+        process.arguments = [
+            "powerloss", "\(directory)/store", "--workers", "\(workers)", "--count", "\(count)",
+            "--durability", durability == .relaxed ? "relaxed" : "durable"
+        ]
         var environment = ProcessInfo.processInfo.environment
         environment["LD_PRELOAD"] = recorder
         environment["POWERLOSS_LOG"] = logPath
@@ -28,7 +30,8 @@ enum PowerLossRecording {
         while process.isRunning { try await Task.sleep(nanoseconds: 20_000_000) }
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let printed = (try? String(contentsOfFile: "\(directory)/stdout", encoding: .utf8)) ?? ""
-            throw LogError("the powerloss workload ended with status \(process.terminationStatus): \(printed.suffix(400))")
+            throw LogError(
+                "the powerloss workload ended with status \(process.terminationStatus): \(printed.suffix(400))")
         }
         return try PowerLossLog(path: logPath)
     }
@@ -42,7 +45,9 @@ enum PowerLossRecording {
         let output = "\(scratch)/librecorder.so"
         let compiler = Process()
         compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        compiler.arguments = ["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-o", output, source, "-ldl", "-lpthread"]
+        compiler.arguments = [
+            "cc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-o", output, source, "-ldl", "-lpthread"
+        ]
         try compiler.run()
         compiler.waitUntilExit()
         guard compiler.terminationStatus == 0 else { throw LogError("cc could not build the recorder from \(source)") }

@@ -20,12 +20,16 @@ struct PowerLossTests {
     /// Images written to disk and opened by one helper process at a time.
     static let batch = 25
 
-    @Test("durable: every change set acknowledged before the cut survives whole, the state is a prefix, check() is clean, writes work")
+    @Test(
+        "durable: every change set acknowledged before the cut survives whole, the state is a prefix, check() is clean, writes work"
+    )
     func durable() async throws {
         try await run(durability: .durable, images: Self.images - Self.images / 3, seed: Self.seed)
     }
 
-    @Test("relaxed: a prefix of the change sets survives whole (all acknowledged before the last data sync began), check() is clean, writes work")
+    @Test(
+        "relaxed: a prefix of the change sets survives whole (all acknowledged before the last data sync began), check() is clean, writes work"
+    )
     func relaxed() async throws {
         try await run(durability: .relaxed, images: Self.images / 3, seed: Self.seed &+ 1)
     }
@@ -64,17 +68,19 @@ struct PowerLossTests {
                     try? FileManager.default.removeItem(atPath: job.path)
                 } else {
                     keep = true
-                    failures.append("seed \(seed), cut \(job.cut) of \(log.records.count) (image kept at \(job.path)): "
-                        + outcome.problems.prefix(5).joined(separator: "; "))
+                    failures.append(
+                        "seed \(seed), cut \(job.cut) of \(log.records.count) (image kept at \(job.path)): "
+                            + outcome.problems.prefix(5).joined(separator: "; "))
                 }
             }
         }
         let kinds = census.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " ")
-        print("power loss \(durability): \(cuts.count) images, \(Set(cuts).count) cut points of \(log.records.count) records, "
-            + "\(stats.acknowledged) acknowledged change sets checked (\(log.lines.filter { $0.text.hasPrefix("ACK") }.count) "
-            + "in the run), \(stats.losing) images lost acknowledged change sets (\(stats.lost) in all, at most "
-            + "\(stats.mostLost) in one), \(stats.pending) unsynced writes (\(stats.inPart) torn), \(failures.count) failures; "
-            + "\(done); records: \(kinds)")
+        print(
+            "power loss \(durability): \(cuts.count) images, \(Set(cuts).count) cut points of \(log.records.count) records, "
+                + "\(stats.acknowledged) acknowledged change sets checked (\(log.lines.filter { $0.text.hasPrefix("ACK") }.count) "
+                + "in the run), \(stats.losing) images lost acknowledged change sets (\(stats.lost) in all, at most "
+                + "\(stats.mostLost) in one), \(stats.pending) unsynced writes (\(stats.inPart) torn), \(failures.count) failures; "
+                + "\(done); records: \(kinds)")
         #expect(failures.isEmpty, "\(failures.count) of \(cuts.count) crash images failed: \(failures.prefix(8))")
     }
 
@@ -82,13 +88,19 @@ struct PowerLossTests {
     /// commits, and a workload that grew the map and wrote the data file ahead.
     static func expectRecorded(_ log: PowerLossLog, durability: Durability, done: String) {
         let census = log.census
-        #expect(!log.lines.contains { $0.text.hasPrefix("FATAL") }, "\(log.lines.filter { $0.text.hasPrefix("FATAL") })")
-        #expect(census[.write, default: 0] > 0 && census[.sync, default: 0] > 0, "the recorder saw no writes or syncs: \(census)")
-        #expect(durability == .relaxed || census[.syncRange, default: 0] > 0, "no O_DSYNC meta write was recorded: \(census)")
+        #expect(
+            !log.lines.contains { $0.text.hasPrefix("FATAL") }, "\(log.lines.filter { $0.text.hasPrefix("FATAL") })")
+        #expect(
+            census[.write, default: 0] > 0 && census[.sync, default: 0] > 0,
+            "the recorder saw no writes or syncs: \(census)")
+        #expect(
+            durability == .relaxed || census[.syncRange, default: 0] > 0,
+            "no O_DSYNC meta write was recorded: \(census)")
         // Images are built from system-call writes alone; a write through a mapping would be invisible.
         #expect(census[.msync] == nil, "msync was called: the store wrote through its map, which images do not model")
-        #expect(!done.contains("mapGrowths=0") && !done.contains("extensions=0") && !done.isEmpty,
-                "the workload must grow the map and extend the data file: \(done)")
+        #expect(
+            !done.contains("mapGrowths=0") && !done.contains("extensions=0") && !done.isEmpty,
+            "the workload must grow the map and extend the data file: \(done)")
     }
 
     /// `count` cuts in ascending order: every cut until the store's first commit is durable, the end,

@@ -13,8 +13,10 @@ enum PowerLossVerifier {
         var begun: [String: Int]
     }
 
-    static func problems(items: [CrashItem], ledger: [LedgerEntry], heads: [WorkerHead], printed: Printed,
-                         required: [Acknowledgement]) -> [String] {
+    static func problems(
+        items: [CrashItem], ledger: [LedgerEntry], heads: [WorkerHead], printed: Printed,
+        required: [Acknowledgement]
+    ) -> [String] {
         var problems = GroupVerifier.problems(stored: items, acknowledged: required)
         let entries = Dictionary(ledger.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for acknowledgement in required where entries[acknowledgement.tag] == nil {
@@ -29,8 +31,9 @@ enum PowerLossVerifier {
         }
         for (record, acknowledgement) in printed.acknowledged
         where record < latestBegin && entries[acknowledgement.tag] == nil {
-            problems.append("change set \(acknowledgement.tag) (acknowledged at record \(record)) is missing, but a "
-                + "change set that began after it (record \(latestBegin)) is present")
+            problems.append(
+                "change set \(acknowledgement.tag) (acknowledged at record \(record)) is missing, but a "
+                    + "change set that began after it (record \(latestBegin)) is present")
         }
         return problems.sorted()
     }
@@ -65,7 +68,8 @@ enum PowerLossVerifier {
                 problems.append("worker \(worker) has change sets \(entries.map(\.n)), not a prefix")
             }
             let live = entries.reduce(0) { total, entry in
-                total + entry.count - (entry.removes.map { removed in entries.first { $0.id == removed }?.count ?? 0 } ?? 0)
+                total + entry.count
+                    - (entry.removes.map { removed in entries.first { $0.id == removed }?.count ?? 0 } ?? 0)
             }
             guard let last = entries.last else {
                 problems.append("worker \(worker) has a head but no change set")
@@ -73,7 +77,8 @@ enum PowerLossVerifier {
             }
             let expected = WorkerHead(worker: worker, last: last.n, token: last.id, live: live)
             if headByWorker[worker] != expected {
-                problems.append("worker \(worker)'s head is \(String(describing: headByWorker[worker])), not \(expected)")
+                problems.append(
+                    "worker \(worker)'s head is \(String(describing: headByWorker[worker])), not \(expected)")
             }
         }
         return problems

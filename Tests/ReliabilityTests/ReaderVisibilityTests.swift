@@ -91,7 +91,9 @@ struct TimedOut: Error, CustomStringConvertible {
 
 /// Runs `operation` and returns its result, or throws ``TimedOut`` after `seconds` (the operation
 /// is left running), so a hang fails the test instead of hanging the test run.
-func withTimeLimit<R: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async throws -> R) async throws -> R {
+func withTimeLimit<R: Sendable>(seconds: Double, _ operation: @escaping @Sendable () async throws -> R) async throws
+    -> R
+{
     let finished = Mutex<Bool>(false)
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
         let resume: @Sendable (Result<R, any Error>) -> Void = { result in

@@ -26,7 +26,8 @@ struct UnprivilegedHelper {
             return .failure(Unavailable(reason: "\(runuser) is missing"))
         }
         guard let probe = try? run(executable: runuser, ["-u", user, "--", "/usr/bin/id", "-u"]),
-              probe.status == 0, probe.output.trimmingCharacters(in: .whitespacesAndNewlines) == "\(uid)" else {
+            probe.status == 0, probe.output.trimmingCharacters(in: .whitespacesAndNewlines) == "\(uid)"
+        else {
             return .failure(Unavailable(reason: "runuser -u \(user) did not start a process as uid \(uid)"))
         }
         return .success(uid)

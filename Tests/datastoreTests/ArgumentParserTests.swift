@@ -63,15 +63,19 @@ struct ArgumentParserTests {
     }
 
     @Test func errorsNameTheArgument() {
-        #expect(failure("d", "c", "--lmit", "3") == "unknown option --lmit for 'query' (did you mean --limit?); "
-            + "see 'datastore query --help'")
-        #expect(failure("d", "c", "--nonsense") == "unknown option --nonsense for 'query'; see 'datastore query --help'")
+        #expect(
+            failure("d", "c", "--lmit", "3") == "unknown option --lmit for 'query' (did you mean --limit?); "
+                + "see 'datastore query --help'")
+        #expect(
+            failure("d", "c", "--nonsense") == "unknown option --nonsense for 'query'; see 'datastore query --help'")
         #expect(failure("d", "c", "-x") == "unknown option -x for 'query'; see 'datastore query --help'")
         #expect(failure("d", "c", "--limit") == "option --limit needs a value (N)")
         #expect(failure("d", "c", "--limit", "1", "--limit=2") == "option --limit is given twice")
         #expect(failure("d", "c", "--explain=yes") == "option --explain is a flag and takes no value")
         #expect(failure("d") == "'query' needs COLLECTION (the collection's name); see 'datastore query --help'")
-        #expect(failure("d", "c", "{}", "extra") == "unexpected argument \"extra\" for 'query'; see 'datastore query --help'")
+        #expect(
+            failure("d", "c", "{}", "extra")
+                == "unexpected argument \"extra\" for 'query'; see 'datastore query --help'")
     }
 
     @Test func numbersAreChecked() throws {
@@ -92,7 +96,9 @@ struct ArgumentParserTests {
         #expect(try OutputFormat.choose(ParsedArguments(), outputIsTerminal: false) == .json)
         #expect(try OutputFormat.choose(ParsedArguments(flags: ["table"]), outputIsTerminal: false) == .table)
         #expect(try OutputFormat.choose(ParsedArguments(flags: ["json"]), outputIsTerminal: true) == .json)
-        #expect(throws: ToolError.self) { try OutputFormat.choose(ParsedArguments(flags: ["json", "table"]), outputIsTerminal: true) }
+        #expect(throws: ToolError.self) {
+            try OutputFormat.choose(ParsedArguments(flags: ["json", "table"]), outputIsTerminal: true)
+        }
     }
 
     @Test func helpTextListsArgumentsAndOptions() {

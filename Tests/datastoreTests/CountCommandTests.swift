@@ -8,10 +8,12 @@ struct CountCommandTests {
     func countsEveryMatch() async throws {
         let sandbox = try ToolSandbox()
         let store = try await sandbox.seededStore(count: 30)
-        let all = try await sandbox.run("query", store, "Message", #"{"from_user_key": "u1"}"#, "--count", "--limit", "3",
-                                        "--offset", "2")
+        let all = try await sandbox.run(
+            "query", store, "Message", #"{"from_user_key": "u1"}"#, "--count", "--limit", "3",
+            "--offset", "2")
         #expect(all.output == #"{"count":10}"# + "\n", "\(all)")
-        let range = try await sandbox.run("query", store, "Message", #"{"created_ts >=": 1437108610}"#, "--count", "--table")
+        let range = try await sandbox.run(
+            "query", store, "Message", #"{"created_ts >=": 1437108610}"#, "--count", "--table")
         #expect(range.output == "20\n", "\(range)")
     }
 }

@@ -10,8 +10,10 @@ struct DamagedStoreTests {
         let sandbox = try ToolSandbox()
         let store = try await sandbox.seededStore(count: 2_000)
         #expect(truncate(store + "/data.mdb", 8_192) == 0)
-        for arguments in [["check", store], ["stats", store], ["get", store, "Message", "1"],
-                          ["query", store, "Message", "{}"], ["export", store, "Message"]] {
+        for arguments in [
+            ["check", store], ["stats", store], ["get", store, "Message", "1"],
+            ["query", store, "Message", "{}"], ["export", store, "Message"]
+        ] {
             let run = try await sandbox.run(arguments)
             #expect(run.status == 5, "\(arguments[0]): \(run)")
             #expect(run.errors.contains("data.mdb is 8192 bytes"), "\(arguments[0]): \(run.errors)")

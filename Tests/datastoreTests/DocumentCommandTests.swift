@@ -10,7 +10,8 @@ struct DocumentCommandTests {
         #expect(missing.status == 3, "\(missing)")
         #expect(missing.errors == "datastore: no store at \(store): the directory does not exist\n")
 
-        let added = try await sandbox.run("add", store, "Note", #"{"text": "hi", "n": 1.0}"#, "--create", "--id-field", "key")
+        let added = try await sandbox.run(
+            "add", store, "Note", #"{"text": "hi", "n": 1.0}"#, "--create", "--id-field", "key")
         #expect(added.status == 0, "\(added)")
         #expect(added.errors.contains("created collection Note (id field key)"))
         let document = try added.json()
@@ -60,14 +61,15 @@ struct DocumentCommandTests {
         #expect(json.output == #"{"created_ts":1437108602,"from_user_key":"u2","id":2,"text":"message 2"}"# + "\n")
 
         let table = try await sandbox.run("get", store, "Message", "2", "--table")
-        #expect(table.lines == [
-            "field          value",
-            "-------------  ----------",
-            "id             2",
-            "created_ts     1437108602",
-            "from_user_key  u2",
-            "text           message 2",
-        ])
+        #expect(
+            table.lines == [
+                "field          value",
+                "-------------  ----------",
+                "id             2",
+                "created_ts     1437108602",
+                "from_user_key  u2",
+                "text           message 2"
+            ])
 
         let missing = try await sandbox.run("get", store, "Message", "99")
         #expect(missing.status == 3)
@@ -99,24 +101,27 @@ struct DocumentCommandTests {
     @Test func queryFiltersSortsAndPages() async throws {
         let sandbox = try ToolSandbox()
         let store = try await sandbox.seededStore(count: 10)
-        let run = try await sandbox.run("query", store, "Message", #"{"created_ts >=": 1437108603, "from_user_key": "u0"}"#,
-                                        "--sort", "-created_ts", "--limit", "2", "--offset", "1")
+        let run = try await sandbox.run(
+            "query", store, "Message", #"{"created_ts >=": 1437108603, "from_user_key": "u0"}"#,
+            "--sort", "-created_ts", "--limit", "2", "--offset", "1")
         #expect(run.status == 0, "\(run)")
         #expect(try run.jsonLines().map { $0["id"] as? Int } == [6, 3])
 
         let all = try await sandbox.run("query", store, "Message", "--sort=id")
         #expect(try all.jsonLines().count == 10)
-        let count = try await sandbox.run("query", store, "Message", #"{"text in": ["message 1", "message 4"]}"#, "--count")
+        let count = try await sandbox.run(
+            "query", store, "Message", #"{"text in": ["message 1", "message 4"]}"#, "--count")
         #expect(count.output == #"{"count":2}"# + "\n")
 
         let table = try await sandbox.run("query", store, "Message", #"{"id <": 2}"#, "--sort", "id", "--table")
-        #expect(table.lines == [
-            "id  created_ts  from_user_key  text",
-            "--  ----------  -------------  ---------",
-            "0   1437108600  u0             message 0",
-            "1   1437108601  u1             message 1",
-            "(2 documents)",
-        ])
+        #expect(
+            table.lines == [
+                "id  created_ts  from_user_key  text",
+                "--  ----------  -------------  ---------",
+                "0   1437108600  u0             message 0",
+                "1   1437108601  u1             message 1",
+                "(2 documents)"
+            ])
     }
 
     @Test func explainPrintsThePlan() async throws {
@@ -124,13 +129,18 @@ struct DocumentCommandTests {
         let store = try await sandbox.seededStore(count: 10)
         let index = try await sandbox.run("index", "add", store, "Message", "created_ts")
         #expect(index.status == 0, "\(index)")
-        let run = try await sandbox.run("query", store, "Message", #"{"created_ts >=": 1437108600}"#,
-                                        "--sort", "-created_ts", "--limit", "3", "--explain", "--table")
+        let run = try await sandbox.run(
+            "query", store, "Message", #"{"created_ts >=": 1437108600}"#,
+            "--sort", "-created_ts", "--limit", "3", "--explain", "--table")
         #expect(run.status == 0, "\(run)")
-        #expect(run.output == "index scan of created_ts on Message (created_ts in [1437108600, inf]), backward; "
-            + "filter: created_ts >= 1437108600; sort: created_ts desc from index order; limit 3 pushed into the scan\n")
+        #expect(
+            run.output == "index scan of created_ts on Message (created_ts in [1437108600, inf]), backward; "
+                + "filter: created_ts >= 1437108600; sort: created_ts desc from index order; limit 3 pushed into the scan\n"
+        )
         let full = try await sandbox.run("query", store, "Message", #"{"text": "x"}"#, "--explain")
-        #expect(try full.json()["plan"] as? String == "full scan of Message; filter: text == \"x\"; order: unspecified (scan order)")
+        #expect(
+            try full.json()["plan"] as? String
+                == "full scan of Message; filter: text == \"x\"; order: unspecified (scan order)")
     }
 
     @Test func queryErrorsNameTheProblem() async throws {
@@ -138,8 +148,9 @@ struct DocumentCommandTests {
         let store = try await sandbox.seededStore(count: 2)
         let badKey = try await sandbox.run("query", store, "Message", #"{"created_ts =>": 1}"#)
         #expect(badKey.status == 4)
-        #expect(badKey.errors == "datastore: query key \"created_ts =>\" has an unknown operator \"=>\"; "
-            + "the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists\n")
+        #expect(
+            badKey.errors == "datastore: query key \"created_ts =>\" has an unknown operator \"=>\"; "
+                + "the operators are =, ==, !=, <, <=, >, >=, in, !in, ^= and exists\n")
         let malformed = try await sandbox.run("query", store, "Message", #"{"a": "#)
         #expect(malformed.status == 4)
         #expect(malformed.errors.hasPrefix("datastore: the PARAMS argument is not valid JSON"))
@@ -151,6 +162,7 @@ struct DocumentCommandTests {
         #expect(badLimit.errors == "datastore: option --limit needs a non-negative integer, not \"ten\"\n")
         let unknown = try await sandbox.run("query", store, "Mesage")
         #expect(unknown.status == 3)
-        #expect(unknown.errors == "datastore: no collection Mesage in the store at \(store); the collections are Message\n")
+        #expect(
+            unknown.errors == "datastore: no collection Mesage in the store at \(store); the collections are Message\n")
     }
 }

@@ -45,8 +45,10 @@ struct ExactInputTests {
             let found = try await sandbox.run("query", store, "N", "{\"x\": \(integer)}")
             #expect(found.output == "{\"id\":\(id),\"x\":\(integer)}\n", "x = \(integer): \(found)")
         }
-        for tooLarge in ["9223372036854775808", "-9223372036854775809", "18446744073709551616",
-                         "123456789012345678901234567890"] {
+        for tooLarge in [
+            "9223372036854775808", "-9223372036854775809", "18446744073709551616",
+            "123456789012345678901234567890"
+        ] {
             let put = try await sandbox.run("put", store, "N", "big", "{\"x\": \(tooLarge)}")
             #expect(put.status == 4, "\(put)")
             #expect(put.errors.contains("outOfRange in field 'x'") && put.errors.contains(tooLarge), "\(put.errors)")
@@ -64,14 +66,16 @@ struct ExactInputTests {
         let store = try await sandbox.seededStore(count: 1)
         let tool = try ToolSandbox.executable().path
         // Foundation's Process takes String arguments, so a shell writes the raw byte 0xFF.
-        let argument = try await sandbox.run(shell: #"exec "$0" put "$1" Message e "$(printf '{"t":"\377"}')""#,
-                                              tool, store)
+        let argument = try await sandbox.run(
+            shell: #"exec "$0" put "$1" Message e "$(printf '{"t":"\377"}')""#,
+            tool, store)
         #expect(argument.status == 4, "\(argument)")
         #expect(argument.errors.contains("argument 5 is not valid UTF-8"), "\(argument.errors)")
         let piped = try await sandbox.run(shell: #"printf '{"t":"\377"}' | "$0" put "$1" Message e -"#, tool, store)
         #expect(piped.status == 4, "\(piped)")
         #expect(piped.errors.contains("not valid UTF-8"), "\(piped.errors)")
-        let inQuery = try await sandbox.run(shell: #"exec "$0" query "$1" Message "$(printf '{"t":"\377"}')""#, tool, store)
+        let inQuery = try await sandbox.run(
+            shell: #"exec "$0" query "$1" Message "$(printf '{"t":"\377"}')""#, tool, store)
         #expect(inQuery.status == 4, "\(inQuery)")
         let count = try await sandbox.run("query", store, "Message", "--count")
         #expect(count.output == "{\"count\":1}\n", "nothing was stored: \(count)")
@@ -94,7 +98,8 @@ extension ToolSandbox {
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return ToolRun(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                       errors: String(decoding: err, as: UTF8.self))
+        return ToolRun(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            errors: String(decoding: err, as: UTF8.self))
     }
 }

@@ -16,7 +16,8 @@ struct ImportExportTests {
         let stored = try await sandbox.run("query", sandbox.path("store"), "Thing", "--count")
         #expect(stored.output == #"{"count":3}"# + "\n")
 
-        let unsynced = try await sandbox.run("import", sandbox.path("store"), "Other", file, "--no-sync", "--in-flight", "1")
+        let unsynced = try await sandbox.run(
+            "import", sandbox.path("store"), "Other", file, "--no-sync", "--in-flight", "1")
         #expect(unsynced.status == 0, "\(unsynced)")
         let copied = try await sandbox.run("export", sandbox.path("store"), "Other")
         let original = try await sandbox.run("export", sandbox.path("store"), "Thing")
@@ -27,8 +28,9 @@ struct ImportExportTests {
     @Test func importReadsStandardInputAndReplacesByDefault() async throws {
         let sandbox = try ToolSandbox()
         let store = try await sandbox.seededStore(count: 3)
-        let run = try await sandbox.run("import", store, "Message", "--table",
-                                        input: "{\"id\": 1, \"text\": \"replaced\"}\n{\"id\": 3}\n")
+        let run = try await sandbox.run(
+            "import", store, "Message", "--table",
+            input: "{\"id\": 1, \"text\": \"replaced\"}\n{\"id\": 3}\n")
         #expect(run.status == 0, "\(run)")
         #expect(run.output.hasPrefix("imported 2 documents into Message from 2 lines in "))
         let fetched = try await sandbox.run("get", store, "Message", "1")
@@ -50,8 +52,12 @@ struct ImportExportTests {
         let store = sandbox.path("store")
         let run = try await sandbox.run("import", store, "Thing", file, "--create", "--in-flight", "16")
         #expect(run.status == 4, "\(run)")
-        #expect(run.errors.hasPrefix("datastore: created collection Thing (id field id)\ndatastore: line 250 is not valid JSON ("))
-        #expect(run.errors.hasSuffix("): {\"id\": 250, oops. Import stopped: the 249 documents before line 250 are stored\n"))
+        #expect(
+            run.errors.hasPrefix(
+                "datastore: created collection Thing (id field id)\ndatastore: line 250 is not valid JSON ("))
+        #expect(
+            run.errors.hasSuffix(
+                "): {\"id\": 250, oops. Import stopped: the 249 documents before line 250 are stored\n"))
         #expect(run.output.isEmpty)
         let count = try await sandbox.run("query", store, "Thing", #"{"id <": 250}"#, "--count")
         #expect(count.output == #"{"count":249}"# + "\n")
@@ -68,7 +74,8 @@ struct ImportExportTests {
         let store = try await sandbox.seededStore(count: 1)
         let missingFile = try await sandbox.run("import", store, "Message", sandbox.path("nope.jsonl"))
         #expect(missingFile.status == 3)
-        #expect(missingFile.errors == "datastore: cannot open \(sandbox.path("nope.jsonl")): No such file or directory\n")
+        #expect(
+            missingFile.errors == "datastore: cannot open \(sandbox.path("nope.jsonl")): No such file or directory\n")
         let missingStore = try await sandbox.run("import", sandbox.path("absent"), "Message", input: "{}\n")
         #expect(missingStore.status == 3)
     }
@@ -76,7 +83,9 @@ struct ImportExportTests {
     @Test func exportStreamsEveryDocumentInIdOrderAndImportReadsItBack() async throws {
         let sandbox = try ToolSandbox()
         let store = sandbox.path("store")
-        var lines = (0..<25).reversed().map { "{\"id\": \($0), \"half\": \(Double($0) / 2), \"raw\": {\"$base64\": \"AAE=\"}}" }
+        var lines = (0..<25).reversed().map {
+            "{\"id\": \($0), \"half\": \(Double($0) / 2), \"raw\": {\"$base64\": \"AAE=\"}}"
+        }
         lines += ["b", "a", "c", "ab"].map { "{\"id\": \"\($0)\", \"list\": [1, \"x\", null, true]}" }
         let file = try sandbox.write(lines.joined(separator: "\n") + "\n", to: "mixed.jsonl")
         let imported = try await sandbox.run("import", store, "Mixed", file, "--create")
@@ -114,6 +123,8 @@ struct ImportExportTests {
         #expect(empty.output.isEmpty)
         let unknown = try await sandbox.run("export", store, "Nothing")
         #expect(unknown.status == 3)
-        #expect(unknown.errors == "datastore: no collection Nothing in the store at \(store); the collections are Message\n")
+        #expect(
+            unknown.errors == "datastore: no collection Nothing in the store at \(store); the collections are Message\n"
+        )
     }
 }

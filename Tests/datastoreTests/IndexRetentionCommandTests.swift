@@ -16,8 +16,9 @@ struct IndexRetentionCommandTests {
         // The application starts and declares only created_ts.
         do {
             let application = try DataStore.open(path: store)
-            let messages = try await application.collection("Message", mapping: .documents(idField: "id"),
-                                                            indexes: [IndexDefinition("created_ts")])
+            let messages = try await application.collection(
+                "Message", mapping: .documents(idField: "id"),
+                indexes: [IndexDefinition("created_ts")])
             #expect(messages.undeclaredIndexes.map(\.name) == ["by_user"])
             application.close()
         }

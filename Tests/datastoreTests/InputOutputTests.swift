@@ -10,7 +10,7 @@ struct InputOutputTests {
             "int": .int(12), "double": .double(12), "fraction": .double(0.1), "big": .double(1e20),
             "bool": .bool(true), "null": .null, "bytes": .bytes([0, 1, 255]),
             "text": .string("quote \" backslash \\ newline \n tab \t bell \u{7} é 🦉"),
-            "list": .array([.int(1), .string("a"), .object(["nested": .bytes([])])]),
+            "list": .array([.int(1), .string("a"), .object(["nested": .bytes([])])])
         ]
         let text = try JSONWriter.text(document)
         #expect(text.contains("\"double\":12.0"))
@@ -20,7 +20,10 @@ struct InputOutputTests {
         let back = try JSONReader.document(Array(text.utf8), what: "it")
         #expect(back == document)
         #expect(back["double"] == .double(12))
-        if case .double = back["double"] {} else { Issue.record("12.0 read back as \(String(describing: back["double"]))") }
+        if case .double = back["double"] {
+        } else {
+            Issue.record("12.0 read back as \(String(describing: back["double"]))")
+        }
         if case .int = back["int"] {} else { Issue.record("12 read back as \(String(describing: back["int"]))") }
     }
 
@@ -63,7 +66,9 @@ struct InputOutputTests {
     @Test func sortKeysFromTheCommandLine() throws {
         #expect(try InputArguments.sort("-created_ts") == .string("-created_ts"))
         #expect(try InputArguments.sort("-created_ts,name") == .array(["-created_ts", "name"]))
-        #expect(try InputArguments.sort(#"[{"a": {"ascending": false}}]"#) == .array([.object(["a": .object(["ascending": false])])]))
+        #expect(
+            try InputArguments.sort(#"[{"a": {"ascending": false}}]"#)
+                == .array([.object(["a": .object(["ascending": false])])]))
     }
 
     @Test func queryParametersMustBeAnObject() throws {
@@ -77,12 +82,13 @@ struct InputOutputTests {
         table.maxCellWidth = 8
         table.append(["a", "1"])
         table.append(["a long name", "1,000"])
-        #expect(table.lines == [
-            "name      count",
-            "--------  -----",
-            "a             1",
-            "a long …  1,000",
-        ])
+        #expect(
+            table.lines == [
+                "name      count",
+                "--------  -----",
+                "a             1",
+                "a long …  1,000"
+            ])
         #expect(grouped(1_234_567) == "1,234,567")
         #expect(grouped(-1_000) == "-1,000")
         #expect(grouped(999) == "999")

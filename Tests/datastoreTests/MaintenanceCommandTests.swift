@@ -34,9 +34,11 @@ struct MaintenanceCommandTests {
     @Test func readCommandsRefuseAMissingDirectoryOrANonStore() async throws {
         let sandbox = try ToolSandbox()
         let missing = sandbox.path("missing")
-        for arguments in [["stats", missing], ["get", missing, "C", "1"], ["query", missing, "C"], ["export", missing, "C"],
-                          ["check", missing], ["index", "list", missing, "C"], ["backup", missing, sandbox.path("b")],
-                          ["remove", missing, "C", "1"], ["put", missing, "C", "1", "{}"]] {
+        for arguments in [
+            ["stats", missing], ["get", missing, "C", "1"], ["query", missing, "C"], ["export", missing, "C"],
+            ["check", missing], ["index", "list", missing, "C"], ["backup", missing, sandbox.path("b")],
+            ["remove", missing, "C", "1"], ["put", missing, "C", "1", "{}"]
+        ] {
             let run = try await sandbox.run(arguments)
             #expect(run.status == 3, "\(arguments): \(run)")
             #expect(run.errors == "datastore: no store at \(missing): the directory does not exist\n")
@@ -87,8 +89,9 @@ struct MaintenanceCommandTests {
     @Test func indexesAreAddedListedAndDropped() async throws {
         let sandbox = try ToolSandbox()
         let store = try await sandbox.seededStore(count: 20)
-        let added = try await sandbox.run("index", "add", store, "Message", "by_user", "--fields", "from_user_key,-created_ts",
-                                          "--chunk", "3", "--table")
+        let added = try await sandbox.run(
+            "index", "add", store, "Message", "by_user", "--fields", "from_user_key,-created_ts",
+            "--chunk", "3", "--table")
         #expect(added.status == 0, "\(added)")
         #expect(added.output == "index by_user(from_user_key, created_ts desc) on Message: ready, 20 entries\n")
         let unique = try await sandbox.run("index", "add", store, "Message", "text", "--unique")
@@ -108,9 +111,11 @@ struct MaintenanceCommandTests {
         #expect(again.errors == "datastore: collection Message already has the index text(text, unique)\n")
         let conflicting = try await sandbox.run("index", "add", store, "Message", "text")
         #expect(conflicting.status == 4)
-        #expect(conflicting.errors == "datastore: collection Message already has an index text: text(text, unique); "
-            + "drop it first to declare text(text)\n")
-        let duplicates = try await sandbox.run("index", "add", store, "Message", "user", "--fields", "from_user_key", "--unique")
+        #expect(
+            conflicting.errors == "datastore: collection Message already has an index text: text(text, unique); "
+                + "drop it first to declare text(text)\n")
+        let duplicates = try await sandbox.run(
+            "index", "add", store, "Message", "user", "--fields", "from_user_key", "--unique")
         #expect(duplicates.status == 4, "\(duplicates)")
         #expect(duplicates.errors.hasPrefix("datastore: index user on Message cannot be built from the stored records"))
         let badFields = try await sandbox.run("index", "add", store, "Message", "x", "--fields", "a,,b")
@@ -143,7 +148,8 @@ struct MaintenanceCommandTests {
         }
         let notEmpty = try await sandbox.run("backup", store, sandbox.path("plain"))
         #expect(notEmpty.status == 5)
-        #expect(notEmpty.errors == "datastore: the backup destination \(sandbox.path("plain")) is not empty "
-            + "(it holds data.mdb, lock.mdb)\n")
+        #expect(
+            notEmpty.errors == "datastore: the backup destination \(sandbox.path("plain")) is not empty "
+                + "(it holds data.mdb, lock.mdb)\n")
     }
 }

@@ -15,7 +15,9 @@ struct StatsReadersTests {
         let messages = try await store.documentCollection("Message")
         let reader = try store.environment.beginRead()
         let snapshot = reader.snapshotID
-        for id in 100..<102 { _ = try await messages.add(object: ["id": .int(Int64(id)), "text": "after the snapshot"]) }
+        for id in 100..<102 {
+            _ = try await messages.add(object: ["id": .int(Int64(id)), "text": "after the snapshot"])
+        }
 
         let run = try await sandbox.run("stats", path, "--json")
         #expect(run.status == 0, "\(run)")
@@ -28,7 +30,8 @@ struct StatsReadersTests {
 
         let table = try await sandbox.run("stats", path, "--table")
         #expect(table.lines.contains { $0.hasPrefix("reader pid") }, "\(table)")
-        let row = try #require(table.lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(getpid()) ") }, "\(table)")
+        let row = try #require(
+            table.lines.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("\(getpid()) ") }, "\(table)")
         #expect(row.contains("other") && row.contains("transaction \(snapshot)") && row.contains("unknown"), "\(row)")
         reader.end()
     }

@@ -19,7 +19,8 @@ struct ToolRun: CustomStringConvertible {
     /// Standard output parsed as JSON Lines.
     func jsonLines() throws -> [[String: Any]] {
         try lines.map { line in
-            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
         }
     }
 
@@ -77,9 +78,10 @@ final class ToolSandbox {
             process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
-        return ToolRun(status: status,
-                       output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-                       errors: String(decoding: try Data(contentsOf: errorsURL), as: UTF8.self))
+        return ToolRun(
+            status: status,
+            output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+            errors: String(decoding: try Data(contentsOf: errorsURL), as: UTF8.self))
     }
 
     /// A store `name` holding the collection `Message` with `count` documents

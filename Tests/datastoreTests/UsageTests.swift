@@ -33,22 +33,46 @@ struct UsageTests {
     @Test func usageErrorsExitWithTwo() async throws {
         let sandbox = try ToolSandbox()
         let cases: [([String], String)] = [
-            (["stat", "d"], "datastore: unknown command 'stat' (did you mean 'stats'?); the commands are stats, get, query, "
-                + "add, put, remove, import, "
-                + "export, check, index, backup (see 'datastore --help')\n"),
-            (["index"], "datastore: 'index' needs a subcommand: list, add, drop (see 'datastore index SUBCOMMAND --help')\n"),
-            (["index", "build", "d"], "datastore: unknown subcommand 'index build': list, add, drop "
-                + "(see 'datastore index SUBCOMMAND --help')\n"),
-            (["index", "lsit", "d"], "datastore: unknown subcommand 'index lsit' (did you mean 'index list'?): list, add, "
-                + "drop (see 'datastore index SUBCOMMAND --help')\n"),
-            (["get", "d", "c"], "datastore: 'get' needs ID (the document's id: 42 is an integer id, '\"42\"' (JSON) or abc a "
-                + "string id); see 'datastore get --help'\n"),
-            (["stats", "d", "extra"], "datastore: unexpected argument \"extra\" for 'stats'; see 'datastore stats --help'\n"),
-            (["stats", "d", "--verbose"], "datastore: unknown option --verbose for 'stats'; see 'datastore stats --help'\n"),
+            (
+                ["stat", "d"],
+                "datastore: unknown command 'stat' (did you mean 'stats'?); the commands are stats, get, query, "
+                    + "add, put, remove, import, "
+                    + "export, check, index, backup (see 'datastore --help')\n"
+            ),
+            (
+                ["index"],
+                "datastore: 'index' needs a subcommand: list, add, drop (see 'datastore index SUBCOMMAND --help')\n"
+            ),
+            (
+                ["index", "build", "d"],
+                "datastore: unknown subcommand 'index build': list, add, drop "
+                    + "(see 'datastore index SUBCOMMAND --help')\n"
+            ),
+            (
+                ["index", "lsit", "d"],
+                "datastore: unknown subcommand 'index lsit' (did you mean 'index list'?): list, add, "
+                    + "drop (see 'datastore index SUBCOMMAND --help')\n"
+            ),
+            (
+                ["get", "d", "c"],
+                "datastore: 'get' needs ID (the document's id: 42 is an integer id, '\"42\"' (JSON) or abc a "
+                    + "string id); see 'datastore get --help'\n"
+            ),
+            (
+                ["stats", "d", "extra"],
+                "datastore: unexpected argument \"extra\" for 'stats'; see 'datastore stats --help'\n"
+            ),
+            (
+                ["stats", "d", "--verbose"],
+                "datastore: unknown option --verbose for 'stats'; see 'datastore stats --help'\n"
+            ),
             (["stats", "d", "--json", "--table"], "datastore: --json and --table cannot be given together\n"),
             (["export", "d", "c", "--chunk", "0"], "datastore: option --chunk needs a positive integer, not 0\n"),
-            (["help", "nope"], "datastore: unknown command 'nope'; the commands are stats, get, query, add, put, remove, "
-                + "import, export, check, index, backup (see 'datastore --help')\n"),
+            (
+                ["help", "nope"],
+                "datastore: unknown command 'nope'; the commands are stats, get, query, add, put, remove, "
+                    + "import, export, check, index, backup (see 'datastore --help')\n"
+            )
         ]
         for (arguments, message) in cases {
             let run = try await sandbox.run(arguments)

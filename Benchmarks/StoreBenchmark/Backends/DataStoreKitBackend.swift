@@ -12,7 +12,7 @@ final class DataStoreKitBackend: @unchecked Sendable {
     private(set) var limits = WriterLimits()
     let mapSize: Int
     private var indexes: [IndexDefinition] = [
-        IndexDefinition("created_ts"), IndexDefinition("from_user_key"), IndexDefinition("to_user_key"),
+        IndexDefinition("created_ts"), IndexDefinition("from_user_key"), IndexDefinition("to_user_key")
     ]
     static let pairIndex = IndexDefinition("pair", fields: ["from_user_key", "to_user_key"])
 
@@ -25,8 +25,10 @@ final class DataStoreKitBackend: @unchecked Sendable {
     /// Opens the store (durable saves) with the given writer limits.
     func open(limits: WriterLimits) async throws {
         self.limits = limits
-        let store = try DataStore.open(path: path, options: DataStore.Options(
-            mapSize: mapSize, durability: .durable, writerLimits: limits))
+        let store = try DataStore.open(
+            path: path,
+            options: DataStore.Options(
+                mapSize: mapSize, durability: .durable, writerLimits: limits))
         self.store = store
         messages = try await store.collection("messages", mapping: .record(idField: "id"), indexes: indexes)
     }
@@ -66,8 +68,9 @@ final class DataStoreKitBackend: @unchecked Sendable {
     /// Declares the compound index; the store builds it from the records (chunks of 10,000).
     func buildPairIndex() async throws {
         indexes.append(Self.pairIndex)
-        messages = try await store.collection("messages", mapping: .record(idField: "id"), indexes: indexes,
-                                              indexBuildChunk: 10_000)
+        messages = try await store.collection(
+            "messages", mapping: .record(idField: "id"), indexes: indexes,
+            indexBuildChunk: 10_000)
     }
 
     // MARK: Reading
@@ -81,7 +84,8 @@ final class DataStoreKitBackend: @unchecked Sendable {
     }
 
     func messages(from sender: String, to recipient: String) throws -> [Message] {
-        try messages.query(Query(params: ["from_user_key": .string(sender), "to_user_key": .string(recipient)], options: nil))
+        try messages.query(
+            Query(params: ["from_user_key": .string(sender), "to_user_key": .string(recipient)], options: nil))
     }
 
     func messages(ofType type: String) throws -> [Message] {

@@ -60,7 +60,10 @@ final class RawCoalescer: Sendable {
         while true {
             wake.wait()
             let (batch, waiters, stopped) = queue.withLock { queue in
-                defer { queue.requests.removeAll(keepingCapacity: true); queue.waiters.removeAll(keepingCapacity: true) }
+                defer {
+                    queue.requests.removeAll(keepingCapacity: true)
+                    queue.waiters.removeAll(keepingCapacity: true)
+                }
                 return (queue.requests, queue.waiters, queue.stopped)
             }
             if !batch.isEmpty {

@@ -15,7 +15,9 @@ final class RawEventLog: RawSaving, @unchecked Sendable {
         environment = try openEnvironment(path: path, mapSize: mapSize, maxDatabases: 4)
         try write { transaction in
             try lmdb(mdb_dbi_open(transaction, "events", UInt32(MDB_CREATE), &records), "dbi_open events")
-            try lmdb(mdb_dbi_open(transaction, "events/created_ts", UInt32(MDB_CREATE), &created), "dbi_open events/created_ts")
+            try lmdb(
+                mdb_dbi_open(transaction, "events/created_ts", UInt32(MDB_CREATE), &created),
+                "dbi_open events/created_ts")
         }
     }
 

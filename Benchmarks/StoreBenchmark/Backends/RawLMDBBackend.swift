@@ -110,7 +110,9 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
         try writeTransaction(in: environment, body)
     }
 
-    private func put(_ key: [UInt8], _ value: [UInt8], in dbi: MDB_dbi, _ transaction: OpaquePointer, flags: Int32 = 0) throws {
+    private func put(_ key: [UInt8], _ value: [UInt8], in dbi: MDB_dbi, _ transaction: OpaquePointer, flags: Int32 = 0)
+        throws
+    {
         try withValue(key) { key in
             try withValue(value) { value in
                 try lmdb(mdb_put(transaction, dbi, &key, &value, UInt32(flags)), "put")
@@ -125,8 +127,9 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
     /// Inserts a new message (failing on a duplicate id) with its index entries.
     func insert(_ message: Message, in transaction: OpaquePointer) throws {
         let id = RawLayout.idKey(message.id)
-        try put(id, RawLayout.record(message, version: mdb_txn_id(transaction)), in: records, transaction,
-                flags: MDB_NOOVERWRITE)
+        try put(
+            id, RawLayout.record(message, version: mdb_txn_id(transaction)), in: records, transaction,
+            flags: MDB_NOOVERWRITE)
         try put(RawLayout.createdKey(message, idKey: id), [], in: created, transaction)
         try put(RawLayout.stringKey(message.from_user_key, idKey: id), [], in: from, transaction)
         try put(RawLayout.stringKey(message.to_user_key, idKey: id), [], in: to, transaction)
@@ -147,8 +150,11 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
             try put(newKey, [], in: dbi, transaction)
         }
         try move(RawLayout.createdKey(old, idKey: id), RawLayout.createdKey(message, idKey: id), created)
-        try move(RawLayout.stringKey(old.from_user_key, idKey: id), RawLayout.stringKey(message.from_user_key, idKey: id), from)
-        try move(RawLayout.stringKey(old.to_user_key, idKey: id), RawLayout.stringKey(message.to_user_key, idKey: id), to)
+        try move(
+            RawLayout.stringKey(old.from_user_key, idKey: id), RawLayout.stringKey(message.from_user_key, idKey: id),
+            from)
+        try move(
+            RawLayout.stringKey(old.to_user_key, idKey: id), RawLayout.stringKey(message.to_user_key, idKey: id), to)
         if hasPairIndex { try move(RawLayout.pairKey(old, idKey: id), RawLayout.pairKey(message, idKey: id), pair) }
         try put(id, RawLayout.record(message, version: mdb_txn_id(transaction)), in: records, transaction)
     }
@@ -191,8 +197,10 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
     }
 
     /// Visits index keys from `start` while `body` returns true.
-    private func scan(_ dbi: MDB_dbi, from start: [UInt8], in transaction: OpaquePointer,
-                      _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+    private func scan(
+        _ dbi: MDB_dbi, from start: [UInt8], in transaction: OpaquePointer,
+        _ body: (UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         var cursor: OpaquePointer?
         try lmdb(mdb_cursor_open(transaction, dbi, &cursor), "cursor_open")
         defer { mdb_cursor_close(cursor) }
@@ -208,7 +216,9 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
         }
     }
 
-    private func record(at idKey: UnsafeRawBufferPointer, in transaction: OpaquePointer) throws -> UnsafeRawBufferPointer {
+    private func record(at idKey: UnsafeRawBufferPointer, in transaction: OpaquePointer) throws
+        -> UnsafeRawBufferPointer
+    {
         var key = MDB_val(mv_size: idKey.count, mv_data: UnsafeMutableRawPointer(mutating: idKey.baseAddress))
         var value = MDB_val()
         try lmdb(mdb_get(transaction, records, &key, &value), "get by index")
@@ -240,7 +250,9 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
             if compound { RawLayout.appendString(recipient, to: &prefix) }
             var found: [Message] = []
             try scan(compound ? pair : from, from: prefix, in: transaction) { key in
-                guard key.count > prefix.count, memcmp(key.baseAddress!, prefix, prefix.count) == 0 else { return false }
+                guard key.count > prefix.count, memcmp(key.baseAddress!, prefix, prefix.count) == 0 else {
+                    return false
+                }
                 let record = try record(at: RawLayout.idKey(inIndexKey: key), in: transaction)
                 let fields = try RawLayout.fields(of: record)
                 if compound || RawLayout.equals(record, fields.to, recipient) {

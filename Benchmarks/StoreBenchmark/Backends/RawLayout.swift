@@ -26,7 +26,9 @@ enum RawLayout {
         key.append(0x30)
         let bits = (number == 0 ? 0.0 : number).bitPattern
         let ordered = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
-        for shift in stride(from: 56, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: ordered >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            key.append(UInt8(truncatingIfNeeded: ordered >> UInt64(shift)))
+        }
         key.append(0x00)
     }
 
@@ -191,7 +193,8 @@ enum RawLayout {
     static func equals(_ record: UnsafeRawBufferPointer, _ range: Range<Int>, _ text: String) -> Bool {
         var text = text
         return text.withUTF8 { utf8 in
-            utf8.count == range.count && memcmp(utf8.baseAddress!, record.baseAddress! + range.lowerBound, range.count) == 0
+            utf8.count == range.count
+                && memcmp(utf8.baseAddress!, record.baseAddress! + range.lowerBound, range.count) == 0
         }
     }
 
@@ -202,9 +205,10 @@ enum RawLayout {
     }
 
     static func message(_ record: UnsafeRawBufferPointer, _ fields: Fields) -> Message {
-        Message(id: string(record, fields.id), from_user_key: string(record, fields.from),
-                to_user_key: string(record, fields.to), message: string(record, fields.message),
-                created_ts: fields.createdTS, type: string(record, fields.type))
+        Message(
+            id: string(record, fields.id), from_user_key: string(record, fields.from),
+            to_user_key: string(record, fields.to), message: string(record, fields.message),
+            created_ts: fields.createdTS, type: string(record, fields.type))
     }
 
     // MARK: Proof of "the same layout"
@@ -222,7 +226,9 @@ enum RawLayout {
             if body != encoded { return "record body differs for \(message.id)" }
             // What DataStoreKit stores: the message's own RecordEncodable bytes.
             if (try? message.recordBytes()) != body { return "RecordEncodable bytes differ for \(message.id)" }
-            if idKey(message.id) != KeyCodec.encode([Value.string(message.id)]) { return "id key differs for \(message.id)" }
+            if idKey(message.id) != KeyCodec.encode([Value.string(message.id)]) {
+                return "id key differs for \(message.id)"
+            }
             let id = idKey(message.id)
             var created = KeyCodec.encode([Value.double(message.created_ts)])
             created += id + [UInt8(id.count)]

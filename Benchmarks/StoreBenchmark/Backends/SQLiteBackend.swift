@@ -36,8 +36,9 @@ final class Statement {
     func bind(_ index: Int32, _ text: String) {
         var text = text
         text.withUTF8 { utf8 in
-            _ = sqlite3_bind_text(handle, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
-                                  Int32(utf8.count), transient())
+            _ = sqlite3_bind_text(
+                handle, index, utf8.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                Int32(utf8.count), transient())
         }
     }
 
@@ -61,7 +62,9 @@ final class Statement {
 
     func text(_ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))),
+            as: UTF8.self)
     }
 
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
@@ -69,7 +72,9 @@ final class Statement {
 
     /// The six columns of a `SELECT id, from_user_key, to_user_key, message, created_ts, type`.
     func message() -> Message {
-        Message(id: text(0), from_user_key: text(1), to_user_key: text(2), message: text(3), created_ts: double(4), type: text(5))
+        Message(
+            id: text(0), from_user_key: text(1), to_user_key: text(2), message: text(3), created_ts: double(4),
+            type: text(5))
     }
 
     /// Runs the statement to the end, collecting messages.
@@ -107,8 +112,9 @@ final class SQLiteBackend: @unchecked Sendable {
         try execute("PRAGMA journal_mode = WAL")
         try execute("PRAGMA synchronous = FULL")
         try execute("PRAGMA mmap_size = \(4 << 30)")
-        try execute("PRAGMA cache_size = -65536")  // 64 MiB
-        try execute("""
+        try execute("PRAGMA cache_size = -65536") // 64 MiB
+        try execute(
+            """
             CREATE TABLE messages (id TEXT PRIMARY KEY NOT NULL, from_user_key TEXT NOT NULL, to_user_key TEXT NOT NULL,
                                    message TEXT NOT NULL, created_ts REAL NOT NULL, type TEXT NOT NULL) WITHOUT ROWID
             """)
@@ -119,21 +125,27 @@ final class SQLiteBackend: @unchecked Sendable {
     }
 
     private func prepareStatements() throws {
-        insertStatement = try Statement("INSERT INTO messages (\(columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", in: database)
+        insertStatement = try Statement(
+            "INSERT INTO messages (\(columns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", in: database)
         updateStatement = try Statement(
             "UPDATE messages SET from_user_key = ?2, to_user_key = ?3, message = ?4, created_ts = ?5, type = ?6 WHERE id = ?1",
             in: database)
         getStatement = try Statement("SELECT \(columns) FROM messages WHERE id = ?1", in: database)
         sinceStatement = try Statement(
             "SELECT \(columns) FROM messages WHERE created_ts >= ?1 ORDER BY created_ts, id LIMIT 100", in: database)
-        pairStatement = try Statement("SELECT \(columns) FROM messages WHERE from_user_key = ?1 AND to_user_key = ?2", in: database)
+        pairStatement = try Statement(
+            "SELECT \(columns) FROM messages WHERE from_user_key = ?1 AND to_user_key = ?2", in: database)
         typeStatement = try Statement("SELECT \(columns) FROM messages WHERE type = ?1", in: database)
     }
 
     func close() {
         lock.withLock { _ in
-            insertStatement = nil; updateStatement = nil; getStatement = nil
-            sinceStatement = nil; pairStatement = nil; typeStatement = nil
+            insertStatement = nil
+            updateStatement = nil
+            getStatement = nil
+            sinceStatement = nil
+            pairStatement = nil
+            typeStatement = nil
             sqlite3_close(database)
         }
     }
@@ -196,7 +208,9 @@ final class SQLiteBackend: @unchecked Sendable {
                 for message in messages {
                     bindAll(updateStatement, message)
                     try run(updateStatement)
-                    guard sqlite3_changes(database) == 1 else { throw SQLiteFailure(code: 0, message: "no row \(message.id)") }
+                    guard sqlite3_changes(database) == 1 else {
+                        throw SQLiteFailure(code: 0, message: "no row \(message.id)")
+                    }
                 }
                 try execute("COMMIT")
             } catch {

@@ -69,7 +69,7 @@ struct ByteReader {
     @inline(__always)
     mutating func readVarint() throws(CodecError) -> Int {
         let first = try readUInt8("a length")
-        if first < 0x80 { return Int(first) }  // the common case: one byte
+        if first < 0x80 { return Int(first) } // the common case: one byte
         return try readVarintTail(first)
     }
 
@@ -98,7 +98,9 @@ struct ByteReader {
 
     /// Reads `count` bytes as a buffer borrowing the same memory.
     @inline(__always)
-    mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String) throws(CodecError) -> UnsafeRawBufferPointer {
+    mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String) throws(CodecError)
+        -> UnsafeRawBufferPointer
+    {
         try require(count, what())
         defer { offset += count }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])

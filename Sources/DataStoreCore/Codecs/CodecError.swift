@@ -95,14 +95,16 @@ public struct CodecError: Error, Sendable, Hashable, CustomStringConvertible {
     /// adds its own step on the way out, which costs nothing unless an error is thrown.
     func inField(_ name: String) -> CodecError {
         var copy = self
-        copy.fieldPath = fieldPath.isEmpty ? name : (fieldPath.hasPrefix("[") ? name + fieldPath : name + "." + fieldPath)
+        copy.fieldPath =
+            fieldPath.isEmpty ? name : (fieldPath.hasPrefix("[") ? name + fieldPath : name + "." + fieldPath)
         return copy
     }
 
     /// Returns this error with `[index]` (an array element) prefixed to its field path.
     func inElement(_ index: Int) -> CodecError {
         var copy = self
-        copy.fieldPath = fieldPath.isEmpty || fieldPath.hasPrefix("[")
+        copy.fieldPath =
+            fieldPath.isEmpty || fieldPath.hasPrefix("[")
             ? "[\(index)]" + fieldPath : "[\(index)]." + fieldPath
         return copy
     }

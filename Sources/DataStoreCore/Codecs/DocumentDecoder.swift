@@ -25,8 +25,9 @@ public struct DocumentDecoder: Sendable {
     /// - Throws: See ``decode(_:from:)``.
     /// - Complexity: O(*n*) in the size of the decoded value.
     public func decodeValue<T: Decodable>(_ type: T.Type, from value: Value) throws -> T {
-        let decoder = SourceDecoder(source: DecodingSource(bytes: UnsafeRawBufferPointer(start: nil, count: 0)),
-                                    position: .value(value), codingPath: [])
+        let decoder = SourceDecoder(
+            source: DecodingSource(bytes: UnsafeRawBufferPointer(start: nil, count: 0)),
+            position: .value(value), codingPath: [])
         return try decoder.unboxSelf(type)
     }
 }

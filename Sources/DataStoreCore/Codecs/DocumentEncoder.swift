@@ -1,5 +1,5 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials  // Date and Data only; the lighter half of Foundation on Linux
+import FoundationEssentials // Date and Data only; the lighter half of Foundation on Linux
 #else
 import Foundation
 #endif
@@ -30,7 +30,12 @@ public struct DocumentEncoder: Sendable {
     public func encode<T: Encodable>(_ value: T) throws -> Document {
         let encoded = try encodeValue(value)
         guard case .object(let document) = encoded else {
-            throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: "a document needs a keyed (object) value; \(T.self) encoded as \(encoded.typeName)"))
+            throw EncodingError.invalidValue(
+                value,
+                .init(
+                    codingPath: [],
+                    debugDescription:
+                        "a document needs a keyed (object) value; \(T.self) encoded as \(encoded.typeName)"))
         }
         return document
     }
@@ -51,7 +56,7 @@ private enum Slot {
     case value(Value)
     case object(ObjectBox)
     case array(ArrayBox)
-    case encoder(ValueEncoder)  // from superEncoder: filled after the slot is taken
+    case encoder(ValueEncoder) // from superEncoder: filled after the slot is taken
 
     func finish() -> Value {
         switch self {
@@ -73,7 +78,8 @@ private final class Nesting {
     func allows(level: Int, codingPath: [any CodingKey]) -> Bool {
         guard level > RecordCodec.maxDepth else { return true }
         if failure == nil {
-            failure = CodecError(.tooDeep, "containers nest deeper than \(RecordCodec.maxDepth) levels", codingPath: codingPath)
+            failure = CodecError(
+                .tooDeep, "containers nest deeper than \(RecordCodec.maxDepth) levels", codingPath: codingPath)
         }
         return false
     }
@@ -116,7 +122,8 @@ private final class ValueEncoder: Encoder {
     }
 
     /// Encodes one value into a slot, taking `Date` and `Data` on the way.
-    static func box<T: Encodable>(_ value: T, codingPath: [any CodingKey], level: Int, nesting: Nesting) throws -> Slot {
+    static func box<T: Encodable>(_ value: T, codingPath: [any CodingKey], level: Int, nesting: Nesting) throws -> Slot
+    {
         if let date = value as? Date { return .value(.double(date.timeIntervalSince1970)) }
         if let data = value as? Data { return .value(.bytes(Array(data))) }
         // An exact type test: `as? [UInt8]` would also match an empty `[Int]`.
@@ -130,7 +137,8 @@ private final class ValueEncoder: Encoder {
 
     static func integer<I: BinaryInteger>(_ value: I, codingPath: [any CodingKey]) throws -> Value {
         guard let exact = Int64(exactly: value) else {
-            throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "\(value) exceeds Int64.max"))
+            throw EncodingError.invalidValue(
+                value, .init(codingPath: codingPath, debugDescription: "\(value) exceeds Int64.max"))
         }
         return .int(exact)
     }
@@ -144,7 +152,8 @@ private final class ValueEncoder: Encoder {
             box = ObjectBox()
             if nesting.allows(level: level, codingPath: codingPath) { slot = .object(box) }
         }
-        return KeyedEncodingContainer(KeyedContainer<Key>(box: box, codingPath: codingPath, level: level, nesting: nesting))
+        return KeyedEncodingContainer(
+            KeyedContainer<Key>(box: box, codingPath: codingPath, level: level, nesting: nesting))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -182,21 +191,29 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: Int16, forKey key: Key) { set(.int(Int64(value)), key) }
     mutating func encode(_ value: Int32, forKey key: Key) { set(.int(Int64(value)), key) }
     mutating func encode(_ value: Int64, forKey key: Key) { set(.int(value), key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { set(try ValueEncoder.integer(value, codingPath: codingPath + [key]), key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        set(try ValueEncoder.integer(value, codingPath: codingPath + [key]), key)
+    }
     mutating func encode(_ value: UInt8, forKey key: Key) { set(.int(Int64(value)), key) }
     mutating func encode(_ value: UInt16, forKey key: Key) { set(.int(Int64(value)), key) }
     mutating func encode(_ value: UInt32, forKey key: Key) { set(.int(Int64(value)), key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { set(try ValueEncoder.integer(value, codingPath: codingPath + [key]), key) }
-
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        box.fields[key.stringValue] = try ValueEncoder.box(value, codingPath: codingPath + [key], level: level + 1, nesting: nesting)
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        set(try ValueEncoder.integer(value, codingPath: codingPath + [key]), key)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        box.fields[key.stringValue] = try ValueEncoder.box(
+            value, codingPath: codingPath + [key], level: level + 1, nesting: nesting)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
         let nested = ObjectBox()
         let path = codingPath + [key]
         if nesting.allows(level: level + 1, codingPath: path) { box.fields[key.stringValue] = .object(nested) }
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: nested, codingPath: path, level: level + 1, nesting: nesting))
+        return KeyedEncodingContainer(
+            KeyedContainer<NestedKey>(box: nested, codingPath: path, level: level + 1, nesting: nesting))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -211,7 +228,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(named: key.stringValue, key: key) }
 
     private func superEncoder(named name: String, key: Key?) -> any Encoder {
-        let encoder = ValueEncoder(codingPath: codingPath + (key.map { [$0] } ?? []), level: level + 1, nesting: nesting)
+        let encoder = ValueEncoder(
+            codingPath: codingPath + (key.map { [$0] } ?? []), level: level + 1, nesting: nesting)
         box.fields[name] = .encoder(encoder)
         return encoder
     }
@@ -237,21 +255,28 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: Int16) { box.elements.append(.value(.int(Int64(value)))) }
     mutating func encode(_ value: Int32) { box.elements.append(.value(.int(Int64(value)))) }
     mutating func encode(_ value: Int64) { box.elements.append(.value(.int(value))) }
-    mutating func encode(_ value: UInt) throws { box.elements.append(.value(try ValueEncoder.integer(value, codingPath: nextPath))) }
+    mutating func encode(_ value: UInt) throws {
+        box.elements.append(.value(try ValueEncoder.integer(value, codingPath: nextPath)))
+    }
     mutating func encode(_ value: UInt8) { box.elements.append(.value(.int(Int64(value)))) }
     mutating func encode(_ value: UInt16) { box.elements.append(.value(.int(Int64(value)))) }
     mutating func encode(_ value: UInt32) { box.elements.append(.value(.int(Int64(value)))) }
-    mutating func encode(_ value: UInt64) throws { box.elements.append(.value(try ValueEncoder.integer(value, codingPath: nextPath))) }
+    mutating func encode(_ value: UInt64) throws {
+        box.elements.append(.value(try ValueEncoder.integer(value, codingPath: nextPath)))
+    }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         box.elements.append(try ValueEncoder.box(value, codingPath: nextPath, level: level + 1, nesting: nesting))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let nested = ObjectBox()
         let path = nextPath
         if nesting.allows(level: level + 1, codingPath: path) { box.elements.append(.object(nested)) }
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: nested, codingPath: path, level: level + 1, nesting: nesting))
+        return KeyedEncodingContainer(
+            KeyedContainer<NestedKey>(box: nested, codingPath: path, level: level + 1, nesting: nesting))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -291,6 +316,7 @@ private struct SingleContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws { set(try ValueEncoder.integer(value, codingPath: codingPath)) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        encoder.slot = try ValueEncoder.box(value, codingPath: codingPath, level: encoder.level, nesting: encoder.nesting)
+        encoder.slot = try ValueEncoder.box(
+            value, codingPath: codingPath, level: encoder.level, nesting: encoder.nesting)
     }
 }

@@ -73,7 +73,10 @@ extension KeyCodec {
     public static func decode(_ bytes: [UInt8], descending: [Bool]) throws(CodecError) -> [Value] {
         let components = try decodeComponents(bytes)
         guard components.map(\.isDescending) == descending else {
-            throw CodecError(.corrupt, "key has directions \(components.map { $0.isDescending ? "desc" : "asc" }), expected \(descending.map { $0 ? "desc" : "asc" })")
+            throw CodecError(
+                .corrupt,
+                "key has directions \(components.map { $0.isDescending ? "desc" : "asc" }), expected \(descending.map { $0 ? "desc" : "asc" })"
+            )
         }
         return components.map(\.value)
     }
@@ -182,7 +185,8 @@ struct KeyReader {
             case KeyCodec.Marker.end: return (content, false)
             case KeyCodec.Marker.truncatedEnd: return (content, true)
             default:
-                throw CodecError(.corrupt, "0x00 followed by 0x\(String(next, radix: 16)) inside a string", offset: offset - 1)
+                throw CodecError(
+                    .corrupt, "0x00 followed by 0x\(String(next, radix: 16)) inside a string", offset: offset - 1)
             }
         }
     }
@@ -230,7 +234,9 @@ struct KeyReader {
             }
             let nameOffset = offset
             guard next == KeyCodec.Tag.string else {
-                throw CodecError(.corrupt, "object field name must be a string, found tag 0x\(String(next, radix: 16))", offset: offset)
+                throw CodecError(
+                    .corrupt, "object field name must be a string, found tag 0x\(String(next, radix: 16))",
+                    offset: offset)
             }
             let (nameValue, nameTruncated) = try readValue(depth: depth + 1)
             if nameTruncated { return (.object(Document(fields)), true) }

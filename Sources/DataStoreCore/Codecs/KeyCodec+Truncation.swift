@@ -26,8 +26,12 @@ extension KeyCodec {
     /// - Returns: Whether the value was cut.
     /// - Complexity: O(min(*n*, `maxBytes`)) in the size of `value` (plus sorting object fields).
     @discardableResult
-    public static func appendTruncating(_ value: Value, to key: inout [UInt8], descending: Bool = false, maxBytes: Int) -> Bool {
-        precondition(maxBytes >= minimumComponentBytes, "maxBytes \(maxBytes) is below KeyCodec.minimumComponentBytes (\(minimumComponentBytes))")
+    public static func appendTruncating(_ value: Value, to key: inout [UInt8], descending: Bool = false, maxBytes: Int)
+        -> Bool
+    {
+        precondition(
+            maxBytes >= minimumComponentBytes,
+            "maxBytes \(maxBytes) is below KeyCodec.minimumComponentBytes (\(minimumComponentBytes))")
         let start = key.count
         let writer = TruncatingWriter(limit: start + maxBytes)
         let cut = writer.write(value, to: &key, closing: 0)
@@ -52,7 +56,7 @@ private struct TruncatingWriter {
     func write(_ value: Value, to key: inout [UInt8], closing: Int) -> Bool {
         switch value {
         case .null, .bool, .int, .double:
-            KeyCodec.appendAscending(value, to: &key)  // fits: checked at the element position
+            KeyCodec.appendAscending(value, to: &key) // fits: checked at the element position
             return false
         case .string(var text):
             key.append(KeyCodec.Tag.string)
@@ -86,7 +90,9 @@ private struct TruncatingWriter {
     /// same test whatever the element's type. (`closing` is one byte per open container, so the
     /// second bound keeps the writer's recursion, and the key's nesting, within what decodes.)
     private func cutAtElement(_ key: inout [UInt8], closing: Int) -> Bool {
-        guard key.count + Self.largestFixedElement + closing > limit || closing >= KeyCodec.maxDepth else { return false }
+        guard key.count + Self.largestFixedElement + closing > limit || closing >= KeyCodec.maxDepth else {
+            return false
+        }
         key.append(KeyCodec.Marker.truncatedElement)
         return true
     }
@@ -95,7 +101,7 @@ private struct TruncatingWriter {
     private func writeContent(_ content: UnsafeRawBufferPointer, to key: inout [UInt8], closing: Int) -> Bool {
         let reserve = 2 + closing
         if key.count + content.count + reserve <= limit, !content.contains(0) {
-            key.append(contentsOf: content)  // fast path: fits whole, nothing to escape
+            key.append(contentsOf: content) // fast path: fits whole, nothing to escape
         } else {
             for byte in content {
                 let piece = byte == 0 ? 2 : 1

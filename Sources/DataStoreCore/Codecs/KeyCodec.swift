@@ -179,8 +179,8 @@ public enum KeyCodec {
     static func double(orderedBits bits: UInt64) -> Double? {
         if bits == 0 { return .nan }
         let number = bits >> 63 == 1 ? Double(bitPattern: bits & ~(1 << 63)) : Double(bitPattern: ~bits)
-        if number.isNaN { return nil }  // only the all-zero pattern is NaN
-        if number == 0 && number.sign == .minus { return nil }  // -0.0 is written as 0.0
+        if number.isNaN { return nil } // only the all-zero pattern is NaN
+        if number == 0 && number.sign == .minus { return nil } // -0.0 is written as 0.0
         return number
     }
 }

@@ -94,7 +94,9 @@ public enum RecordCodec {
             }
         case .object(let document):
             bytes.append(Tag.object)
-            try appendBody(to: &bytes) { (body: inout [UInt8]) throws(CodecError) in try appendEntries(document, to: &body, depth: depth + 1) }
+            try appendBody(to: &bytes) { (body: inout [UInt8]) throws(CodecError) in
+                try appendEntries(document, to: &body, depth: depth + 1)
+            }
         default:
             appendScalar(value, to: &bytes)
         }
@@ -142,7 +144,9 @@ public enum RecordCodec {
 
     /// Writes a body and then its length in front of it. The length is only known afterwards;
     /// moving the body by the varint's 1–5 bytes is cheaper than measuring every value twice.
-    private static func appendBody(to bytes: inout [UInt8], _ write: (inout [UInt8]) throws(CodecError) -> Void) throws(CodecError) {
+    private static func appendBody(to bytes: inout [UInt8], _ write: (inout [UInt8]) throws(CodecError) -> Void)
+        throws(CodecError)
+    {
         let start = bytes.count
         try write(&bytes)
         var length: [UInt8] = []
@@ -178,7 +182,9 @@ public enum RecordCodec {
 
     /// Calls `body` with `bytes`' storage. (`Array.withUnsafeBytes` rethrows untyped errors;
     /// this keeps the typed `CodecError` intact.)
-    static func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(CodecError) -> R) throws(CodecError) -> R {
+    static func withBytes<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(CodecError) -> R)
+        throws(CodecError) -> R
+    {
         let result: Result<R, CodecError> = bytes.withUnsafeBytes { buffer in
             do throws(CodecError) { return .success(try body(buffer)) } catch { return .failure(error) }
         }
@@ -190,7 +196,8 @@ public enum RecordCodec {
         var reader = ByteReader(bytes)
         let version = try reader.readUInt8("the format byte")
         guard version == formatVersion else {
-            throw CodecError(.unsupportedVersion, "format byte 0x\(String(version, radix: 16)); this build reads 0x01", offset: 0)
+            throw CodecError(
+                .unsupportedVersion, "format byte 0x\(String(version, radix: 16)); this build reads 0x01", offset: 0)
         }
         return reader
     }
@@ -222,7 +229,9 @@ public enum RecordCodec {
                 throw error.inField(name)
             }
             guard fields.updateValue(value, forKey: name) == nil else {
-                throw CodecError(.corrupt, "field name '\(name)' appears twice (canonically equivalent spellings)", offset: nameOffset)
+                throw CodecError(
+                    .corrupt, "field name '\(name)' appears twice (canonically equivalent spellings)",
+                    offset: nameOffset)
             }
         }
         return Document(fields)
@@ -245,8 +254,9 @@ public enum RecordCodec {
             var body = try openBody(&reader, depth: depth, tagOffset: tagOffset)
             let countOffset = body.offset
             let count = try body.readVarint()
-            guard count <= body.remaining else {  // every element takes at least one byte
-                throw CodecError(.truncated, "\(count) elements cannot fit in \(body.remaining) bytes", offset: countOffset)
+            guard count <= body.remaining else { // every element takes at least one byte
+                throw CodecError(
+                    .truncated, "\(count) elements cannot fit in \(body.remaining) bytes", offset: countOffset)
             }
             var elements: [Value] = []
             elements.reserveCapacity(count)
@@ -314,7 +324,9 @@ public enum RecordCodec {
     }
 
     /// Reads a body length and returns a reader confined to the body.
-    private static func openBody(_ reader: inout ByteReader, depth: Int, tagOffset: Int) throws(CodecError) -> ByteReader {
+    private static func openBody(_ reader: inout ByteReader, depth: Int, tagOffset: Int) throws(CodecError)
+        -> ByteReader
+    {
         guard depth < maxDepth else {
             throw CodecError(.tooDeep, "nesting exceeds \(maxDepth) levels", offset: tagOffset)
         }

@@ -25,7 +25,8 @@ public struct RecordDecoder: Sendable {
     ///   `dataCorrupted` with the ``CodecError`` as the underlying error.
     /// - Complexity: O(*f* + *n*): the record's field names, plus the values decoded.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        try SourceDecoder(source: DecodingSource(bytes: bytes), position: .record(RecordSource.root), codingPath: []).unboxSelf(type)
+        try SourceDecoder(source: DecodingSource(bytes: bytes), position: .record(RecordSource.root), codingPath: [])
+            .unboxSelf(type)
     }
 
     /// Decodes a `T` from a record held in an array.
@@ -77,7 +78,9 @@ struct RecordSource {
         /// A table with room for `capacity` fields and none used.
         static func make(capacity: Int) -> FieldTable {
             let slots = 2 * Swift.max(capacity, 1)
-            return unsafeDowncast(FieldTable.create(minimumCapacity: slots) { _ in FieldTableHeader(used: 0, slots: slots) }, to: FieldTable.self)
+            return unsafeDowncast(
+                FieldTable.create(minimumCapacity: slots) { _ in FieldTableHeader(used: 0, slots: slots) },
+                to: FieldTable.self)
         }
 
         /// The number of fields.
@@ -118,7 +121,9 @@ struct RecordSource {
         /// Calls `body` with the pairs in use, as a flat buffer.
         @inline(__always)
         func withPairs<R>(_ body: (UnsafeBufferPointer<Int>) -> R) -> R {
-            withUnsafeMutablePointers { header, elements in body(UnsafeBufferPointer(start: elements, count: header.pointee.used)) }
+            withUnsafeMutablePointers { header, elements in
+                body(UnsafeBufferPointer(start: elements, count: header.pointee.used))
+            }
         }
     }
 
@@ -160,8 +165,10 @@ struct RecordSource {
         if table.count > Self.linearSearchLimit {
             for index in 1..<table.count where isSorted {
                 let previous = table.field(index - 1), field = table.field(index)
-                isSorted = UTF8Order.compare(UnsafeRawBufferPointer(rebasing: bytes[previous.name..<(previous.name + previous.length)]),
-                                             UnsafeRawBufferPointer(rebasing: bytes[field.name..<(field.name + field.length)])) < 0
+                isSorted =
+                    UTF8Order.compare(
+                        UnsafeRawBufferPointer(rebasing: bytes[previous.name..<(previous.name + previous.length)]),
+                        UnsafeRawBufferPointer(rebasing: bytes[field.name..<(field.name + field.length)])) < 0
             }
         }
         return Object(table: table, isSorted: isSorted)
@@ -263,7 +270,7 @@ struct RecordSource {
     func object(at position: Int) throws(CodecError) -> Object? {
         if position == Self.root {
             var reader = try RecordCodec.openRecord(bytes)
-            let count = try reader.readVarint()  // the entries fill the rest of the record
+            let count = try reader.readVarint() // the entries fill the rest of the record
             return try index(count: count, from: reader.offset, to: bytes.count)
         }
         var reader = ByteReader(bytes, offset: position)
@@ -307,7 +314,8 @@ struct RecordSource {
             while low < high {
                 let middle = low + (high - low) / 2
                 let name = table[2 * middle], nameLength = table[2 * middle + 1]
-                let order = UTF8Order.compare(UnsafeRawBufferPointer(rebasing: bytes[name..<(name + nameLength)]), target)
+                let order = UTF8Order.compare(
+                    UnsafeRawBufferPointer(rebasing: bytes[name..<(name + nameLength)]), target)
                 if order == 0 { return name + nameLength }
                 if order < 0 { low = middle + 1 } else { high = middle }
             }
@@ -319,7 +327,10 @@ struct RecordSource {
         var names: [String] = []
         for index in 0..<object.count {
             let field = object.field(index)
-            names.append(try RecordCodec.makeString(UnsafeRawBufferPointer(rebasing: bytes[field.name..<(field.name + field.length)]), offset: field.name))
+            names.append(
+                try RecordCodec.makeString(
+                    UnsafeRawBufferPointer(rebasing: bytes[field.name..<(field.name + field.length)]),
+                    offset: field.name))
         }
         return names
     }

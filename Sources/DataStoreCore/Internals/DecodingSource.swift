@@ -110,7 +110,9 @@ extension Bool: DecodableScalar {
 extension String: DecodableScalar {
     static func convert(_ value: Value) -> String? { value.stringValue }
     @inline(__always)
-    static func read(_ source: RecordSource, at position: Int) throws(CodecError) -> String? { try source.string(at: position) }
+    static func read(_ source: RecordSource, at position: Int) throws(CodecError) -> String? {
+        try source.string(at: position)
+    }
 }
 
 extension Double: DecodableScalar {

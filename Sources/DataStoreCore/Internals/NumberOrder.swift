@@ -12,7 +12,7 @@ enum NumberOrder {
     static func compare(_ a: Double, _ b: Double) -> Int {
         if a < b { return -1 }
         if a > b { return 1 }
-        if a == b { return 0 }  // includes -0.0 == 0.0
+        if a == b { return 0 } // includes -0.0 == 0.0
         // At least one is NaN.
         return a.isNaN ? (b.isNaN ? 0 : -1) : 1
     }
@@ -33,7 +33,7 @@ enum NumberOrder {
     /// The largest `Double` that is less than or equal to `i` (rounding toward −∞),
     /// and how far `i` lies above it (0 … 2047).
     static func floorDouble(_ i: Int64) -> (double: Double, delta: Int64) {
-        var d = Double(i)  // rounds to nearest, so may land above i
+        var d = Double(i) // rounds to nearest, so may land above i
         if compare(i, d) < 0 { d = d.nextDown }
         // d ≤ i < 2^63 and d ≥ -2^63 (which is exact), so Int64(d) is exact.
         return (d, i - Int64(d))

@@ -19,8 +19,11 @@ struct RecordFieldIndex {
     static let maxNameOffset = 0xFF_FFFF
 
     /// Per indexed field, `nameOffset << 8 | nameLength`; the value's tag follows the name.
-    private var entries: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-                          UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+    private var entries:
+        (
+            UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
+            UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32
+        )
     /// The number of indexed fields, or -1 when the object could not be indexed.
     private var count: Int
     /// The offset of the first field not indexed.
@@ -79,7 +82,9 @@ struct RecordFieldIndex {
             for field in 0..<declared {
                 let length = RecordScan.varint(body, &offset)
                 guard length >= 0, length <= end - offset else { return false }
-                let indexes = indexed == field && field < Self.capacity && length <= Self.maxNameLength && offset <= Self.maxNameOffset
+                let indexes =
+                    indexed == field && field < Self.capacity && length <= Self.maxNameLength
+                    && offset <= Self.maxNameOffset
                 if indexes {
                     slots.storeBytes(of: UInt32(offset) << 8 | UInt32(length), toByteOffset: field * 4, as: UInt32.self)
                     indexed = field + 1
@@ -109,7 +114,9 @@ struct RecordFieldIndex {
     @inline(__always)
     func field(_ name: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer) -> RecordScan.Lookup {
         guard isAvailable else { return .general }
-        guard name.count <= Self.maxNameLength else { return RecordScan.field(name, in: bytes, from: rest, count: remaining, end: end) }
+        guard name.count <= Self.maxNameLength else {
+            return RecordScan.field(name, in: bytes, from: rest, count: remaining, end: end)
+        }
         let target = UInt32(name.count)
         let found = withUnsafeBytes(of: entries) { slots -> Int in
             for slot in 0..<count {

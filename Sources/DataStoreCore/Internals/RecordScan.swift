@@ -48,7 +48,9 @@ enum RecordScan {
     /// records have few fields.
     ///
     /// - Complexity: O(fields before it), each passed in O(1) plus its name when the lengths match.
-    static func field(_ name: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer, from start: Int, count: Int, end: Int) -> Lookup {
+    static func field(
+        _ name: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer, from start: Int, count: Int, end: Int
+    ) -> Lookup {
         guard start >= 0, end <= bytes.count else { return .general }
         let entries = UnsafeRawBufferPointer(rebasing: bytes[..<end])
         var offset = start
@@ -56,7 +58,9 @@ enum RecordScan {
         for _ in 0..<count {
             let length = varint(entries, &offset)
             guard length >= 0, length <= end - offset else { return .general }
-            if length == target && UTF8Order.equal(UnsafeRawBufferPointer(rebasing: entries[offset..<(offset + length)]), name) {
+            if length == target
+                && UTF8Order.equal(UnsafeRawBufferPointer(rebasing: entries[offset..<(offset + length)]), name)
+            {
                 return .found(offset + length)
             }
             offset += length
@@ -141,7 +145,8 @@ enum RecordScan {
     @inline(__always)
     static func double(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Double? {
         guard offset >= 0, offset + 9 <= bytes.count, bytes[offset] == RecordCodec.Tag.double else { return nil }
-        return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 1, as: UInt64.self)))
+        return Double(
+            bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 1, as: UInt64.self)))
     }
 
     /// The integer at `offset`, if the value is one written in its smallest width.

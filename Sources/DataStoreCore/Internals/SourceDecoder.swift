@@ -1,5 +1,5 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials  // Date and Data only
+import FoundationEssentials // Date and Data only
 #else
 import Foundation
 #endif
@@ -45,7 +45,9 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
                 objectError = nil
                 return
             }
-            index = offset == RecordSource.root ? RecordFieldIndex(record: source.bytes) : RecordFieldIndex(object: source.bytes, at: offset)
+            index =
+                offset == RecordSource.root
+                ? RecordFieldIndex(record: source.bytes) : RecordFieldIndex(object: source.bytes, at: offset)
             if index.isAvailable {
                 // The entries are sound (checked while indexing); the general table is built
                 // only if a path other than the scalar fast path asks for it.
@@ -84,7 +86,9 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     /// Decodes any `Decodable` at `position`, a value in this decoder's container: scalars
     /// directly, `Date` from seconds since 1970, `Data` from bytes, everything else through its
     /// own `init(from:)`.
-    func unbox<T: Decodable>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]) throws -> T {
+    func unbox<T: Decodable>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey])
+        throws -> T
+    {
         if let special: T = try unboxSpecial(type, at: position, path: path()) { return special }
         return try T(from: child(at: position, codingPath: path()))
     }
@@ -95,8 +99,10 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     ///   so no input nests the decoding (and the stack) further.
     func child(at position: DecodingPosition, codingPath: [any CodingKey]) throws -> SourceDecoder {
         guard level < RecordCodec.maxDepth || !source.isContainer(at: position) else {
-            let error = CodecError(.tooDeep, "arrays and objects nest deeper than \(RecordCodec.maxDepth) levels", codingPath: codingPath)
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: error.description, underlyingError: error))
+            let error = CodecError(
+                .tooDeep, "arrays and objects nest deeper than \(RecordCodec.maxDepth) levels", codingPath: codingPath)
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: codingPath, debugDescription: error.description, underlyingError: error))
         }
         return SourceDecoder(source: source, position: position, codingPath: codingPath, level: level + 1)
     }
@@ -115,7 +121,9 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     /// throw. So the dynamic cast to ``DecodableScalar`` (a conformance lookup, the most
     /// expensive step here) is only made for scalar positions.
     @inline(__always)
-    private func unboxSpecial<T: Decodable>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]) throws -> T? {
+    private func unboxSpecial<T: Decodable>(
+        _ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T? {
         if T.self == Date.self {
             let seconds = try unboxScalar(Double.self, at: position, path: path())
             return (Date(timeIntervalSince1970: seconds) as! T)
@@ -127,16 +135,22 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
         if let scalarType = T.self as? any DecodableScalar.Type {
             return (try unboxScalar(scalarType, at: position, path: path()) as! T)
         }
-        if T.self == [UInt8].self, let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path()),
-           case .bytes(let bytes) = value {
+        if T.self == [UInt8].self,
+            let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path()),
+            case .bytes(let bytes) = value
+        {
             return (bytes as! T)
         }
         return nil
     }
 
-    func unboxScalar<T: DecodableScalar>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]) throws -> T {
+    func unboxScalar<T: DecodableScalar>(
+        _ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
         if case .record(let offset) = position,
-           let result = try codec({ () throws(CodecError) in try T.read(RecordSource(bytes: source.bytes), at: offset) }, path: path()) {
+            let result = try codec(
+                { () throws(CodecError) in try T.read(RecordSource(bytes: source.bytes), at: offset) }, path: path())
+        {
             return result
         }
         let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path())
@@ -156,7 +170,10 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     func field<T: DecodableScalar>(_ type: T.Type, _ name: String, key: () -> any CodingKey) throws -> T {
         switch index.field(name, in: source.bytes) {
         case .found(let offset):
-            if let result = try codec({ () throws(CodecError) in try T.read(RecordSource(bytes: source.bytes), at: offset) }, path: codingPath + [key()]) {
+            if let result = try codec(
+                { () throws(CodecError) in try T.read(RecordSource(bytes: source.bytes), at: offset) },
+                path: codingPath + [key()])
+            {
                 return result
             }
             return try unboxScalar(type, at: .record(offset), path: codingPath + [key()])
@@ -172,7 +189,10 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     func fieldIfPresent<T: DecodableScalar>(_ type: T.Type, _ name: String, key: () -> any CodingKey) throws -> T? {
         switch index.field(name, in: source.bytes) {
         case .found(let offset):
-            if let result = try codec({ () throws(CodecError) in try T.read(RecordSource(bytes: source.bytes), at: offset) }, path: codingPath + [key()]) {
+            if let result = try codec(
+                { () throws(CodecError) in try T.read(RecordSource(bytes: source.bytes), at: offset) },
+                path: codingPath + [key()])
+            {
                 return result
             }
             return try unboxScalarIfPresent(type, at: .record(offset), path: codingPath + [key()])
@@ -200,7 +220,9 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     /// One lookup for absent, null or present — the default `decodeIfPresent` costs three.
-    func unboxScalarIfPresent<T: DecodableScalar>(_ type: T.Type, at position: DecodingPosition?, path: @autoclosure () -> [any CodingKey]) throws -> T? {
+    func unboxScalarIfPresent<T: DecodableScalar>(
+        _ type: T.Type, at position: DecodingPosition?, path: @autoclosure () -> [any CodingKey]
+    ) throws -> T? {
         guard let position else { return nil }
         let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path())
         if let value, let result = T.convert(value) { return result }
@@ -214,15 +236,20 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     /// The right `DecodingError` for a value that is not a `T`.
-    func mismatch<T>(_ type: T.Type, value: Value?, at position: DecodingPosition, path: [any CodingKey]) -> DecodingError {
+    func mismatch<T>(_ type: T.Type, value: Value?, at position: DecodingPosition, path: [any CodingKey])
+        -> DecodingError
+    {
         if let value {
             if value.isNull {
-                return .valueNotFound(T.self, .init(codingPath: path, debugDescription: "expected \(T.self), found null"))
+                return .valueNotFound(
+                    T.self, .init(codingPath: path, debugDescription: "expected \(T.self), found null"))
             }
             if value.isNumber && (T.self as? any FixedWidthInteger.Type) != nil {
-                return .dataCorrupted(.init(codingPath: path, debugDescription: "number \(value) does not fit \(T.self)"))
+                return .dataCorrupted(
+                    .init(codingPath: path, debugDescription: "number \(value) does not fit \(T.self)"))
             }
-            return .typeMismatch(T.self, .init(codingPath: path, debugDescription: "expected \(T.self), found \(value.typeName)"))
+            return .typeMismatch(
+                T.self, .init(codingPath: path, debugDescription: "expected \(T.self), found \(value.typeName)"))
         }
         let name = (try? source.typeName(at: position)) ?? "an unreadable value"
         return .typeMismatch(T.self, .init(codingPath: path, debugDescription: "expected \(T.self), found \(name)"))
@@ -233,7 +260,8 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
         do {
             return try body()
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: error.description, underlyingError: error))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: path(), debugDescription: error.description, underlyingError: error))
         }
     }
 
@@ -241,7 +269,8 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if let objectError {
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: objectError.description, underlyingError: objectError))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: codingPath, debugDescription: objectError.description, underlyingError: objectError))
         }
         guard index.isAvailable || object != nil else {
             // Not an object: read it again the general way, to report damaged bytes as such.
@@ -252,7 +281,8 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard let elements = try codec({ () throws(CodecError) in try source.elements(at: position) }, path: codingPath) else {
+        guard let elements = try codec({ () throws(CodecError) in try source.elements(at: position) }, path: codingPath)
+        else {
             throw mismatchContainer([Any].self)
         }
         return SourceUnkeyedContainer(decoder: self, elements: elements)
@@ -263,9 +293,11 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     private func mismatchContainer<T>(_ type: T.Type) -> DecodingError {
         let name = (try? source.typeName(at: position)) ?? "an unreadable value"
         if name == "null" {
-            return .valueNotFound(T.self, .init(codingPath: codingPath, debugDescription: "expected \(T.self), found null"))
+            return .valueNotFound(
+                T.self, .init(codingPath: codingPath, debugDescription: "expected \(T.self), found null"))
         }
-        return .typeMismatch(T.self, .init(codingPath: codingPath, debugDescription: "expected \(T.self), found \(name)"))
+        return .typeMismatch(
+            T.self, .init(codingPath: codingPath, debugDescription: "expected \(T.self), found \(name)"))
     }
 
     // MARK: SingleValueDecodingContainer
@@ -316,7 +348,6 @@ struct SourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// ``SourceDecoder/container(keyedBy:)`` has handed the container out.
     let decoder: SourceDecoder
 
-
     var codingPath: [any CodingKey] { decoder.codingPath }
 
     var allKeys: [Key] {
@@ -345,38 +376,86 @@ struct SourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.field(type, key.stringValue) { key } }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.field(type, key.stringValue) { key } }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.field(type, key.stringValue) { key } }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try decoder.field(type, key.stringValue) { key }
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try decoder.field(type, key.stringValue) { key }
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try decoder.field(type, key.stringValue) { key }
+    }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.field(type, key.stringValue) { key } }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.field(type, key.stringValue) { key } }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.field(type, key.stringValue) { key } }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.field(type, key.stringValue) { key } }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try decoder.field(type, key.stringValue) { key }
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try decoder.field(type, key.stringValue) { key }
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try decoder.field(type, key.stringValue) { key }
+    }
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.field(type, key.stringValue) { key } }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.field(type, key.stringValue) { key } }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.field(type, key.stringValue) { key } }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.field(type, key.stringValue) { key } }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.field(type, key.stringValue) { key } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try decoder.field(type, key.stringValue) { key }
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try decoder.field(type, key.stringValue) { key }
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try decoder.field(type, key.stringValue) { key }
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try decoder.field(type, key.stringValue) { key }
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try decoder.unbox(type, at: try require(key), path: codingPath + [key])
     }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decoder.fieldIfPresent(type, key.stringValue) { key } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        try decoder.fieldIfPresent(type, key.stringValue) { key }
+    }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let position = find(key), !(try decoder.isNull(at: position)) else { return nil }
@@ -387,7 +466,9 @@ struct SourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try decoder.child(at: try require(key), codingPath: codingPath + [key])
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         try child(key).container(keyedBy: type)
     }
 
@@ -397,7 +478,8 @@ struct SourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func superDecoder() throws -> any Decoder {
         guard let key = Key(stringValue: "super") else {
-            throw DecodingError.keyNotFound(SuperCodingKey(), .init(codingPath: codingPath, debugDescription: "no field 'super'"))
+            throw DecodingError.keyNotFound(
+                SuperCodingKey(), .init(codingPath: codingPath, debugDescription: "no field 'super'"))
         }
         return try child(key)
     }
@@ -423,7 +505,9 @@ struct SourceUnkeyedContainer: UnkeyedDecodingContainer {
 
     private mutating func next<T>(_ type: T.Type) throws -> DecodingPosition {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(T.self, .init(codingPath: currentPath, debugDescription: "the array has only \(elements.count) elements"))
+            throw DecodingError.valueNotFound(
+                T.self,
+                .init(codingPath: currentPath, debugDescription: "the array has only \(elements.count) elements"))
         }
         return elements[currentIndex]
     }
@@ -469,7 +553,9 @@ struct SourceUnkeyedContainer: UnkeyedDecodingContainer {
         return child
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         try child().container(keyedBy: type)
     }
 

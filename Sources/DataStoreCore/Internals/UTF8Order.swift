@@ -8,7 +8,7 @@ enum UTF8Order {
     ///
     /// - Complexity: O(min(*a*, *b*)) in the byte lengths.
     static func compare(_ a: String, _ b: String) -> Int {
-        var a = a, b = b  // `withUTF8` is mutating; native strings are already contiguous, so no copy happens
+        var a = a, b = b // `withUTF8` is mutating; native strings are already contiguous, so no copy happens
         return a.withUTF8 { x in b.withUTF8 { y in compare(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) } }
     }
 
@@ -45,20 +45,28 @@ enum UTF8Order {
         }
         var index = 0
         while index + 8 <= count {
-            guard a.loadUnaligned(fromByteOffset: index, as: UInt64.self) == b.loadUnaligned(fromByteOffset: index, as: UInt64.self) else {
+            guard
+                a.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    == b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            else {
                 return false
             }
             index += 8
         }
-        return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        return a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     /// Calls `body` with the UTF-8 bytes of `string`, keeping a typed `CodecError` typed
     /// (`String.withUTF8` rethrows untyped errors).
-    static func withBytes<R>(of string: String, _ body: (UnsafeRawBufferPointer) throws(CodecError) -> R) throws(CodecError) -> R {
+    static func withBytes<R>(of string: String, _ body: (UnsafeRawBufferPointer) throws(CodecError) -> R)
+        throws(CodecError) -> R
+    {
         var string = string
         let result: Result<R, CodecError> = string.withUTF8 { utf8 in
-            do throws(CodecError) { return .success(try body(UnsafeRawBufferPointer(utf8))) } catch { return .failure(error) }
+            do throws(CodecError) { return .success(try body(UnsafeRawBufferPointer(utf8))) } catch {
+                return .failure(error)
+            }
         }
         return try result.get()
     }
@@ -67,7 +75,7 @@ enum UTF8Order {
     static func hash(_ string: String, into hasher: inout Hasher) {
         var string = string
         string.withUTF8 { buffer in
-            hasher.combine(buffer.count)  // the count keeps ("ab","c") and ("a","bc") apart
+            hasher.combine(buffer.count) // the count keeps ("ab","c") and ("a","bc") apart
             hasher.combine(bytes: UnsafeRawBufferPointer(buffer))
         }
     }

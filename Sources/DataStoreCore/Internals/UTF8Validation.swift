@@ -77,15 +77,15 @@ enum UTF8Validation {
             return byte(1, in: 0xA0...0xBF) && byte(2, in: 0x80...0xBF) ? 3 : nil
         case 0xE1...0xEC, 0xEE...0xEF:
             return byte(1, in: 0x80...0xBF) && byte(2, in: 0x80...0xBF) ? 3 : nil
-        case 0xED:  // U+D000…U+D7FF; the surrogates U+D800…U+DFFF are not scalars
+        case 0xED: // U+D000…U+D7FF; the surrogates U+D800…U+DFFF are not scalars
             return byte(1, in: 0x80...0x9F) && byte(2, in: 0x80...0xBF) ? 3 : nil
         case 0xF0:
             return byte(1, in: 0x90...0xBF) && byte(2, in: 0x80...0xBF) && byte(3, in: 0x80...0xBF) ? 4 : nil
         case 0xF1...0xF3:
             return byte(1, in: 0x80...0xBF) && byte(2, in: 0x80...0xBF) && byte(3, in: 0x80...0xBF) ? 4 : nil
-        case 0xF4:  // up to U+10FFFF
+        case 0xF4: // up to U+10FFFF
             return byte(1, in: 0x80...0x8F) && byte(2, in: 0x80...0xBF) && byte(3, in: 0x80...0xBF) ? 4 : nil
-        default:  // a continuation byte without a lead, an overlong lead (C0, C1), or F5…FF
+        default: // a continuation byte without a lead, an overlong lead (C0, C1), or F5…FF
             return nil
         }
     }

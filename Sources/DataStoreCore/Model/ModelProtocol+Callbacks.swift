@@ -14,7 +14,9 @@ public typealias ModelObjectCallback<Object> = @Sendable (_ error: (any Error)?,
 /// use it again.
 extension ModelProtocol {
     /// Runs ``query(params:options:)`` and reports through `callback`.
-    public func query(params: [String: Value]?, options: [String: Value]?, callback: @escaping ModelArrayCallback<Object>) {
+    public func query(
+        params: [String: Value]?, options: [String: Value]?, callback: @escaping ModelArrayCallback<Object>
+    ) {
         Task { await Self.report(callback) { try await query(params: params, options: options) } }
     }
 

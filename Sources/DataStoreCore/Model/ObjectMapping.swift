@@ -57,7 +57,9 @@ extension ObjectMapping where Object: RecordDecodable & RecordEncodable & Sendab
         ObjectMapping(
             idField: idField,
             encode: { object in try RecordCodec.decode(object.recordBytes()) },
-            decode: { document in try RecordCodec.encode(document).withUnsafeBytes { try Object(record: RecordFields($0)) } },
+            decode: { document in
+                try RecordCodec.encode(document).withUnsafeBytes { try Object(record: RecordFields($0)) }
+            },
             decodeRecord: { bytes in try Object(record: RecordFields(bytes)) },
             recordWriter: { object in try object.writtenRecord() }
         )

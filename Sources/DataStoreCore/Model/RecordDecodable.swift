@@ -49,8 +49,10 @@ public struct RecordFields: ~Copyable {
 
     /// The number in field `name` as a `Double` (an integer converts).
     public func double(_ name: String) throws(CodecError) -> Double? {
-        try read(name, "number", fast: { RecordScan.double(bytes, at: $0) ?? RecordScan.int(bytes, at: $0).map(Double.init) },
-                 general: { $0.isNumber ? $0.doubleValue : nil })
+        try read(
+            name, "number",
+            fast: { RecordScan.double(bytes, at: $0) ?? RecordScan.int(bytes, at: $0).map(Double.init) },
+            general: { $0.isNumber ? $0.doubleValue : nil })
     }
 
     /// The integer in field `name` (a double with an exact integral value converts).
@@ -65,8 +67,9 @@ public struct RecordFields: ~Copyable {
 
     /// The bytes in field `name`.
     public func bytes(_ name: String) throws(CodecError) -> [UInt8]? {
-        try read(name, "bytes", fast: { RecordScan.payload(bytes, at: $0, tag: RecordCodec.Tag.bytes).map(Array.init) },
-                 general: { $0.bytesValue })
+        try read(
+            name, "bytes", fast: { RecordScan.payload(bytes, at: $0, tag: RecordCodec.Tag.bytes).map(Array.init) },
+            general: { $0.bytesValue })
     }
 
     /// Every typed accessor: first ``RecordScan``, which reads a well-formed value of the asked-for

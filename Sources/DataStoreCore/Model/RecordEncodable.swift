@@ -190,8 +190,9 @@ public struct RecordWriter {
     /// Compares `entry`'s name with the name just appended at `nameStart`.
     private func compareNames(_ entry: Entry, nameStart: Int, nameCount: Int) -> Int {
         buffer.withUnsafeBytes { bytes in
-            UTF8Order.compare(Self.name(entry, in: bytes),
-                              UnsafeRawBufferPointer(rebasing: bytes[nameStart..<(nameStart + nameCount)]))
+            UTF8Order.compare(
+                Self.name(entry, in: bytes),
+                UnsafeRawBufferPointer(rebasing: bytes[nameStart..<(nameStart + nameCount)]))
         }
     }
 

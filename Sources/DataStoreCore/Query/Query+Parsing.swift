@@ -34,13 +34,15 @@ extension Condition {
             guard case .array = value else {
                 throw DataStoreError(
                     .invalidQuery,
-                    "query key \(Query.quoted(key)) needs an array of values, not \(value.typeName) \(value.description(limit: Value.planTextLimit))")
+                    "query key \(Query.quoted(key)) needs an array of values, not \(value.typeName) \(value.description(limit: Value.planTextLimit))"
+                )
             }
         case .prefix:
             guard case .string = value else {
                 throw DataStoreError(
                     .invalidQuery,
-                    "query key \(Query.quoted(key)) needs a string prefix, not \(value.typeName) \(value.description(limit: Value.planTextLimit))")
+                    "query key \(Query.quoted(key)) needs a string prefix, not \(value.typeName) \(value.description(limit: Value.planTextLimit))"
+                )
             }
         case .exists:
             guard case .bool = value else {
@@ -70,9 +72,10 @@ extension Condition {
         // Unicode-property work; anything else takes the general path below (and its errors).
         let utf8 = key.utf8
         if let space = utf8.firstIndex(of: 0x20),
-           utf8.allSatisfy({ ($0 > 0x20 && $0 < 0x7F) || $0 == 0x20 }),
-           space != utf8.startIndex, utf8[utf8.index(after: space)...].firstIndex(of: 0x20) == nil,
-           utf8.index(after: space) != utf8.endIndex {
+            utf8.allSatisfy({ ($0 > 0x20 && $0 < 0x7F) || $0 == 0x20 }),
+            space != utf8.startIndex, utf8[utf8.index(after: space)...].firstIndex(of: 0x20) == nil,
+            utf8.index(after: space) != utf8.endIndex
+        {
             let field = Substring(key.utf8[..<space])
             let token = Substring(key.utf8[utf8.index(after: space)...])
             if let op = Operator(token: token), Operator(token: field)?.isWord ?? true {

@@ -14,7 +14,9 @@ struct QueryOptions {
     /// - Complexity: O(*n*) in the size of the options.
     init(_ options: [String: Value]) throws(DataStoreError) {
         // Report unknown keys first, in a stable order, so one bad dictionary always gives one message.
-        if let unknown = options.keys.filter({ !QueryOptions.keys.contains($0) }).min(by: { UTF8Order.compare($0, $1) < 0 }) {
+        if let unknown = options.keys.filter({ !QueryOptions.keys.contains($0) }).min(by: {
+            UTF8Order.compare($0, $1) < 0
+        }) {
             throw DataStoreError(
                 .invalidOption,
                 "query option \(Query.quoted(unknown)) is unknown; the options are \"limit\", \"offset\" and \"sort\"")
@@ -82,7 +84,8 @@ struct QueryOptions {
         }
         var seen: Set<String> = []
         for key in keys where !seen.insert(key.field).inserted {
-            throw DataStoreError(.invalidOption, "query option \"sort\" names the field \(Query.quoted(key.field)) twice")
+            throw DataStoreError(
+                .invalidOption, "query option \"sort\" names the field \(Query.quoted(key.field)) twice")
         }
         return keys
     }

@@ -29,8 +29,8 @@ public struct RecordPredicate: Sendable {
         name = Array(condition.field.utf8)
         switch (condition.op, condition.value) {
         case (.equal, .string(let value)), (.notEqual, .string(let value)), (.less, .string(let value)),
-             (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)),
-             (.prefix, .string(let value)):
+            (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)),
+            (.prefix, .string(let value)):
             text = Array(value.utf8)
         default:
             text = nil
@@ -50,10 +50,13 @@ public struct RecordPredicate: Sendable {
     /// ``ordered(_:)`` order (checked in debug builds): one pass over the record's fields
     /// (themselves sorted by name) serves them all, and stops at the first that fails.
     /// - Throws: ``CodecError`` when the bytes the general path reads are damaged.
-    public static func all(_ predicates: [RecordPredicate], match bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
-        assert(zip(predicates, predicates.dropFirst()).allSatisfy { a, b in
-            a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) <= 0 } }
-        }, "RecordPredicate.all needs predicates in ordered(_:) order")
+    public static func all(_ predicates: [RecordPredicate], match bytes: UnsafeRawBufferPointer) throws(CodecError)
+        -> Bool
+    {
+        assert(
+            zip(predicates, predicates.dropFirst()).allSatisfy { a, b in
+                a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) <= 0 } }
+            }, "RecordPredicate.all needs predicates in ordered(_:) order")
         func oneByOne() throws(CodecError) -> Bool {
             for predicate in predicates where try !predicate.matches(record: bytes) { return false }
             return true
@@ -138,7 +141,8 @@ public struct RecordPredicate: Sendable {
             return condition.matches(fieldValue: .bool(false))
         case RecordCodec.Tag.string:
             guard let text, let payload = RecordScan.payload(bytes, at: offset, tag: RecordCodec.Tag.string),
-                  UTF8Validation.validate(payload) != nil else { return nil }
+                UTF8Validation.validate(payload) != nil
+            else { return nil }
             let order = text.withUnsafeBytes { UTF8Order.compare(payload, $0) }
             switch condition.op {
             case .equal: return order == 0

@@ -141,12 +141,13 @@ extension ValueRange {
         var scalars = Array(prefix.unicodeScalars)
         while let last = scalars.popLast() {
             var next = last.value + 1
-            if next == 0xD800 { next = 0xE000 }  // surrogates are not scalars
+            if next == 0xD800 { next = 0xE000 } // surrogates are not scalars
             if let raised = Unicode.Scalar(next) {
                 scalars.append(raised)
                 var upper = ""
                 upper.unicodeScalars.append(contentsOf: scalars)
-                return ValueRange(lower: Bound(.string(prefix), isInclusive: true), upper: Bound(.string(upper), isInclusive: false))
+                return ValueRange(
+                    lower: Bound(.string(prefix), isInclusive: true), upper: Bound(.string(upper), isInclusive: false))
             }
         }
         return typeClass(of: .string(""))!
@@ -173,7 +174,8 @@ extension Condition {
             return nil
         case .exists:
             // Present: every value, above the index's *missing*, which sorts below null.
-            return value == .bool(true) ? ValueRange(lower: ValueRange.Bound(.null, isInclusive: true), upper: nil) : nil
+            return value == .bool(true)
+                ? ValueRange(lower: ValueRange.Bound(.null, isInclusive: true), upper: nil) : nil
         case .prefix:
             guard case .string(let prefix) = value else { return .empty }
             return ValueRange.strings(withPrefix: prefix)

@@ -207,7 +207,8 @@ extension Value {
         for (key, element) in zip(keys, values) {
             let key = Unmanaged<AnyObject>.fromOpaque(key!).takeUnretainedValue()
             guard let name = key as? String else {
-                throw CodecError(.unsupportedType, "dictionary key of type \(type(of: key)); field names must be strings")
+                throw CodecError(
+                    .unsupportedType, "dictionary key of type \(type(of: key)); field names must be strings")
             }
             let element = Unmanaged<AnyObject>.fromOpaque(element!).takeUnretainedValue()
             fields[name] = isContainer(element) ? element : dictionary.object(forKey: key) as Any

@@ -22,9 +22,11 @@ public struct Document: Sendable {
 
     /// Creates a document from name–value pairs whose names must be unique.
     init(uniqueFields elements: some Sequence<(String, Value)>) {
-        fields = Dictionary(elements, uniquingKeysWith: { _, _ in
-            preconditionFailure("Document literal contains a field name twice")
-        })
+        fields = Dictionary(
+            elements,
+            uniquingKeysWith: { _, _ in
+                preconditionFailure("Document literal contains a field name twice")
+            })
     }
 
     /// The value of `field`, or `nil` when the document has no such field. Setting `nil` removes

@@ -52,7 +52,8 @@ public enum JSONForm {
     /// `depth` counts the arrays and objects around `value`.
     private static func write(_ value: Value, to text: inout String, path: String, depth: Int) throws(CodecError) {
         if value.isContainer, depth >= RecordCodec.maxDepth {
-            throw CodecError(.tooDeep, "field '\(path)' nests deeper than \(RecordCodec.maxDepth) levels", fieldPath: path)
+            throw CodecError(
+                .tooDeep, "field '\(path)' nests deeper than \(RecordCodec.maxDepth) levels", fieldPath: path)
         }
         switch value {
         case .null: text += "null"
@@ -60,7 +61,8 @@ public enum JSONForm {
         case .int(let number): text += String(number)
         case .double(let number):
             guard number.isFinite else {
-                throw CodecError(.unsupportedType, "field '\(path)' holds \(number), which JSON cannot carry", fieldPath: path)
+                throw CodecError(
+                    .unsupportedType, "field '\(path)' holds \(number), which JSON cannot carry", fieldPath: path)
             }
             // Swift prints the shortest text that reads back exactly, always with a '.' or an
             // exponent, so a reader sees a double: 1437118258.0, 0.1, 1e+20.
@@ -85,7 +87,8 @@ public enum JSONForm {
                 if index > 0 { text += "," }
                 writeString(field.name, to: &text)
                 text += ":"
-                try write(field.value, to: &text, path: path.isEmpty ? field.name : path + "." + field.name, depth: depth + 1)
+                try write(
+                    field.value, to: &text, path: path.isEmpty ? field.name : path + "." + field.name, depth: depth + 1)
             }
             text += "}"
         }

@@ -48,9 +48,15 @@ struct JSONParser: ~Copyable {
         case UInt8(ascii: "{"): return try object(depth: try deeper(depth))
         case UInt8(ascii: "["): return try array(depth: try deeper(depth))
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
         default: throw failure("unexpected \(describeCurrent()) where a value should start")
         }
@@ -58,8 +64,9 @@ struct JSONParser: ~Copyable {
 
     private func deeper(_ depth: Int) throws(CodecError) -> Int {
         guard depth < RecordCodec.maxDepth else {
-            throw CodecError(.tooDeep, "arrays and objects nest deeper than \(RecordCodec.maxDepth) levels",
-                             offset: index)
+            throw CodecError(
+                .tooDeep, "arrays and objects nest deeper than \(RecordCodec.maxDepth) levels",
+                offset: index)
         }
         return depth + 1
     }
@@ -105,7 +112,8 @@ struct JSONParser: ~Copyable {
 
     /// The object, or the bytes it carries when it is `{"$base64": "…"}` with valid base64.
     private static func restoringBytes(_ fields: [String: Value]) -> Value {
-        if fields.count == 1, case .string(let text)? = fields[JSONForm.bytesKey], let bytes = Data(base64Encoded: text) {
+        if fields.count == 1, case .string(let text)? = fields[JSONForm.bytesKey], let bytes = Data(base64Encoded: text)
+        {
             return .bytes(Array(bytes))
         }
         return .object(Document(fields))
@@ -170,8 +178,9 @@ struct JSONParser: ~Copyable {
         var buffer = Array(bytes[runStart..<index])
         while true {
             guard index < bytes.count else {
-                throw CodecError(.truncated, "the text ends inside the string that starts at offset \(start)",
-                                 offset: index)
+                throw CodecError(
+                    .truncated, "the text ends inside the string that starts at offset \(start)",
+                    offset: index)
             }
             let byte = bytes[index]
             switch byte {
@@ -179,14 +188,17 @@ struct JSONParser: ~Copyable {
                 index += 1
                 let text = buffer.withUnsafeBytes { UTF8Validation.string($0) }
                 guard let text else {
-                    throw CodecError(.corrupt, "the string that starts at offset \(start) is not valid UTF-8",
-                                     offset: start)
+                    throw CodecError(
+                        .corrupt, "the string that starts at offset \(start) is not valid UTF-8",
+                        offset: start)
                 }
                 return text
             case UInt8(ascii: "\\"):
                 try escape(into: &buffer)
             case 0..<0x20:
-                throw failure("control character U+\(hex(byte, digits: 4)) inside a string (write it as \\u\(hex(byte, digits: 4)))")
+                throw failure(
+                    "control character U+\(hex(byte, digits: 4)) inside a string (write it as \\u\(hex(byte, digits: 4)))"
+                )
             default:
                 buffer.append(byte)
                 index += 1
@@ -213,19 +225,23 @@ struct JSONParser: ~Copyable {
             if (0xD800...0xDBFF).contains(scalar) {
                 guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
                 else {
-                    throw CodecError(.corrupt, "\\u\(hex(scalar, digits: 4)) is a high surrogate without its low half",
-                                     offset: start)
+                    throw CodecError(
+                        .corrupt, "\\u\(hex(scalar, digits: 4)) is a high surrogate without its low half",
+                        offset: start)
                 }
                 index += 2
                 let low = try hexQuad()
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw CodecError(.corrupt, "\\u\(hex(scalar, digits: 4)) is followed by \\u\(hex(low, digits: 4)), "
-                        + "not a low surrogate", offset: start)
+                    throw CodecError(
+                        .corrupt,
+                        "\\u\(hex(scalar, digits: 4)) is followed by \\u\(hex(low, digits: 4)), "
+                            + "not a low surrogate", offset: start)
                 }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(scalar) {
-                throw CodecError(.corrupt, "\\u\(hex(scalar, digits: 4)) is a low surrogate without its high half",
-                                 offset: start)
+                throw CodecError(
+                    .corrupt, "\\u\(hex(scalar, digits: 4)) is a low surrogate without its high half",
+                    offset: start)
             }
             buffer.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar)!)!)
         default:
@@ -257,7 +273,8 @@ struct JSONParser: ~Copyable {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else {
-            throw index < bytes.count ? failure("unexpected \(describeCurrent()) after '-' (a digit should follow)")
+            throw index < bytes.count
+                ? failure("unexpected \(describeCurrent()) after '-' (a digit should follow)")
                 : truncation("a number")
         }
         if bytes[index] == UInt8(ascii: "0"), index + 1 < bytes.count, isDigit(bytes[index + 1]) {
@@ -268,13 +285,17 @@ struct JSONParser: ~Copyable {
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
-            guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a '.' in a number must be followed by digits") }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw failure("a '.' in a number must be followed by digits")
+            }
             skipDigits()
         }
         if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("an exponent must have digits") }
             skipDigits()
         }
@@ -353,7 +374,7 @@ struct JSONParser: ~Copyable {
             let lead = run[start]
             let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0
             guard length > 0, start + length <= run.count,
-                  UTF8Validation.validate(UnsafeRawBufferPointer(rebasing: run[start..<start + length])) != nil
+                UTF8Validation.validate(UnsafeRawBufferPointer(rebasing: run[start..<start + length])) != nil
             else { return start }
             start += length
         }

@@ -57,7 +57,7 @@ extension Value: Comparable, Hashable {
                 case (.object(let x), .object(let y)):
                     open.append(.objects(x.sortedFields, y.sortedFields, next: 0))
                 default:
-                    let order = compare(p, q)  // not two containers of one kind: no recursion
+                    let order = compare(p, q) // not two containers of one kind: no recursion
                     if order != 0 { return order }
                 }
             }
@@ -125,7 +125,7 @@ extension Value: Comparable, Hashable {
             hasher.combine(0 as UInt8)
             hasher.combine(value)
         case .double(let value):
-            if let exact = Int64(exactly: value) {  // the same hash as the equal .int
+            if let exact = Int64(exactly: value) { // the same hash as the equal .int
                 hasher.combine(0 as UInt8)
                 hasher.combine(exact)
             } else {

@@ -21,7 +21,8 @@ extension Context {
         let policy = self.policy
         let taken = try state.withLock { state throws(DataStoreError) in
             guard !state.saving else {
-                throw DataStoreError(.conflict, "this context's save() is already committing; call it again after it returns")
+                throw DataStoreError(
+                    .conflict, "this context's save() is already committing; call it again after it returns")
             }
             state.snapshot = nil
             state.snapshotEnded = nil
@@ -60,15 +61,19 @@ extension Context {
                 // existing key), so its version needs no lookup before applying.
                 let insert = if version == nil, case .insert? = staged { true } else { false }
                 // The record key, from the staged record when there is one.
-                let recordKey = switch staged {
-                case .insert(let ready)?, .upsert(let ready)?: ready.key
-                case .remove?, nil: try storage.idKey(key.id)
-                }
-                expected.append(RememberedVersion(key: key, recordKey: recordKey, storage: storage, version: version,
-                                                checkedByInsert: insert))
+                let recordKey =
+                    switch staged {
+                    case .insert(let ready)?, .upsert(let ready)?: ready.key
+                    case .remove?, nil: try storage.idKey(key.id)
+                    }
+                expected.append(
+                    RememberedVersion(
+                        key: key, recordKey: recordKey, storage: storage, version: version,
+                        checkedByInsert: insert))
             }
         }
-        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes) { [steps, expected] transaction -> ContextSaveReport in
+        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes) {
+            [steps, expected] transaction -> ContextSaveReport in
             try Self.checkThenApply(steps, expected: expected, policy: policy, in: &transaction)
         }
         // Nothing could be staged while the save ran (`saving`), so what is staged now is what was
@@ -86,8 +91,10 @@ extension Context {
         // changes are taken only once the parent is known to accept them.
         try parent.state.withLock { parentState throws(DataStoreError) in
             guard !parentState.saving else {
-                throw DataStoreError(.conflict, "cannot save a child into its parent while the parent's save() is committing; "
-                    + "save the child after it returns")
+                throw DataStoreError(
+                    .conflict,
+                    "cannot save a child into its parent while the parent's save() is committing; "
+                        + "save the child after it returns")
             }
             let taken = state.withLock { state in
                 defer { state = State() }
@@ -98,7 +105,9 @@ extension Context {
                 if let change = taken.changes[key] { Self.combine(change, into: &parentState, at: key) }
             }
             // The parent keeps the earliest version it knew.
-            for (key, version) in taken.versions where parentState.versions[key] == nil { parentState.versions[key] = version }
+            for (key, version) in taken.versions where parentState.versions[key] == nil {
+                parentState.versions[key] = version
+            }
         }
     }
 
@@ -131,7 +140,8 @@ extension Context {
     /// the one that failed as a duplicate id, which was inserted underneath — so a conflict still
     /// wins and names every record. The inserts applied before found their key absent.
     private static func checkThenApply(
-        _ steps: [SaveStep], expected: [RememberedVersion], policy: ConflictPolicy, in transaction: inout WriteTransaction
+        _ steps: [SaveStep], expected: [RememberedVersion], policy: ConflictPolicy,
+        in transaction: inout WriteTransaction
     ) throws -> ContextSaveReport {
         var changed = try changedRecords(expected, in: transaction) { !$0.checkedByInsert }
         var applied = 0
@@ -159,13 +169,15 @@ extension Context {
             return index > failed || (index == failed && refused)
         }
         if changed.isEmpty, let failure { throw failure }
-        throw DataStoreError(.conflict, "records changed since this context read them: " + changed.sorted().joined(separator: ", "))
+        throw DataStoreError(
+            .conflict, "records changed since this context read them: " + changed.sorted().joined(separator: ", "))
     }
 
     /// Describes each record of `expected` chosen by `include` whose version is not the one
     /// remembered.
     private static func changedRecords(
-        _ expected: [RememberedVersion], in transaction: borrowing WriteTransaction, where include: (RememberedVersion) -> Bool
+        _ expected: [RememberedVersion], in transaction: borrowing WriteTransaction,
+        where include: (RememberedVersion) -> Bool
     ) throws -> [String] {
         var changed: [String] = []
         for record in expected where include(record) {
@@ -189,13 +201,19 @@ extension Context {
         var changes: [CollectionChanges] = []
         for step in steps {
             let collection = step.storage.name
-            let position = changes.firstIndex { $0.collection == collection } ?? {
-                changes.append(CollectionChanges(collection: collection))
-                return changes.count - 1
-            }()
+            let position =
+                changes.firstIndex { $0.collection == collection }
+                ?? {
+                    changes.append(CollectionChanges(collection: collection))
+                    return changes.count - 1
+                }()
             if let (document, mode) = step.write {
                 let (previous, _) = try step.storage.write(document, mode: mode, in: &transaction)
-                if previous == nil { changes[position].inserted.append(step.id) } else { changes[position].updated.append(step.id) }
+                if previous == nil {
+                    changes[position].inserted.append(step.id)
+                } else {
+                    changes[position].updated.append(step.id)
+                }
             } else {
                 do {
                     _ = try step.storage.remove(id: step.id, in: &transaction)

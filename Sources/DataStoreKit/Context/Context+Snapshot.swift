@@ -26,7 +26,8 @@ extension Context {
 
     /// Ends a snapshot past the store's `maxSnapshotAge` (the writer usually ended it already).
     func checkSnapshotAge(_ state: inout State) throws {
-        if let snapshot = state.snapshot, let limit = store.maxSnapshotAge, ContinuousClock.now - snapshot.began > limit {
+        if let snapshot = state.snapshot, let limit = store.maxSnapshotAge, ContinuousClock.now - snapshot.began > limit
+        {
             state.snapshotEnded = Self.endedMessage(snapshot, .ageLimit(limit), store: store)
             state.snapshot = nil
         }
@@ -37,15 +38,17 @@ extension Context {
     /// DataStore.Options.maxSnapshotAge (60.0 s) …".
     static func endedMessage(_ snapshot: Snapshot, _ reason: Environment.YieldReason, store: DataStore) -> String {
         let age = ContinuousClock.now - snapshot.began
-        let why = switch reason {
-        case .ageLimit(let limit):
-            "it passed DataStore.Options.maxSnapshotAge (\(seconds(limit)) s), since an old snapshot keeps the pages "
-                + "written after it from being reused"
-        case .mapResize(let bytes):
-            "the writer needed to grow the map of \(store.path) to \(bytes) bytes, which needs every read in this "
-                + "process to end"
-        }
-        return "this context's snapshot (at commit \(snapshot.commit)) was ended \(seconds(age)) s after it opened: \(why); "
+        let why =
+            switch reason {
+            case .ageLimit(let limit):
+                "it passed DataStore.Options.maxSnapshotAge (\(seconds(limit)) s), since an old snapshot keeps the pages "
+                    + "written after it from being reused"
+            case .mapResize(let bytes):
+                "the writer needed to grow the map of \(store.path) to \(bytes) bytes, which needs every read in this "
+                    + "process to end"
+            }
+        return
+            "this context's snapshot (at commit \(snapshot.commit)) was ended \(seconds(age)) s after it opened: \(why); "
             + "its reads cannot go on over another snapshot without its view changing under them: call refresh() to "
             + "read the latest commits (staged changes and conflict checks are kept) or discard()"
     }

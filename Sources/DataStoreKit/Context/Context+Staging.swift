@@ -26,7 +26,9 @@ extension Context {
         let storage = collection.storage
         let prepared = try collection.prepare(object, id: id)
         let exists = try viewContains(id, key: prepared.key, in: storage)
-        try stage(exists ? .upsert(prepared) : .insert(prepared), for: Key(collection: storage.name, id: id), storage: storage)
+        try stage(
+            exists ? .upsert(prepared) : .insert(prepared), for: Key(collection: storage.name, id: id), storage: storage
+        )
         return try collection.decodeStored(prepared)
     }
 
@@ -52,8 +54,10 @@ extension Context {
 
     /// The error for staging while this context's save is committing.
     static func busy(staging key: Key) -> DataStoreError {
-        DataStoreError(.conflict, "cannot stage \(key.collection)/\(key.id) while this context's save() is committing; "
-            + "stage it after the save returns, or in a child context (newChild())")
+        DataStoreError(
+            .conflict,
+            "cannot stage \(key.collection)/\(key.id) while this context's save() is committing; "
+                + "stage it after the save returns, or in a child context (newChild())")
     }
 
     /// Folds a later change to `key` into what is staged: only the net effect is kept, so an
@@ -66,7 +70,7 @@ extension Context {
         case (.insert?, .remove): combined = nil
         case (.upsert?, .remove), (.remove?, .remove): combined = .remove
         case (.upsert?, .insert(let prepared)), (.upsert?, .upsert(let prepared)),
-             (.remove?, .insert(let prepared)), (.remove?, .upsert(let prepared)):
+            (.remove?, .insert(let prepared)), (.remove?, .upsert(let prepared)):
             combined = .upsert(prepared)
         }
         if state.changes[key] == nil { state.order.append(key) }

@@ -37,7 +37,7 @@ final class AsyncLock: Sendable {
                 state.locked = false
                 return nil
             }
-            return state.waiters.removeFirst()  // stays locked: ownership passes to the waiter
+            return state.waiters.removeFirst() // stays locked: ownership passes to the waiter
         }
         next?.resume()
     }

@@ -50,14 +50,15 @@ struct IndexWindow {
     /// The windows `scan` covers: one, or one per value of an `in` on the first field, each
     /// once (values whose keys are cut alike give the same window).
     static func windows(for scan: QueryPlan.IndexScan, budget: Int) -> [IndexWindow] {
-        let scans = scan.firstFieldValues.map { values in
-            values.map { value in
-                var single = scan
-                single.firstFieldValues = nil
-                single.equalities = [value] + scan.equalities
-                return single
-            }
-        } ?? [scan]
+        let scans =
+            scan.firstFieldValues.map { values in
+                values.map { value in
+                    var single = scan
+                    single.firstFieldValues = nil
+                    single.equalities = [value] + scan.equalities
+                    return single
+                }
+            } ?? [scan]
         var windows: [IndexWindow] = []
         for single in scans {
             let window = IndexWindow(scan: single, budget: budget)
@@ -118,7 +119,7 @@ struct IndexWindow {
             // Each step answers: nil when the cursor ran off the database; false to stop.
             let step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool = { key, value in
                 if backward ? isBeforeStart(key) : isAfterEnd(key) { return false }
-                if backward ? isAfterEnd(key) : isBeforeStart(key) { return true }  // skip excluded bound
+                if backward ? isAfterEnd(key) : isBeforeStart(key) { return true } // skip excluded bound
                 return try body(key, value)
             }
             var more: Bool?
@@ -133,7 +134,9 @@ struct IndexWindow {
     }
 
     /// Moves to the last key not after the window's end and runs `step` on it.
-    private func positionAtEnd(_ cursor: borrowing Cursor, _ step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws -> Bool? {
+    private func positionAtEnd(
+        _ cursor: borrowing Cursor, _ step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool? {
         guard let end else { return try cursor.withMove(.last, step) }
         // The first key past the window's end: past every key that starts with `end` when inclusive.
         let beyond = endInclusive ? Self.successor(of: end) : end

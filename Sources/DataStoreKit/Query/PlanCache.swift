@@ -50,12 +50,14 @@ final class PlanCache: Sendable {
             case .bytes: self = .bytes
             case .object: self = .object
             case .array(let elements):
-                let scalars = !elements.isEmpty && elements.allSatisfy { element in
-                    switch element {
-                    case .array, .object: return false
-                    default: return true
+                let scalars =
+                    !elements.isEmpty
+                    && elements.allSatisfy { element in
+                        switch element {
+                        case .array, .object: return false
+                        default: return true
+                        }
                     }
-                }
                 self = scalars ? .scalarArray : .otherArray
             }
         }

@@ -36,7 +36,8 @@ struct QueryCounter {
         let conditions = plan.query.conditions
         if index.multiValue {
             guard conditions.count == 1, let condition = conditions.first,
-                  ![.notEqual, .notIn, .exists].contains(condition.op) else { return nil }
+                ![.notEqual, .notIn, .exists].contains(condition.op)
+            else { return nil }
             let values = condition.op == .in ? (condition.value.arrayValue ?? []) : [condition.value]
             guard values.allSatisfy({ $0.arrayValue == nil && $0.objectValue == nil }) else { return nil }
         }
@@ -71,9 +72,10 @@ struct QueryCounter {
                 } else {
                     // A cut value, or a missing field: the record decides.
                     outcome.recordsRead += 1
-                    matched = try transaction.withValue(forKey: idKey, in: storage.records) { record in
-                        try storage.recordMatches(predicates, RecordVersion.body(record), idKey: idKey)
-                    } ?? false
+                    matched =
+                        try transaction.withValue(forKey: idKey, in: storage.records) { record in
+                            try storage.recordMatches(predicates, RecordVersion.body(record), idKey: idKey)
+                        } ?? false
                 }
                 if matched && (!deduplicate || seen.insert(Array(idKey)).inserted) { outcome.count += 1 }
                 return true

@@ -36,7 +36,9 @@ struct QueryExecutor {
         let wanted = limit.map { offset + $0 }
         let stopEarly = plan.limitPushedDown ? wanted : nil
         let sortBudget: Int? = {
-            if case .indexScan(let scan) = plan.access, plan.sortFromScan { return StorageKeys.componentBudget(fieldCount: scan.index.fields.count) }
+            if case .indexScan(let scan) = plan.access, plan.sortFromScan {
+                return StorageKeys.componentBudget(fieldCount: scan.index.fields.count)
+            }
             return nil
         }()
         // Without a sort, items are kept as they come (scan order); rows carry sort keys and ids
@@ -44,7 +46,11 @@ struct QueryExecutor {
         let sorted = !query.sort.isEmpty
         var items: [Item] = []
         var rows: [Row<Item>] = []
-        if sorted { rows.reserveCapacity(min(stopEarly ?? 64, 1_024)) } else { items.reserveCapacity(min(stopEarly ?? 64, 1_024)) }
+        if sorted {
+            rows.reserveCapacity(min(stopEarly ?? 64, 1_024))
+        } else {
+            items.reserveCapacity(min(stopEarly ?? 64, 1_024))
+        }
         var seen = Set<[UInt8]>()
         var lastGroup: [UInt8]?
 
@@ -79,7 +85,9 @@ struct QueryExecutor {
                 // Entries sharing a cut component are in id order, not value order, whatever
                 // follows it: a run of equal keys ends at the first cut component.
                 for (key, value) in zip(query.sort, sortValues) {
-                    if StorageKeys.appendComponent(value, descending: !key.ascending, budget: sortBudget, to: &group) { break }
+                    if StorageKeys.appendComponent(value, descending: !key.ascending, budget: sortBudget, to: &group) {
+                        break
+                    }
                 }
             }
             if let stopEarly, rows.count >= stopEarly {
@@ -88,7 +96,10 @@ struct QueryExecutor {
             }
             // Ids break ties between sort keys.
             let id = try field(storage.idField, in: body) ?? .null
-            rows.append(Row(id: id, sortValues: sortValues, group: group, item: try materialize(body, try RecordVersion.read(record))))
+            rows.append(
+                Row(
+                    id: id, sortValues: sortValues, group: group,
+                    item: try materialize(body, try RecordVersion.read(record))))
             lastGroup = group
             return true
         }
@@ -105,7 +116,8 @@ struct QueryExecutor {
                 if keepGoing == false { break }
             }
         case .idRange(let range, let backward):
-            try IndexWindow(idRange: range, backward: backward).visitEntries(storage.records, in: transaction) { key, record in
+            try IndexWindow(idRange: range, backward: backward).visitEntries(storage.records, in: transaction) {
+                key, record in
                 try consider(key, record)
             }
         case .fullScan:
@@ -123,9 +135,13 @@ struct QueryExecutor {
                 try window.visit(index.database, in: transaction) { idKey in
                     // A document can have several entries (elements of a multi-value field), and
                     // overlapping windows of cut keys can both hold it.
-                    if (index.definition.multiValue || windows.count > 1) && !seen.insert(Array(idKey)).inserted { return true }
-                    let outcome = try transaction.withValue(forKey: idKey, in: storage.records) { try consider(idKey, $0) }
-                    stopped = outcome == false  // an entry without a record cannot happen inside one snapshot
+                    if (index.definition.multiValue || windows.count > 1) && !seen.insert(Array(idKey)).inserted {
+                        return true
+                    }
+                    let outcome = try transaction.withValue(forKey: idKey, in: storage.records) {
+                        try consider(idKey, $0)
+                    }
+                    stopped = outcome == false // an entry without a record cannot happen inside one snapshot
                     return !stopped
                 }
             }
@@ -154,7 +170,8 @@ struct QueryExecutor {
         do {
             return try RecordCodec.field(name, in: body)
         } catch {
-            throw DataStoreError(.codec, "a record in \(storage.name) cannot be read (field \(name))", underlying: error)
+            throw DataStoreError(
+                .codec, "a record in \(storage.name) cannot be read (field \(name))", underlying: error)
         }
     }
 

@@ -50,14 +50,20 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
             parts.append("primary key lookup of \(ids.count) id\(ids.count == 1 ? "" : "s") in \(collection)")
         case .indexScan(let scan):
             let fixed = scan.firstFieldValues == nil ? scan.index.fields[...] : scan.index.fields.dropFirst()
-            var bounds: [String] = zip(fixed, scan.equalities).map { "\($0.name) == \($1.description(limit: Value.planTextLimit))" }
+            var bounds: [String] = zip(fixed, scan.equalities).map {
+                "\($0.name) == \($1.description(limit: Value.planTextLimit))"
+            }
             if let values = scan.firstFieldValues {
                 let shown = Value.array(values).description(limit: Value.planTextLimit)
                 bounds.insert("\(scan.index.fields[0].name) in \(shown) (\(values.count) seeks)", at: 0)
             }
-            if let range = scan.range { bounds.append("\(fixed.dropFirst(scan.equalities.count).first!.name) in \(range)") }
+            if let range = scan.range {
+                bounds.append("\(fixed.dropFirst(scan.equalities.count).first!.name) in \(range)")
+            }
             let shown = bounds.isEmpty ? "all entries" : bounds.joined(separator: ", ")
-            parts.append("index scan of \(scan.index.name) on \(collection) (\(shown)), \(scan.backward ? "backward" : "forward")")
+            parts.append(
+                "index scan of \(scan.index.name) on \(collection) (\(shown)), \(scan.backward ? "backward" : "forward")"
+            )
         case .idRange(let range, let backward):
             let shown = range.map { "ids in \($0)" } ?? "all ids"
             parts.append("id range scan of \(collection) (\(shown)), \(backward ? "backward" : "forward")")
@@ -66,8 +72,10 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
         case .empty:
             parts.append("no scan: the conditions contradict each other")
         }
-        parts.append(query.conditions.isEmpty ? "no filter"
-            : "filter: " + query.conditions.map(\.description).joined(separator: " and "))
+        parts.append(
+            query.conditions.isEmpty
+                ? "no filter"
+                : "filter: " + query.conditions.map(\.description).joined(separator: " and "))
         if query.sort.isEmpty {
             parts.append("order: unspecified (scan order)")
         } else {
@@ -77,8 +85,9 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
             parts.append(sortFromScan ? "sort: \(keys) from \(order)" : "sort: \(keys) in memory")
         }
         if let limit = query.limit {
-            parts.append("limit \(limit)" + (query.offset > 0 ? " offset \(query.offset)" : "")
-                + (limitPushedDown ? " pushed into the scan" : " after sorting"))
+            parts.append(
+                "limit \(limit)" + (query.offset > 0 ? " offset \(query.offset)" : "")
+                    + (limitPushedDown ? " pushed into the scan" : " after sorting"))
         } else if query.offset > 0 {
             parts.append("offset \(query.offset)")
         }

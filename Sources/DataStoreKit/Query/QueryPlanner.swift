@@ -14,7 +14,8 @@ enum QueryPlanner {
         collection: String,
         choices: (table: PlanCache, generation: Int)? = nil
     ) -> QueryPlan {
-        var plan = QueryPlan(access: .fullScan, query: query, sortFromScan: false, limitPushedDown: false, collection: collection)
+        var plan = QueryPlan(
+            access: .fullScan, query: query, sortFromScan: false, limitPushedDown: false, collection: collection)
         // Contradictions only count on fields a single-value index covers: writes refuse arrays
         // there, and an array field can meet "a < 3 and a > 5" with two elements.
         // Each condition field's range, computed once for every index considered.
@@ -44,7 +45,8 @@ enum QueryPlanner {
                 reused = true
             case .index(let name, let score):
                 if let index = indexes.first(where: { $0.definition.name == name }),
-                   let candidate = evaluate(index.definition, for: query, ranges: ranges), candidate.score == score {
+                    let candidate = evaluate(index.definition, for: query, ranges: ranges), candidate.score == score
+                {
                     best = candidate
                     reused = true
                 }
@@ -103,7 +105,8 @@ enum QueryPlanner {
         var equalities: [Value] = []
         var range: ValueRange?
         // An `in` on the first field, with no range condition there: one seek per value.
-        let firstFieldValues = ranges[index.fields[0].name] == nil ? scalarValues(in: query, field: index.fields[0].name) : nil
+        let firstFieldValues =
+            ranges[index.fields[0].name] == nil ? scalarValues(in: query, field: index.fields[0].name) : nil
         for field in index.fields.dropFirst(firstFieldValues == nil ? 0 : 1) {
             if index.multiValue {
                 // Different conditions may be met by different elements: use one condition's range.
@@ -124,11 +127,13 @@ enum QueryPlanner {
             range = fieldRange
             break
         }
-        var scan = QueryPlan.IndexScan(index: index, firstFieldValues: firstFieldValues, equalities: equalities,
-                                       range: range, backward: false)
+        var scan = QueryPlan.IndexScan(
+            index: index, firstFieldValues: firstFieldValues, equalities: equalities,
+            range: range, backward: false)
         var sorted = false
         if !index.multiValue, firstFieldValues == nil,
-           let backward = servesSort(index, query: query, prefix: equalities.count, hasRange: range != nil) {
+            let backward = servesSort(index, query: query, prefix: equalities.count, hasRange: range != nil)
+        {
             sorted = true
             scan.backward = backward
         }
@@ -142,11 +147,12 @@ enum QueryPlanner {
     private static func scalarValues(in query: Query, field: String) -> [Value]? {
         for condition in query.conditions(on: field) where condition.op == .in {
             guard case .array(let values) = condition.value, !values.isEmpty,
-                  values.allSatisfy({ value in
-                      if case .array = value { return false }
-                      if case .object = value { return false }
-                      return true
-                  }) else { continue }
+                values.allSatisfy({ value in
+                    if case .array = value { return false }
+                    if case .object = value { return false }
+                    return true
+                })
+            else { continue }
             return Array(Set(values)).sorted()
         }
         return nil

@@ -37,21 +37,28 @@ enum StoreSchema {
         }
         guard stored.count == 1, Int(stored[0]) <= formatVersion else {
             let found = stored.count == 1 ? "\(stored[0])" : "\(stored.count) bytes"
-            throw DataStoreError(.unsupportedFormat, "the store at \(environment.path) has format version \(found); "
-                + "this build reads versions up to \(formatVersion)")
+            throw DataStoreError(
+                .unsupportedFormat,
+                "the store at \(environment.path) has format version \(found); "
+                    + "this build reads versions up to \(formatVersion)")
         }
     }
 
-    static func read(_ collection: String, in transaction: borrowing some ReadableTransaction & ~Copyable, meta: Database) throws -> Collection? {
+    static func read(
+        _ collection: String, in transaction: borrowing some ReadableTransaction & ~Copyable, meta: Database
+    ) throws -> Collection? {
         guard let bytes = try transaction.value(forKey: collectionKey(collection), in: meta) else { return nil }
         do {
             return try JSONDecoder().decode(Collection.self, from: Data(bytes))
         } catch {
-            throw DataStoreError(.schemaMismatch, "the stored schema of collection \(collection) cannot be read", underlying: error)
+            throw DataStoreError(
+                .schemaMismatch, "the stored schema of collection \(collection) cannot be read", underlying: error)
         }
     }
 
-    static func write(_ schema: Collection, for collection: String, in transaction: inout WriteTransaction, meta: Database) throws {
+    static func write(
+        _ schema: Collection, for collection: String, in transaction: inout WriteTransaction, meta: Database
+    ) throws {
         let bytes = try JSONEncoder().encode(schema)
         try transaction.put(Array(bytes), forKey: collectionKey(collection), in: meta)
     }

@@ -20,8 +20,9 @@ extension DataStore {
         indexBuildChunk: Int = 1_000,
         undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws -> StoreCollection<Object> {
-        let storage = try await openCollection(name, idField: mapping.idField, indexes: indexes, buildChunk: indexBuildChunk,
-                                               mode: .declaration(undeclaredIndexes))
+        let storage = try await openCollection(
+            name, idField: mapping.idField, indexes: indexes, buildChunk: indexBuildChunk,
+            mode: .declaration(undeclaredIndexes))
         return StoreCollection(store: self, storage: storage, mapping: mapping)
     }
 
@@ -33,8 +34,9 @@ extension DataStore {
         indexes: [IndexDefinition] = [],
         undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws -> StoreCollection<Object> {
-        try await collection(name ?? String(describing: type), mapping: .objectCoder, indexes: indexes,
-                             undeclaredIndexes: undeclaredIndexes)
+        try await collection(
+            name ?? String(describing: type), mapping: .objectCoder, indexes: indexes,
+            undeclaredIndexes: undeclaredIndexes)
     }
 
     /// The collection of a `Codable` type whose identifier is the property `idField`, named after
@@ -46,8 +48,9 @@ extension DataStore {
         indexes: [IndexDefinition] = [],
         undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws -> StoreCollection<Object> {
-        try await collection(name ?? String(describing: type), mapping: .codable(idField: idField), indexes: indexes,
-                             undeclaredIndexes: undeclaredIndexes)
+        try await collection(
+            name ?? String(describing: type), mapping: .codable(idField: idField), indexes: indexes,
+            undeclaredIndexes: undeclaredIndexes)
     }
 
     /// The names of the collections stored.
@@ -85,8 +88,10 @@ extension DataStore {
             if environment.configuration.flags.contains(.readOnly) {
                 // A reader cannot record that an index was left out; it only may not need a change.
                 if !recorded || (plan.drop.isEmpty && plan.build.isEmpty) { return storage }
-                throw DataStoreError(.schemaMismatch, "collection \(name)'s declared indexes differ from the stored ones, "
-                    + "and the store is read-only")
+                throw DataStoreError(
+                    .schemaMismatch,
+                    "collection \(name)'s declared indexes differ from the stored ones, "
+                        + "and the store is read-only")
             }
             try await apply(plan, to: storage, recorded: recorded)
             try await buildPendingIndexes(of: storage, chunk: buildChunk)
@@ -100,8 +105,10 @@ extension DataStore {
         // 1. Drop what is redefined, or left out under `.drop`, data and all.
         if !plan.drop.isEmpty {
             let drop = plan.drop
-            _ = try await writer.submit(estimatedBytes: 0, exclusive: true,
-                                        rollBack: indexRestorer(for: storage, reopening: drop)) { [meta] transaction in
+            _ = try await writer.submit(
+                estimatedBytes: 0, exclusive: true,
+                rollBack: indexRestorer(for: storage, reopening: drop)
+            ) { [meta] transaction in
                 for index in drop { try transaction.dropDatabase(index.database) }
                 storage.replaceIndexes { list in list.removeAll { index in drop.contains { $0.name == index.name } } }
                 try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
@@ -110,14 +117,16 @@ extension DataStore {
         // 2. Register the new indexes as building: from here on every write maintains them.
         var added: [IndexTable] = []
         for definition in plan.build {
-            let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, definition.name), options: .create)
+            let database = try openStoreDatabase(
+                named: StoreSchema.indexDatabaseName(name, definition.name), options: .create)
             added.append(IndexTable(definition: definition, database: database, state: .building))
         }
         // A new collection is recorded in `_meta` even without indexes, so tools see it.
         guard !added.isEmpty || !plan.declaredChanges.isEmpty || (!recorded && plan.drop.isEmpty) else { return }
         let newIndexes = added
         let flags = plan.declaredChanges
-        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) { [meta] transaction in
+        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
+            [meta] transaction in
             for index in newIndexes { try transaction.empty(index.database) }
             // Idempotent: a change set may be applied again (see ChangeSet).
             storage.replaceIndexes { list in
@@ -138,16 +147,19 @@ extension DataStore {
             do {
                 try await buildIndex(index, of: storage, chunk: chunk)
             } catch {
-                _ = try await writer.submit(estimatedBytes: 0, exclusive: true,
-                                            rollBack: indexRestorer(for: storage, reopening: [index])) { [meta] transaction in
+                _ = try await writer.submit(
+                    estimatedBytes: 0, exclusive: true,
+                    rollBack: indexRestorer(for: storage, reopening: [index])
+                ) { [meta] transaction in
                     try transaction.dropDatabase(index.database)
                     storage.replaceIndexes { list in list.removeAll { $0.name == index.name } }
                     try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
                 }
                 let reason = (error as? DataStoreError)?.message ?? "\(error)"
-                throw DataStoreError((error as? DataStoreError)?.code ?? .storage,
-                                     "index \(index.name) on \(storage.name) cannot be built from the stored records, "
-                                        + "so it was not added: \(reason)", underlying: error)
+                throw DataStoreError(
+                    (error as? DataStoreError)?.code ?? .storage,
+                    "index \(index.name) on \(storage.name) cannot be built from the stored records, "
+                        + "so it was not added: \(reason)", underlying: error)
             }
         }
     }
@@ -156,28 +168,35 @@ extension DataStore {
     func registeredStorage(_ name: String, idField: String) throws -> CollectionTable {
         if let storage = collections.withLock({ $0[name] }) {
             guard storage.idField == idField else {
-                throw DataStoreError(.schemaMismatch, "collection \(name) is identified by \(storage.idField), not \(idField)")
+                throw DataStoreError(
+                    .schemaMismatch, "collection \(name) is identified by \(storage.idField), not \(idField)")
             }
             return storage
         }
         let stored = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) }
         if let stored, stored.idField != idField {
-            throw DataStoreError(.schemaMismatch, "collection \(name) is stored with id field \(stored.idField), "
-                + "but was declared with \(idField)")
+            throw DataStoreError(
+                .schemaMismatch,
+                "collection \(name) is stored with id field \(stored.idField), "
+                    + "but was declared with \(idField)")
         }
         let readOnly = environment.configuration.flags.contains(.readOnly)
         let records: Database
         do {
-            records = try openStoreDatabase(named: StoreSchema.recordsDatabaseName(name), options: readOnly ? [] : .create)
+            records = try openStoreDatabase(
+                named: StoreSchema.recordsDatabaseName(name), options: readOnly ? [] : .create)
         } catch let error as LMDBError {
             guard error.code == .notFound else { throw error }
-            throw DataStoreError(.notFound, "no collection \(name) in the read-only store at \(path)", underlying: error)
+            throw DataStoreError(
+                .notFound, "no collection \(name) in the read-only store at \(path)", underlying: error)
         }
         var indexes: [IndexTable] = []
         for index in stored?.indexes ?? [] {
             let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, index.definition.name))
-            indexes.append(IndexTable(definition: index.definition, database: database, state: index.state,
-                                        declared: index.declared ?? true))
+            indexes.append(
+                IndexTable(
+                    definition: index.definition, database: database, state: index.state,
+                    declared: index.declared ?? true))
         }
         let storage = CollectionTable(name: name, idField: idField, records: records, indexes: indexes)
         return collections.withLock { registered in
@@ -198,7 +217,8 @@ extension DataStore {
             guard let last else { break }
             after = last
         }
-        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) { [meta] transaction in
+        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
+            [meta] transaction in
             storage.replaceIndexes { list in
                 for position in list.indices where list[position].name == index.name { list[position].state = .ready }
             }
@@ -223,8 +243,9 @@ extension DataStore {
                 guard droppedNames.contains(index.name) else { return index }
                 let name = StoreSchema.indexDatabaseName(storage.name, index.name)
                 guard let database = try? openStoreDatabase(named: name) else { return nil }
-                return IndexTable(definition: index.definition, database: database, state: index.state,
-                                    declared: index.declared)
+                return IndexTable(
+                    definition: index.definition, database: database, state: index.state,
+                    declared: index.declared)
             }
             storage.replaceIndexes { $0 = restored }
         }
@@ -234,14 +255,18 @@ extension DataStore {
 extension CollectionTable {
     /// The schema `_meta` records for this collection.
     var schema: StoreSchema.Collection {
-        StoreSchema.Collection(idField: idField, indexes: indexes.map {
-            StoreSchema.Index(definition: $0.definition, state: $0.state, declared: $0.declared ? nil : false)
-        })
+        StoreSchema.Collection(
+            idField: idField,
+            indexes: indexes.map {
+                StoreSchema.Index(definition: $0.definition, state: $0.state, declared: $0.declared ? nil : false)
+            })
     }
 
     /// Indexes up to `limit` records after the record key `after` (from the first when `nil`).
     /// Returns the last record key indexed, or `nil` when no record was left.
-    func indexChunk(_ index: IndexTable, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws -> [UInt8]? {
+    func indexChunk(_ index: IndexTable, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws
+        -> [UInt8]?
+    {
         var batch: [(key: [UInt8], document: Document)] = []
         try transaction.withCursor(on: records) { cursor in
             var entry: Cursor.Entry?
@@ -281,9 +306,11 @@ extension DataStore {
         case .success(let database):
             return database
         case .failure(let error) where error.code == .databasesFull:
-            throw DataStoreError(.storage, "the store at \(path) holds as many databases as it may "
-                + "(DataStore.Options.maxDatabases = \(environment.configuration.maxDatabases): one per collection "
-                + "and one per index); opening \(name) needs a larger maxDatabases", underlying: error)
+            throw DataStoreError(
+                .storage,
+                "the store at \(path) holds as many databases as it may "
+                    + "(DataStore.Options.maxDatabases = \(environment.configuration.maxDatabases): one per collection "
+                    + "and one per index); opening \(name) needs a larger maxDatabases", underlying: error)
         case .failure(let error):
             throw error
         }

@@ -9,11 +9,16 @@ extension DataStore {
     ///   `.invalidValue` / `.uniqueViolation` when stored records break it (it is then not added).
     public func addIndex(_ definition: IndexDefinition, to name: String, buildChunk: Int = 1_000) async throws {
         let storage = try storage(named: name)
-        if let existing = storage.indexes.first(where: { $0.name == definition.name }), existing.definition != definition {
-            throw DataStoreError(.schemaMismatch, "collection \(name) already has an index \(definition.name) (\(existing.definition)); "
-                + "drop it first to redefine it")
+        if let existing = storage.indexes.first(where: { $0.name == definition.name }),
+            existing.definition != definition
+        {
+            throw DataStoreError(
+                .schemaMismatch,
+                "collection \(name) already has an index \(definition.name) (\(existing.definition)); "
+                    + "drop it first to redefine it")
         }
-        _ = try await openCollection(name, idField: storage.idField, indexes: [definition], buildChunk: buildChunk, mode: .adding)
+        _ = try await openCollection(
+            name, idField: storage.idField, indexes: [definition], buildChunk: buildChunk, mode: .adding)
     }
 
     /// Drops the index `indexName` of the stored collection `name`, with its data. This, and a
@@ -28,11 +33,15 @@ extension DataStore {
         let current = storage.indexes
         guard let dropped = current.first(where: { $0.name == indexName }) else {
             let names = current.map(\.name)
-            throw DataStoreError(.notFound, "collection \(name) has no index \(indexName); "
-                + (names.isEmpty ? "it has no secondary indexes" : "its indexes are " + names.joined(separator: ", ")))
+            throw DataStoreError(
+                .notFound,
+                "collection \(name) has no index \(indexName); "
+                    + (names.isEmpty
+                        ? "it has no secondary indexes" : "its indexes are " + names.joined(separator: ", ")))
         }
-        _ = try await openCollection(name, idField: storage.idField, indexes: [], buildChunk: 1_000,
-                                     mode: .dropping(indexName))
+        _ = try await openCollection(
+            name, idField: storage.idField, indexes: [], buildChunk: 1_000,
+            mode: .dropping(indexName))
         return dropped.definition
     }
 
@@ -44,7 +53,8 @@ extension DataStore {
         undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws {
         let storage = try storage(named: name)
-        _ = try await openCollection(name, idField: storage.idField, indexes: indexes, buildChunk: buildChunk,
-                                     mode: .declaration(undeclaredIndexes))
+        _ = try await openCollection(
+            name, idField: storage.idField, indexes: indexes, buildChunk: buildChunk,
+            mode: .declaration(undeclaredIndexes))
     }
 }

@@ -15,8 +15,9 @@ extension DataStore {
         do {
             try environment.copy(to: destination, compact: compact)
         } catch {
-            throw DataStoreError(.storage, "cannot back up \(path) to \(destination): \(error.context): \(error.reason)",
-                                 underlying: error)
+            throw DataStoreError(
+                .storage, "cannot back up \(path) to \(destination): \(error.context): \(error.reason)",
+                underlying: error)
         }
     }
 

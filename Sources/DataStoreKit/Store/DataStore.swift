@@ -82,10 +82,11 @@ public final class DataStore: Sendable {
         let hub = ChangeHub()
         self.changeHub = hub
         // An idle writer checks for expired snapshots twice per cap, so one lives at most 1.5 caps.
-        self.writer = Writer(environment: environment, limits: options.writerLimits, durability: options.durability,
-                             snapshotCheckInterval: options.maxSnapshotAge.map { $0 / 2 },
-                             afterCommit: { commit, results in hub.publish(commit: commit, results: results) },
-                             afterClose: { hub.finish() })
+        self.writer = Writer(
+            environment: environment, limits: options.writerLimits, durability: options.durability,
+            snapshotCheckInterval: options.maxSnapshotAge.map { $0 / 2 },
+            afterCommit: { commit, results in hub.publish(commit: commit, results: results) },
+            afterClose: { hub.finish() })
     }
 
     deinit {
@@ -132,8 +133,9 @@ public final class DataStore: Sendable {
             do {
                 environment = try Environment.open(path: path, configuration: configuration)
             } catch let error as LMDBError {
-                throw DataStoreError(.storage, "cannot open the store at \(path): \(error.context): \(error.reason)",
-                                     underlying: error)
+                throw DataStoreError(
+                    .storage, "cannot open the store at \(path): \(error.context): \(error.reason)",
+                    underlying: error)
             }
             // A store closed while its object lives is replaced by a fresh one on the same
             // environment: its writer has stopped, and LMDB serialises it with the new one.
@@ -144,8 +146,10 @@ public final class DataStore: Sendable {
             do {
                 meta = try environment.openDatabase(named: "_meta", options: options.readOnly ? [] : .create)
             } catch let error as LMDBError where error.code == .databasesFull {
-                throw DataStoreError(.storage, "the store at \(path) cannot open its _meta database with "
-                    + "DataStore.Options.maxDatabases = \(options.maxDatabases)", underlying: error)
+                throw DataStoreError(
+                    .storage,
+                    "the store at \(path) cannot open its _meta database with "
+                        + "DataStore.Options.maxDatabases = \(options.maxDatabases)", underlying: error)
             } catch let error as LMDBError where error.code == .notFound {
                 meta = try emptyStoreMeta(environment, path: path, notFound: error)
             } catch let error as LMDBError {
@@ -156,24 +160,29 @@ public final class DataStore: Sendable {
             } catch let error as LMDBError {
                 throw cannotCreate(path, error)
             }
-            let store = DataStore(environment: environment, meta: meta, options: options, temporaryDirectory: temporaryDirectory)
+            let store = DataStore(
+                environment: environment, meta: meta, options: options, temporaryDirectory: temporaryDirectory)
             stores[environment.path] = WeakStore(store: store)
             return store
         }
     }
 
     private static func cannotCreate(_ path: String, _ error: LMDBError) -> DataStoreError {
-        DataStoreError(.storage, "cannot create the store at \(path): \(error.context): \(error.reason)", underlying: error)
+        DataStoreError(
+            .storage, "cannot create the store at \(path): \(error.context): \(error.reason)", underlying: error)
     }
 
     /// The `_meta` stand-in of a read-only open of an environment that holds no database at all:
     /// a store whose first open was cut short after LMDB made its files and before the store's
     /// first commit. It is an empty store, so it gets the main database, which then holds no key
     /// and whose keys (database names) never look like `_meta`'s.
-    private static func emptyStoreMeta(_ environment: Environment, path: String, notFound: LMDBError) throws -> Database {
+    private static func emptyStoreMeta(_ environment: Environment, path: String, notFound: LMDBError) throws -> Database
+    {
         guard try environment.statistics().entries == 0 else {
-            throw DataStoreError(.storage, "\(path) holds an LMDB environment that is not a DataStoreKit store "
-                + "(no _meta database)", underlying: notFound)
+            throw DataStoreError(
+                .storage,
+                "\(path) holds an LMDB environment that is not a DataStoreKit store "
+                    + "(no _meta database)", underlying: notFound)
         }
         return try environment.openDatabase(named: nil)
     }

@@ -66,7 +66,8 @@ public struct IndexDefinition: Sendable, Hashable, Codable, CustomStringConverti
     /// Checks the declaration itself, naming what is wrong.
     func validate(collection: String) throws(DataStoreError) {
         if name.isEmpty || name.contains("/") {
-            throw DataStoreError(.schemaMismatch, "index name \"\(name)\" on \(collection) must be non-empty and contain no \"/\"")
+            throw DataStoreError(
+                .schemaMismatch, "index name \"\(name)\" on \(collection) must be non-empty and contain no \"/\"")
         }
         if fields.contains(where: { $0.name.isEmpty }) {
             throw DataStoreError(.schemaMismatch, "index \(name) on \(collection) names an empty field")
@@ -75,10 +76,12 @@ public struct IndexDefinition: Sendable, Hashable, Codable, CustomStringConverti
             throw DataStoreError(.schemaMismatch, "index \(name) on \(collection) repeats a field")
         }
         if multiValue && fields.count != 1 {
-            throw DataStoreError(.schemaMismatch, "multi-value index \(name) on \(collection) must have exactly one field")
+            throw DataStoreError(
+                .schemaMismatch, "multi-value index \(name) on \(collection) must have exactly one field")
         }
         if fields.count > 8 {
-            throw DataStoreError(.schemaMismatch, "index \(name) on \(collection) has \(fields.count) fields; at most 8")
+            throw DataStoreError(
+                .schemaMismatch, "index \(name) on \(collection) has \(fields.count) fields; at most 8")
         }
     }
 }

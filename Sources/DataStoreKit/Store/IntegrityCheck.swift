@@ -46,8 +46,10 @@ extension DataStore {
                     do {
                         let document = try current.value.withUnsafeBytes { try storage.decodeDocument($0, id: shownID) }
                         if let id = document[storage.idField], (try? storage.idKey(id)) != current.key {
-                            problems.append(IntegrityProblem(collection: storage.name, index: nil,
-                                message: "record \(shownID) holds id \(id) in field \(storage.idField)"))
+                            problems.append(
+                                IntegrityProblem(
+                                    collection: storage.name, index: nil,
+                                    message: "record \(shownID) holds id \(id) in field \(storage.idField)"))
                         }
                         for index in indexes {
                             let entries = try index.entries(for: document, idKey: current.key, collection: storage.name)
@@ -57,8 +59,10 @@ extension DataStore {
                             }
                         }
                     } catch {
-                        problems.append(IntegrityProblem(collection: storage.name, index: nil,
-                            message: "record \(shownID) cannot be decoded: \(error)"))
+                        problems.append(
+                            IntegrityProblem(
+                                collection: storage.name, index: nil,
+                                message: "record \(shownID) cannot be decoded: \(error)"))
                     }
                     entry = try cursor.move(.next)
                 }
@@ -69,15 +73,19 @@ extension DataStore {
                     var entry = try cursor.move(.first)
                     while let current = entry {
                         if wanted.remove(current.key) == nil {
-                            problems.append(IntegrityProblem(collection: storage.name, index: index.name,
-                                message: "stray entry of \(current.key.count) bytes with no matching record"))
+                            problems.append(
+                                IntegrityProblem(
+                                    collection: storage.name, index: index.name,
+                                    message: "stray entry of \(current.key.count) bytes with no matching record"))
                         }
                         entry = try cursor.move(.next)
                     }
                 }
                 for _ in wanted {
-                    problems.append(IntegrityProblem(collection: storage.name, index: index.name,
-                        message: "a record's entry is missing"))
+                    problems.append(
+                        IntegrityProblem(
+                            collection: storage.name, index: index.name,
+                            message: "a record's entry is missing"))
                 }
             }
             for finder in duplicates { problems += finder.problems(collection: storage.name) }

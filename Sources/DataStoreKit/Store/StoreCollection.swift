@@ -99,7 +99,8 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     private func objects(matching query: Query) throws -> [Object] {
         let plan = self.plan(for: query)
         return try read { transaction in
-            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, _ in try decode(body, id: nil) }
+            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, _ in try decode(body, id: nil)
+            }
         }
     }
 
@@ -188,7 +189,8 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
             return try mapping.decodeRecord(body)
         } catch {
             let record = id.map { "the record \($0)" } ?? "a record"
-            throw DataStoreError(.codec, "\(record) in \(name) cannot be decoded into \(Object.self)", underlying: error)
+            throw DataStoreError(
+                .codec, "\(record) in \(name) cannot be decoded into \(Object.self)", underlying: error)
         }
     }
 
@@ -249,7 +251,8 @@ extension StoreCollection {
         let storage = self.storage
         do {
             if let encodeRecord = mapping.encodeRecord {
-                return try storage.prepare(record: encodeRecord(object), id: id, generatingMissingID: generatingMissingID)
+                return try storage.prepare(
+                    record: encodeRecord(object), id: id, generatingMissingID: generatingMissingID)
             }
             let document = try mapping.encode(object)
             let own = DataStore.identity(of: document, idField: storage.idField)
@@ -258,8 +261,9 @@ extension StoreCollection {
         } catch let error as DataStoreError {
             throw error
         } catch {
-            throw DataStoreError(.invalidValue, "an object of type \(Object.self) cannot be stored in \(name): \(error)",
-                                 underlying: error)
+            throw DataStoreError(
+                .invalidValue, "an object of type \(Object.self) cannot be stored in \(name): \(error)",
+                underlying: error)
         }
     }
 

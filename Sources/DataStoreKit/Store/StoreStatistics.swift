@@ -83,11 +83,13 @@ extension DataStore {
                 let records = try transaction.statistics(of: storage.records)
                 let indexes = try storage.indexes.map { index in
                     let stats = try transaction.statistics(of: index.database)
-                    return StoreStatistics.Index(definition: index.definition, state: index.state.rawValue,
-                                                 declared: index.declared, entries: stats.entries, bytes: stats.bytesUsed)
+                    return StoreStatistics.Index(
+                        definition: index.definition, state: index.state.rawValue,
+                        declared: index.declared, entries: stats.entries, bytes: stats.bytesUsed)
                 }
-                return StoreStatistics.Collection(name: name, idField: storage.idField, documents: records.entries,
-                                                  bytes: records.bytesUsed, indexes: indexes)
+                return StoreStatistics.Collection(
+                    name: name, idField: storage.idField, documents: records.entries,
+                    bytes: records.bytesUsed, indexes: indexes)
             }
             collections.append(entry)
         }
@@ -95,19 +97,21 @@ extension DataStore {
         // The reader table before the info, so no snapshot listed is newer than the last commit.
         let readers = try environment.readers()
         let info = try environment.info()
-        return StoreStatistics(formatVersion: Int(format?.first ?? 0), collections: collections,
-                               mapSize: info.mapSize, lastTransactionID: info.lastTransactionID,
-                               maxReaders: info.maxReaders, readersInUse: info.readersInUse,
-                               bytesInUse: try environment.bytesInUse(),
-                               readers: Self.activeReaders(readers, lastCommit: info.lastTransactionID))
+        return StoreStatistics(
+            formatVersion: Int(format?.first ?? 0), collections: collections,
+            mapSize: info.mapSize, lastTransactionID: info.lastTransactionID,
+            maxReaders: info.maxReaders, readersInUse: info.readersInUse,
+            bytesInUse: try environment.bytesInUse(),
+            readers: Self.activeReaders(readers, lastCommit: info.lastTransactionID))
     }
 
     /// The readers that hold a snapshot, oldest snapshot first.
     private static func activeReaders(_ slots: [Environment.Reader], lastCommit: Int) -> [StoreStatistics.Reader] {
         slots.compactMap { slot in
             slot.snapshotID.map { snapshot in
-                StoreStatistics.Reader(processID: slot.processID, isThisProcess: slot.isThisProcess, snapshotID: snapshot,
-                                       commitsBehind: max(0, lastCommit - snapshot), age: slot.age, holder: slot.label)
+                StoreStatistics.Reader(
+                    processID: slot.processID, isThisProcess: slot.isThisProcess, snapshotID: snapshot,
+                    commitsBehind: max(0, lastCommit - snapshot), age: slot.age, holder: slot.label)
             }
         }.sorted { ($0.snapshotID, $0.processID) < ($1.snapshotID, $1.processID) }
     }

@@ -6,7 +6,9 @@ extension CollectionTable {
     ///
     /// - Throws: ``DataStoreError/Code/codec`` naming the record, wrapping the `CodecError` that
     ///   names the field.
-    func recordMatches(_ predicates: [RecordPredicate], _ body: UnsafeRawBufferPointer, idKey: UnsafeRawBufferPointer) throws -> Bool {
+    func recordMatches(_ predicates: [RecordPredicate], _ body: UnsafeRawBufferPointer, idKey: UnsafeRawBufferPointer)
+        throws -> Bool
+    {
         do {
             return try RecordPredicate.all(predicates, match: body)
         } catch {

@@ -51,8 +51,9 @@ final class CollectionTable: Sendable {
     func plan(_ query: Query) -> QueryPlan {
         // The generation before the list: a list that changes after it makes the choice stale.
         let generation = planCache.generation
-        return QueryPlanner.plan(query, idField: idField, indexes: readyIndexes, collection: name,
-                                 choices: (planCache, generation))
+        return QueryPlanner.plan(
+            query, idField: idField, indexes: readyIndexes, collection: name,
+            choices: (planCache, generation))
     }
 
     /// The record key of `id` in this collection.
@@ -62,8 +63,10 @@ final class CollectionTable: Sendable {
 
     /// The error for a record that cannot be read, naming the collection and the record's id.
     func unreadable(_ idKey: UnsafeRawBufferPointer, _ underlying: any Error) -> DataStoreError {
-        let id = (try? KeyCodec.decode(Array(idKey)).first).flatMap { $0 }.map(String.init(describing:)) ?? "\(Array(idKey))"
-        return DataStoreError(.codec, "the record \(id) in collection \(name) cannot be decoded", underlying: underlying)
+        let id =
+            (try? KeyCodec.decode(Array(idKey)).first).flatMap { $0 }.map(String.init(describing:)) ?? "\(Array(idKey))"
+        return DataStoreError(
+            .codec, "the record \(id) in collection \(name) cannot be decoded", underlying: underlying)
     }
 
     /// Decodes a stored record (version + document bytes) into a document.
@@ -156,11 +159,14 @@ extension CollectionTable {
 
     /// Puts the entries of a document with no previous version into `index`, after checking a
     /// unique index.
-    private func addEntries(of prepared: PreparedDocument, to index: IndexTable, in transaction: inout WriteTransaction) throws {
+    private func addEntries(of prepared: PreparedDocument, to index: IndexTable, in transaction: inout WriteTransaction)
+        throws
+    {
         let entries = try prepared.entries(of: index, collection: name)
         if index.definition.unique {
             for entry in entries where !entry.hasMissingField {
-                try checkUnique(entry, of: prepared.document(), in: index, idKey: prepared.key, transaction: transaction)
+                try checkUnique(
+                    entry, of: prepared.document(), in: index, idKey: prepared.key, transaction: transaction)
             }
         }
         for entry in entries { try transaction.put([], forKey: entry.key, in: index.database) }
@@ -171,10 +177,13 @@ extension CollectionTable {
     /// descent on the writer thread for every insert. The record is written before the index
     /// entries are checked: a unique violation then fails the change set with the record in its
     /// transaction, which the writer rolls back with the rest of the change set.
-    private func insert(_ prepared: PreparedDocument, in transaction: inout WriteTransaction) throws -> (previous: Document?, version: Int) {
+    private func insert(_ prepared: PreparedDocument, in transaction: inout WriteTransaction) throws -> (
+        previous: Document?, version: Int
+    ) {
         let version = transaction.transactionID
         do {
-            try transaction.put(Self.record(prepared, version: version), forKey: prepared.key, in: records, options: .noOverwrite)
+            try transaction.put(
+                Self.record(prepared, version: version), forKey: prepared.key, in: records, options: .noOverwrite)
         } catch {
             guard error.code == .keyExists else { throw error }
             throw DataStoreError(.duplicateID, "an object with id \(prepared.id) already exists in \(name)")
@@ -185,7 +194,9 @@ extension CollectionTable {
 
     /// Removes the object stored under `id` with its index entries, and returns it.
     /// - Throws: ``DataStoreError/Code/notFound`` naming the id and the collection.
-    func remove(id: Value, expecting expected: ExpectedVersion = .any, in transaction: inout WriteTransaction) throws -> Document {
+    func remove(id: Value, expecting expected: ExpectedVersion = .any, in transaction: inout WriteTransaction) throws
+        -> Document
+    {
         let key = try idKey(id)
         let existing = try storedDocument(key, id: id, in: &transaction)
         try check(expected, found: existing?.0, id: id)
@@ -206,8 +217,11 @@ extension CollectionTable {
     /// A record that cannot be decoded (damaged on disk) is being replaced or removed: its index
     /// entries are found by id and deleted, and it counts as an empty document of version 0, so
     /// the write repairs the store instead of failing on the damage it would remove.
-    private func storedDocument(_ key: [UInt8], id: Value, in transaction: inout WriteTransaction) throws -> (Int, Document)? {
-        let stored: Result<(Int, Document), any Error>? = try transaction.withValue(forKey: key, in: records) { record in
+    private func storedDocument(_ key: [UInt8], id: Value, in transaction: inout WriteTransaction) throws -> (
+        Int, Document
+    )? {
+        let stored: Result<(Int, Document), any Error>? = try transaction.withValue(forKey: key, in: records) {
+            record in
             Result { (try RecordVersion.read(record), try decodeDocument(record, id: "\(id)")) }
         }
         switch stored {
@@ -262,7 +276,8 @@ extension CollectionTable {
         let prefix = Array(entry.key[..<entry.componentsCount])
         let candidates: [[UInt8]] = try transaction.withCursor(on: index.database) { cursor in
             var found: [[UInt8]] = []
-            var next = try cursor.withSeek(atOrAfter: prefix) { key, _ in Self.classify(key, prefix: prefix, own: idKey) }
+            var next = try cursor.withSeek(atOrAfter: prefix) { key, _ in Self.classify(key, prefix: prefix, own: idKey)
+            }
             while let step = next, step != .pastPrefix {
                 if case .other(let id) = step { found.append(id) }
                 // Only a cut key can stand for several different real values: keep looking.
@@ -278,8 +293,10 @@ extension CollectionTable {
             }
             guard let theirs, !entry.isTruncated || theirs == mine else { continue }
             let shown = mine.map { $0.map(String.init(describing:)) ?? "missing" }.joined(separator: ", ")
-            throw DataStoreError(.uniqueViolation, "unique index \(index.name) on \(name) already has (\(shown)) "
-                + "for another object")
+            throw DataStoreError(
+                .uniqueViolation,
+                "unique index \(index.name) on \(name) already has (\(shown)) "
+                    + "for another object")
         }
     }
 
@@ -292,7 +309,8 @@ extension CollectionTable {
     /// Classifies an index key met while scanning the entries under `prefix`.
     private static func classify(_ key: UnsafeRawBufferPointer, prefix: [UInt8], own: [UInt8]) -> Candidate {
         guard key.count >= prefix.count, key.starts(with: prefix),
-              let id = StorageKeys.idKey(inIndexKey: key) else { return .pastPrefix }
+            let id = StorageKeys.idKey(inIndexKey: key)
+        else { return .pastPrefix }
         return id.elementsEqual(own) ? .own : .other(Array(id))
     }
 }

@@ -47,8 +47,11 @@ struct DuplicateFinder {
             for values in order {
                 guard let ids = byValue[values], ids.count > 1 else { continue }
                 let shown = values.map { $0.map(String.init(describing:)) ?? "missing" }.joined(separator: ", ")
-                problems.append(IntegrityProblem(collection: collection, index: index.name,
-                    message: "unique value (\(shown)) is held by \(ids.count) records: \(ids.joined(separator: ", "))"))
+                problems.append(
+                    IntegrityProblem(
+                        collection: collection, index: index.name,
+                        message:
+                            "unique value (\(shown)) is held by \(ids.count) records: \(ids.joined(separator: ", "))"))
             }
         }
         return problems
@@ -58,11 +61,12 @@ struct DuplicateFinder {
     private func realValues(in document: Document, components: [UInt8]) -> [[Value?]] {
         guard index.definition.multiValue else { return [index.values(in: document)] }
         let field = index.definition.fields[0]
-        let elements: [Value] = switch document[field.name] {
-        case .array(let elements)?: elements
-        case let value?: [value]
-        case nil: []
-        }
+        let elements: [Value] =
+            switch document[field.name] {
+            case .array(let elements)?: elements
+            case let value?: [value]
+            case nil: []
+            }
         return elements.filter { element in
             var key: [UInt8] = []
             StorageKeys.appendComponent(element, descending: field.descending, budget: index.componentBudget, to: &key)

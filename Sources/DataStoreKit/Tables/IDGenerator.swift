@@ -23,7 +23,7 @@ enum IDGenerator {
                 state.counter = 0
             } else {
                 state.counter += 1
-                if state.counter > 0xFF_FFFF {  // more than 16M ids in one millisecond: borrow the next
+                if state.counter > 0xFF_FFFF { // more than 16M ids in one millisecond: borrow the next
                     state.millisecond += 1
                     state.counter = 0
                 }

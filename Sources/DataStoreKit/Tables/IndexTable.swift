@@ -45,10 +45,13 @@ struct IndexTable: Sendable {
     ///
     /// - Throws: as ``entries(for:idKey:collection:)``, and ``DataStoreError/Code/codec`` for
     ///   damaged bytes.
-    func entries(forRecord body: UnsafeRawBufferPointer, idKey: [UInt8], collection: String) throws(DataStoreError) -> [Entry] {
+    func entries(forRecord body: UnsafeRawBufferPointer, idKey: [UInt8], collection: String) throws(DataStoreError)
+        -> [Entry]
+    {
         try entries(idKey: idKey, collection: collection) { name throws(DataStoreError) in
             do { return try RecordCodec.field(name, in: body) } catch {
-                throw DataStoreError(.codec, "field \(name) of a record in \(collection) cannot be read", underlying: error)
+                throw DataStoreError(
+                    .codec, "field \(name) of a record in \(collection) cannot be read", underlying: error)
             }
         }
     }
@@ -72,7 +75,8 @@ struct IndexTable: Sendable {
             }
             return values.map { value in
                 var key: [UInt8] = []
-                let cut = StorageKeys.appendComponent(value, descending: field.descending, budget: componentBudget, to: &key)
+                let cut = StorageKeys.appendComponent(
+                    value, descending: field.descending, budget: componentBudget, to: &key)
                 let count = key.count
                 StorageKeys.appendIDSuffix(idKey, to: &key)
                 return Entry(key: key, componentsCount: count, isTruncated: cut, hasMissingField: value == nil)
@@ -85,11 +89,15 @@ struct IndexTable: Sendable {
         for field in fields {
             let value = try lookup(field.name)
             if case .array? = value {
-                throw DataStoreError(.invalidValue, "field \(field.name) of a document in \(collection) holds an array, "
-                    + "but index \(name) is not multi-value (declare it with multiValue: true to index elements)")
+                throw DataStoreError(
+                    .invalidValue,
+                    "field \(field.name) of a document in \(collection) holds an array, "
+                        + "but index \(name) is not multi-value (declare it with multiValue: true to index elements)")
             }
             missing = missing || value == nil
-            cut = StorageKeys.appendComponent(value, descending: field.descending, budget: componentBudget, to: &key) || cut
+            cut =
+                StorageKeys.appendComponent(value, descending: field.descending, budget: componentBudget, to: &key)
+                || cut
         }
         let count = key.count
         StorageKeys.appendIDSuffix(idKey, to: &key)

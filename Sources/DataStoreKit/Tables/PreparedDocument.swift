@@ -42,7 +42,8 @@ extension CollectionTable {
     /// - Parameter keptObjectID: Whether `id` is the one the document already held.
     /// - Throws: ``DataStoreError`` `.invalidID` for an id that cannot be a key, `.invalidValue`
     ///   for a value the record format cannot hold or an array in a single-value index.
-    func prepare(_ document: Document, id: Value, keptObjectID: Bool = false) throws(DataStoreError) -> PreparedDocument {
+    func prepare(_ document: Document, id: Value, keptObjectID: Bool = false) throws(DataStoreError) -> PreparedDocument
+    {
         let key = try idKey(id)
         var document = document
         document[idField] = id
@@ -50,13 +51,15 @@ extension CollectionTable {
         do {
             body = try RecordCodec.encode(document)
         } catch {
-            throw DataStoreError(.invalidValue, "the object \(id) cannot be stored in \(name): \(error)", underlying: error)
+            throw DataStoreError(
+                .invalidValue, "the object \(id) cannot be stored in \(name): \(error)", underlying: error)
         }
         var entries: [(definition: IndexDefinition, entries: [IndexTable.Entry])] = []
         for index in indexes {
             entries.append((index.definition, try index.entries(for: document, idKey: key, collection: name)))
         }
-        return PreparedDocument(id: id, key: key, body: body, given: document, entries: entries, keptObjectID: keptObjectID)
+        return PreparedDocument(
+            id: id, key: key, body: body, given: document, entries: entries, keptObjectID: keptObjectID)
     }
 
     /// Prepares the record an object wrote itself (``RecordEncodable``), under `id` when given,
@@ -67,11 +70,14 @@ extension CollectionTable {
     /// which finds fields by canonical equivalence (as the store's check does) where bytes would not.
     /// - Throws: as ``prepare(_:id:keptObjectID:)``, and `.invalidID` for a missing id when not
     ///   generating one.
-    func prepare(record written: WrittenRecord, id requested: Value?, generatingMissingID: Bool) throws(DataStoreError) -> PreparedDocument {
+    func prepare(record written: WrittenRecord, id requested: Value?, generatingMissingID: Bool) throws(DataStoreError)
+        -> PreparedDocument
+    {
         let body = written.bytes
         let held: Value?
         do { held = try RecordCodec.field(idField, in: body) } catch {
-            throw DataStoreError(.invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
+            throw DataStoreError(
+                .invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
         }
         let own = DataStore.identity(of: held)
         let id = try chooseID(requested ?? own, generatingMissingID: generatingMissingID)
@@ -80,16 +86,19 @@ extension CollectionTable {
         guard written.namesAreASCII, keyNamesAreASCII, let held, Self.sameID(held, id) else {
             let document: Document
             do { document = try RecordCodec.decode(body) } catch {
-                throw DataStoreError(.invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
+                throw DataStoreError(
+                    .invalidValue, "an object written for \(name) is not a valid record: \(error)", underlying: error)
             }
             return try prepare(document, id: id, keptObjectID: own.map { Self.sameID($0, id) } ?? false)
         }
         let key = try idKey(id)
-        let computed = body.withUnsafeBytes { bytes -> Result<[(definition: IndexDefinition, entries: [IndexTable.Entry])], DataStoreError> in
+        let computed = body.withUnsafeBytes {
+            bytes -> Result<[(definition: IndexDefinition, entries: [IndexTable.Entry])], DataStoreError> in
             do throws(DataStoreError) {
-                return .success(try indexes.map { index throws(DataStoreError) in
-                    (index.definition, try index.entries(forRecord: bytes, idKey: key, collection: name))
-                })
+                return .success(
+                    try indexes.map { index throws(DataStoreError) in
+                        (index.definition, try index.entries(forRecord: bytes, idKey: key, collection: name))
+                    })
             } catch {
                 return .failure(error)
             }

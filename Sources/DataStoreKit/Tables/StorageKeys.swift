@@ -27,14 +27,18 @@ enum StorageKeys {
         case .double(let number) where Int64(exactly: number) != nil:
             return try idKey(.int(Int64(exactly: number)!), collection: collection)
         default:
-            throw DataStoreError(.invalidID, "id \(id) of type \(id.typeName) in collection \(collection): "
-                + "ids are non-empty strings or integers")
+            throw DataStoreError(
+                .invalidID,
+                "id \(id) of type \(id.typeName) in collection \(collection): "
+                    + "ids are non-empty strings or integers")
         }
         var key: [UInt8] = []
         KeyCodec.append(id, to: &key)
         guard key.count <= maxIDKeyBytes else {
-            throw DataStoreError(.invalidID, "id of \(key.count) encoded bytes in collection \(collection) "
-                + "is longer than the \(maxIDKeyBytes) allowed")
+            throw DataStoreError(
+                .invalidID,
+                "id of \(key.count) encoded bytes in collection \(collection) "
+                    + "is longer than the \(maxIDKeyBytes) allowed")
         }
         return key
     }

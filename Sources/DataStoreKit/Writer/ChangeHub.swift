@@ -37,7 +37,8 @@ final class ChangeHub: Sendable {
         for case let report as any ReportsChanges in results {
             // A change set that changed nothing (a remove of what was already gone, last writer
             // wins) is no change to tell.
-            for change in report.changes where !(change.inserted.isEmpty && change.updated.isEmpty && change.removed.isEmpty) {
+            for change in report.changes
+            where !(change.inserted.isEmpty && change.updated.isEmpty && change.removed.isEmpty) {
                 if merged[change.collection] == nil {
                     merged[change.collection] = CollectionChanges(collection: change.collection)
                     order.append(change.collection)

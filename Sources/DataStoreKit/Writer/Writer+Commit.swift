@@ -53,7 +53,9 @@ extension WriterCore {
                 if isolating.knownFailures.count == next.count {
                     // Every change set failed (a batch of one, usually): nothing to commit.
                     state.withLock { $0.metrics.failedChangeSets += next.count }
-                    for (position, pending) in next.enumerated() { Self.fail(pending, isolating.knownFailures[position]!) }
+                    for (position, pending) in next.enumerated() {
+                        Self.fail(pending, isolating.knownFailures[position]!)
+                    }
                     continue
                 }
                 state.withLock { $0.metrics.isolationReplays += 1 }
@@ -63,13 +65,21 @@ extension WriterCore {
                 case .grown:
                     work.append((next, plan))
                 case .atLimit:
-                    fail(next, DataStoreError(.storage, "the store at \(environment.path) is full and its map "
-                        + "may not grow past \(limits.maxMapSize) bytes", underlying: error))
+                    fail(
+                        next,
+                        DataStoreError(
+                            .storage,
+                            "the store at \(environment.path) is full and its map "
+                                + "may not grow past \(limits.maxMapSize) bytes", underlying: error))
                 case .failed(let growthError):
                     // Blocked by readers (the message names them), or refused by LMDB.
-                    fail(next, DataStoreError(.storage, "the store is full and its map could not grow: "
-                        + (growthError.code == .mapResizeBlocked ? growthError.context : "\(growthError)"),
-                        underlying: growthError))
+                    fail(
+                        next,
+                        DataStoreError(
+                            .storage,
+                            "the store is full and its map could not grow: "
+                                + (growthError.code == .mapResizeBlocked ? growthError.context : "\(growthError)"),
+                            underlying: growthError))
                 }
             case .transactionFull(let error):
                 if next.count > 1 {
@@ -78,12 +88,20 @@ extension WriterCore {
                     work.append((Array(next[middle...]), .direct(next.count - middle)))
                     work.append((Array(next[..<middle]), .direct(middle)))
                 } else {
-                    fail(next, DataStoreError(.storage, "one change set is larger than a write transaction "
-                        + "may hold in \(environment.path)", underlying: error))
+                    fail(
+                        next,
+                        DataStoreError(
+                            .storage,
+                            "one change set is larger than a write transaction "
+                                + "may hold in \(environment.path)", underlying: error))
                 }
             case .failed(let error):
-                fail(next, DataStoreError(.storage, "committing \(next.count) change set(s) to "
-                    + "\(environment.path) failed", underlying: error))
+                fail(
+                    next,
+                    DataStoreError(
+                        .storage,
+                        "committing \(next.count) change set(s) to "
+                            + "\(environment.path) failed", underlying: error))
             }
         }
     }
@@ -127,7 +145,9 @@ extension WriterCore {
                     outcomes.append(.failure(error))
                 }
             }
-            if extendsDataFile { extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes }) }
+            if extendsDataFile {
+                extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes })
+            }
             try transaction.commit()
         } catch {
             let lmdbError = (error as? LMDBError) ?? ((error as? DataStoreError)?.underlying as? LMDBError)
@@ -193,7 +213,9 @@ extension WriterCore {
     /// The LMDB code behind `error`, whether thrown as is or wrapped by the store.
     static func lmdbCode(of error: any Error) -> LMDBError.Code? {
         if let error = error as? LMDBError { return error.code }
-        if let error = error as? DataStoreError, let underlying = error.underlying as? LMDBError { return underlying.code }
+        if let error = error as? DataStoreError, let underlying = error.underlying as? LMDBError {
+            return underlying.code
+        }
         return nil
     }
 }

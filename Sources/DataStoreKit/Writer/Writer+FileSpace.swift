@@ -51,7 +51,8 @@ extension WriterCore {
         space.usedEnd = usedEnd
         defer { fileSpace.withLock { $0 = space } }
         guard info.lastTransactionID >= space.retryAfterTransaction, growth <= headroom / 4, batchBytes <= headroom / 4,
-              usedEnd + headroom / 2 > space.knownFileSize else { return }
+            usedEnd + headroom / 2 > space.knownFileSize
+        else { return }
         do {
             space.knownFileSize = try transaction.dataFileSize()
             guard usedEnd + headroom / 2 > space.knownFileSize else { return }

@@ -35,8 +35,9 @@ final class Writer: Sendable {
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void,
         afterClose: @escaping @Sendable () -> Void = {}
     ) {
-        core = WriterCore(environment: environment, limits: limits, durability: durability,
-                          snapshotCheckInterval: snapshotCheckInterval, afterCommit: afterCommit)
+        core = WriterCore(
+            environment: environment, limits: limits, durability: durability,
+            snapshotCheckInterval: snapshotCheckInterval, afterCommit: afterCommit)
         let core = self.core
         let thread = Thread {
             // Named from inside the thread, and in at most 15 bytes: Linux refuses longer thread
@@ -87,8 +88,9 @@ final class Writer: Sendable {
         precondition(rollBack == nil || exclusive, "only an exclusive change set may have a roll-back")
         await core.waitForRoom()
         let (value, commit) = try await withCheckedThrowingContinuation { continuation in
-            let change = ChangeSet(apply: { transaction in try apply(&transaction) }, estimatedBytes: estimatedBytes,
-                                   exclusive: exclusive, rollBack: rollBack)
+            let change = ChangeSet(
+                apply: { transaction in try apply(&transaction) }, estimatedBytes: estimatedBytes,
+                exclusive: exclusive, rollBack: rollBack)
             core.enqueue(change) { continuation.resume(with: $0) }
         }
         // The writer built `value` from `apply`, whose result type is R.
@@ -161,7 +163,9 @@ final class WriterCore: Sendable {
         }
     }
 
-    func enqueue(_ change: ChangeSet, complete: @escaping @Sendable (Result<(any Sendable, CommitID), any Error>) -> Void) {
+    func enqueue(
+        _ change: ChangeSet, complete: @escaping @Sendable (Result<(any Sendable, CommitID), any Error>) -> Void
+    ) {
         let (accepted, wakeWriter) = state.withLock { state in
             guard !state.closed else { return (false, false) }
             state.pending.append(Pending(change: change, complete: complete))

@@ -70,18 +70,23 @@ enum ArgumentParser {
     }
 
     /// Fills the spec's positional arguments from `words`, in order.
-    private static func assign(_ words: [String], to parsed: inout ParsedArguments, spec: CommandSpec) throws(ToolError) {
+    private static func assign(_ words: [String], to parsed: inout ParsedArguments, spec: CommandSpec) throws(ToolError)
+    {
         for (offset, positional) in spec.positionals.enumerated() {
             if offset < words.count {
                 parsed.positionals[positional.name] = words[offset]
             } else if !positional.optional {
-                throw ToolError(.usage, "'\(spec.name)' needs \(positional.name) (\(positional.help.lowercasedFirst))"
-                    + seeHelp(spec))
+                throw ToolError(
+                    .usage,
+                    "'\(spec.name)' needs \(positional.name) (\(positional.help.lowercasedFirst))"
+                        + seeHelp(spec))
             }
         }
         if words.count > spec.positionals.count {
-            throw ToolError(.usage, "unexpected argument \"\(words[spec.positionals.count])\" for '\(spec.name)'"
-                + seeHelp(spec))
+            throw ToolError(
+                .usage,
+                "unexpected argument \"\(words[spec.positionals.count])\" for '\(spec.name)'"
+                    + seeHelp(spec))
         }
     }
 

@@ -52,6 +52,6 @@ struct CommandSpec: Sendable {
     /// `--json` and `--table`, for commands that print results.
     static let formatOptions: [Option] = [
         .flag("json", "Print JSON (the default when standard output is not a terminal)."),
-        .flag("table", "Print a readable table (the default on a terminal)."),
+        .flag("table", "Print a readable table (the default on a terminal).")
     ]
 }

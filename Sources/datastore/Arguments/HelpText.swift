@@ -20,9 +20,10 @@ extension CommandSpec {
         lines.append("")
         lines.append("options:")
         let shown = options + [CommandSpec.helpOption]
-        lines += CommandSpec.columns(shown.map { option in
-            ("--\(option.name)" + (option.valueName.map { " \($0)" } ?? ""), option.help)
-        })
+        lines += CommandSpec.columns(
+            shown.map { option in
+                ("--\(option.name)" + (option.valueName.map { " \($0)" } ?? ""), option.help)
+            })
         if !discussion.isEmpty {
             lines.append("")
             lines.append(discussion)

@@ -8,7 +8,7 @@ enum AddCommand: Command {
         summary: "Insert a document (a new id is generated when it has none) and print it as stored.",
         positionals: [
             .directory, .collection,
-            .init(name: "DOCUMENT", help: "A JSON object; read from standard input when left out or -.", optional: true),
+            .init(name: "DOCUMENT", help: "A JSON object; read from standard input when left out or -.", optional: true)
         ],
         options: [.idField, .create] + CommandSpec.formatOptions,
         discussion: """

@@ -9,10 +9,10 @@ enum BackupCommand: Command {
         summary: "Copy a store, consistently even while it is in use, into an empty directory.",
         positionals: [
             .directory,
-            .init(name: "DEST", help: "The directory to copy into: created when missing, else it must be empty."),
+            .init(name: "DEST", help: "The directory to copy into: created when missing, else it must be empty.")
         ],
         options: [
-            .flag("compact", "Leave out free pages and renumber the copy (smaller, a little slower)."),
+            .flag("compact", "Leave out free pages and renumber the copy (smaller, a little slower).")
         ] + CommandSpec.formatOptions,
         discussion: """
             The copy is one snapshot of the store: writers may go on meanwhile. DEST is itself
@@ -33,12 +33,14 @@ enum BackupCommand: Command {
         let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
         switch format {
         case .json:
-            console.print(try JSONWriter.text([
-                "source": .string(store.path), "destination": .string(destination),
-                "bytes": .int(Int64(size)), "compact": .bool(compact),
-            ]))
+            console.print(
+                try JSONWriter.text([
+                    "source": .string(store.path), "destination": .string(destination),
+                    "bytes": .int(Int64(size)), "compact": .bool(compact)
+                ]))
         case .table:
-            console.print("backed up \(store.path) to \(destination) (\(byteSize(size))\(compact ? ", compacted" : ""))")
+            console.print(
+                "backed up \(store.path) to \(destination) (\(byteSize(size))\(compact ? ", compacted" : ""))")
         }
         return .success
     }
@@ -57,13 +59,16 @@ enum BackupCommand: Command {
             }
             let contents = try files.contentsOfDirectory(atPath: destination)
             guard contents.isEmpty else {
-                throw ToolError(.storage, "the backup destination \(destination) is not empty (it holds "
-                    + "\(contents.sorted().prefix(3).joined(separator: ", "))\(contents.count > 3 ? ", …" : ""))")
+                throw ToolError(
+                    .storage,
+                    "the backup destination \(destination) is not empty (it holds "
+                        + "\(contents.sorted().prefix(3).joined(separator: ", "))\(contents.count > 3 ? ", …" : ""))")
             }
         } catch let error as ToolError {
             throw error
         } catch {
-            throw ToolError(.storage, "cannot prepare the backup destination \(destination): \(error.localizedDescription)")
+            throw ToolError(
+                .storage, "cannot prepare the backup destination \(destination): \(error.localizedDescription)")
         }
     }
 }

@@ -8,7 +8,7 @@ enum CheckCommand: Command {
         summary: "Verify that every record decodes and every index entry matches its record, and the reverse.",
         positionals: [
             .directory,
-            .init(name: "COLLECTION", help: "Check only this collection (default: all).", optional: true),
+            .init(name: "COLLECTION", help: "Check only this collection (default: all).", optional: true)
         ],
         options: CommandSpec.formatOptions,
         discussion: """
@@ -36,12 +36,14 @@ enum CheckCommand: Command {
             let listed: [Value] = problems.map { problem in
                 .object([
                     "collection": .string(problem.collection), "index": problem.index.map(Value.string) ?? .null,
-                    "message": .string(problem.message),
+                    "message": .string(problem.message)
                 ])
             }
-            console.print(try JSONWriter.text([
-                "collections": .array(checked.map(Value.string)), "problems": .array(listed), "ok": .bool(problems.isEmpty),
-            ]))
+            console.print(
+                try JSONWriter.text([
+                    "collections": .array(checked.map(Value.string)), "problems": .array(listed),
+                    "ok": .bool(problems.isEmpty)
+                ]))
         case .table where problems.isEmpty:
             console.print("no problems in \(checked.count) collection\(checked.count == 1 ? "" : "s")")
         case .table:

@@ -9,10 +9,11 @@ enum ExportCommand: Command {
         summary: "Write every document of a collection as JSON Lines, in id order, streaming.",
         positionals: [
             .directory, .collection,
-            .init(name: "FILE", help: "The file to write (replaced); standard output when left out or -.", optional: true),
+            .init(
+                name: "FILE", help: "The file to write (replaced); standard output when left out or -.", optional: true)
         ],
         options: [
-            .value("chunk", "N", "Read N documents per query (default: 5000)."),
+            .value("chunk", "N", "Read N documents per query (default: 5000).")
         ],
         discussion: """
             Documents are read in chunks of ids greater than the last one written, so memory does
@@ -74,8 +75,10 @@ enum ExportCommand: Command {
             var previous = last
             for document in documents {
                 guard let id = document[idField], previous.map({ Value.compare($0, id) < 0 }) ?? true else {
-                    throw ToolError(.storage, "the store answered a chunk of \(collection.name) out of id order "
-                        + "after id \(previous.map(\.description) ?? "(start)"); the export is incomplete")
+                    throw ToolError(
+                        .storage,
+                        "the store answered a chunk of \(collection.name) out of id order "
+                            + "after id \(previous.map(\.description) ?? "(start)"); the export is incomplete")
                 }
                 previous = id
             }
@@ -83,7 +86,7 @@ enum ExportCommand: Command {
             if documents.count == size {
                 last = previous
             } else if case .int? = last {
-                last = .string("")  // the integers are done: on to the strings
+                last = .string("") // the integers are done: on to the strings
             } else {
                 return
             }
@@ -93,7 +96,8 @@ enum ExportCommand: Command {
     private static func openFile(_ path: String) throws(ToolError) -> OutputStream {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw ToolError(errno == ENOENT ? .notFound : .storage, "cannot create \(path): \(String(cString: strerror(errno)))")
+            throw ToolError(
+                errno == ENOENT ? .notFound : .storage, "cannot create \(path): \(String(cString: strerror(errno)))")
         }
         return OutputStream(descriptor: descriptor)
     }

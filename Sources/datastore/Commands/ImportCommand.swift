@@ -8,13 +8,15 @@ enum ImportCommand: Command {
         summary: "Store the documents of a JSON Lines file (one object per line), streaming.",
         positionals: [
             .directory, .collection,
-            .init(name: "FILE", help: "The JSON Lines file; standard input when left out or -.", optional: true),
+            .init(name: "FILE", help: "The JSON Lines file; standard input when left out or -.", optional: true)
         ],
         options: [
             .flag("insert", "Add every document, failing on an id already stored (default: replace it)."),
             .value("in-flight", "N", "Keep at most N writes queued to the writer at once (default: 512)."),
-            .flag("no-sync", "Sync once at the end instead of at every commit: faster; a machine crash meanwhile may lose batches."),
-            .idField, .create,
+            .flag(
+                "no-sync",
+                "Sync once at the end instead of at every commit: faster; a machine crash meanwhile may lose batches."),
+            .idField, .create
         ] + CommandSpec.formatOptions,
         discussion: """
             The file is read line by line; blank lines are skipped. Each document with an id is
@@ -60,8 +62,9 @@ enum ImportCommand: Command {
         let path = arguments.positionals["FILE"] ?? "-"
         let reader = try LineReader(path: path)
         let noSync = arguments.flag("no-sync")
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: false, create: arguments.flag("create"),
-                                         durability: noSync ? .none : .durable)
+        let store = try StoreAccess.open(
+            arguments.required("DIR"), readOnly: false, create: arguments.flag("create"),
+            durability: noSync ? .none : .durable)
         let collection = try await StoreAccess.writableCollection(
             arguments.required("COLLECTION"), in: store, idField: arguments.values["id-field"], console: console)
         let idField = collection.mapping.idField
@@ -106,12 +109,15 @@ enum ImportCommand: Command {
                         }
                         return Outcome(line: number, ordinal: ordinal, error: nil)
                     } catch {
-                        return Outcome(line: number, ordinal: ordinal, error: ToolError(error).prefixed("line \(number): "))
+                        return Outcome(
+                            line: number, ordinal: ordinal, error: ToolError(error).prefixed("line \(number): "))
                     }
                 }
                 submitted += 1
                 inFlight += 1
-                progress.update(completed: stored, fraction: reader.totalBytes.map { Double(reader.bytesRead) / Double(max($0, 1)) })
+                progress.update(
+                    completed: stored, fraction: reader.totalBytes.map { Double(reader.bytesRead) / Double(max($0, 1)) }
+                )
             }
             for try await outcome in group { record(outcome) }
         }
@@ -123,7 +129,8 @@ enum ImportCommand: Command {
 
         if let failure {
             let later = stored - failure.ordinal
-            var message = "\(failure.error.message). Import stopped: the \(grouped(failure.ordinal)) "
+            var message =
+                "\(failure.error.message). Import stopped: the \(grouped(failure.ordinal)) "
                 + "document\(failure.ordinal == 1 ? "" : "s") before line \(failure.line) \(failure.ordinal == 1 ? "is" : "are") stored"
             if later > 0 { message += ", and \(grouped(later)) later one\(later == 1 ? "" : "s") already queued" }
             throw ToolError(failure.error.exitCode, message)
@@ -131,14 +138,16 @@ enum ImportCommand: Command {
         let seconds = progress.elapsedSeconds
         switch format {
         case .json:
-            console.print(try JSONWriter.text([
-                "imported": .int(Int64(stored)), "lines": .int(Int64(reader.lineNumber)),
-                "collection": .string(collection.name), "seconds": .double((seconds * 1000).rounded() / 1000),
-            ]))
+            console.print(
+                try JSONWriter.text([
+                    "imported": .int(Int64(stored)), "lines": .int(Int64(reader.lineNumber)),
+                    "collection": .string(collection.name), "seconds": .double((seconds * 1000).rounded() / 1000)
+                ]))
         case .table:
             let rate = Int(Double(stored) / max(seconds, 0.001))
-            console.print("imported \(grouped(stored)) documents into \(collection.name) from \(grouped(reader.lineNumber)) "
-                + "lines in \((seconds * 10).rounded() / 10) s (\(grouped(rate))/s)")
+            console.print(
+                "imported \(grouped(stored)) documents into \(collection.name) from \(grouped(reader.lineNumber)) "
+                    + "lines in \((seconds * 10).rounded() / 10) s (\(grouped(rate))/s)")
         }
         return .success
     }

@@ -9,13 +9,15 @@ enum IndexAddCommand: Command {
         summary: "Add a secondary index to a collection and build it from the stored documents.",
         positionals: [
             .directory, .collection,
-            .init(name: "NAME", help: "The index's name; also its field when --fields is left out."),
+            .init(name: "NAME", help: "The index's name; also its field when --fields is left out.")
         ],
         options: [
-            .value("fields", "FIELDS", "The fields in key order, comma-separated, '-' for descending (from_user_key,-created_ts)."),
+            .value(
+                "fields", "FIELDS",
+                "The fields in key order, comma-separated, '-' for descending (from_user_key,-created_ts)."),
             .flag("unique", "Refuse two documents with the same values (the build fails if two already share them)."),
             .flag("multi-value", "Index each element of an array field (one field only)."),
-            .value("chunk", "N", "Index N documents per commit while building (default: 1000)."),
+            .value("chunk", "N", "Index N documents per commit while building (default: 1000).")
         ] + CommandSpec.formatOptions,
         discussion: """
             The build reads the stored documents in chunks, each its own commit, while the store
@@ -38,8 +40,10 @@ enum IndexAddCommand: Command {
         let current = collection.indexes
         if let existing = current.first(where: { $0.name == definition.name }) {
             guard existing == definition else {
-                throw ToolError(.badInput, "collection \(name) already has an index \(existing.name): \(existing); "
-                    + "drop it first to declare \(definition)")
+                throw ToolError(
+                    .badInput,
+                    "collection \(name) already has an index \(existing.name): \(existing); "
+                        + "drop it first to declare \(definition)")
             }
             console.note("collection \(name) already has the index \(existing)")
         } else {
@@ -49,10 +53,13 @@ enum IndexAddCommand: Command {
         let built = try IndexListCommand.statistics(of: name, in: store).first { $0.definition.name == definition.name }
         switch format {
         case .json:
-            console.print(try JSONWriter.text(["collection": .string(name), "index": built.map { .object($0.document) } ?? .null]))
+            console.print(
+                try JSONWriter.text(["collection": .string(name), "index": built.map { .object($0.document) } ?? .null])
+            )
         case .table:
-            console.print("index \(definition) on \(name): \(built?.state ?? "missing"), "
-                + "\(grouped(built?.entries ?? 0)) entries")
+            console.print(
+                "index \(definition) on \(name): \(built?.state ?? "missing"), "
+                    + "\(grouped(built?.entries ?? 0)) entries")
         }
         return .success
     }
@@ -66,12 +73,14 @@ enum IndexAddCommand: Command {
             let descending = item.hasPrefix("-")
             let field = String(descending ? item.dropFirst() : item)
             guard !field.isEmpty else {
-                throw ToolError(.usage, "option --fields \"\(arguments.values["fields"] ?? "")\" has an empty field name")
+                throw ToolError(
+                    .usage, "option --fields \"\(arguments.values["fields"] ?? "")\" has an empty field name")
             }
             fields.append(IndexDefinition.Field(field, descending: descending))
         }
-        return IndexDefinition(arguments.required("NAME"), fields: fields,
-                               unique: arguments.flag("unique"), multiValue: arguments.flag("multi-value"))
+        return IndexDefinition(
+            arguments.required("NAME"), fields: fields,
+            unique: arguments.flag("unique"), multiValue: arguments.flag("multi-value"))
     }
 
     /// Adds `definition` to collection `name` and shows its entries growing until it is built.
@@ -88,7 +97,9 @@ enum IndexAddCommand: Command {
         let progress = Progress(stream: console.errors, label: "building index \(indexName)", unit: "entries")
         while !finished.isSet {
             try await Task.sleep(for: .milliseconds(50))
-            let entries = try IndexListCommand.statistics(of: name, in: store).first { $0.definition.name == indexName }?.entries ?? 0
+            let entries =
+                try IndexListCommand.statistics(of: name, in: store).first { $0.definition.name == indexName }?.entries
+                ?? 0
             progress.update(completed: entries, fraction: min(Double(entries) / Double(max(documents, 1)), 1))
         }
         progress.finish()

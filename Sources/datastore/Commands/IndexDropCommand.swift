@@ -8,7 +8,7 @@ enum IndexDropCommand: Command {
         summary: "Remove a secondary index from a collection, with its data.",
         positionals: [
             .directory, .collection,
-            .init(name: "NAME", help: "The index's name."),
+            .init(name: "NAME", help: "The index's name.")
         ],
         options: CommandSpec.formatOptions,
         discussion: """
@@ -24,7 +24,8 @@ enum IndexDropCommand: Command {
         let dropped = try await store.dropIndex(named: indexName, from: name)
         store.close()
         switch format {
-        case .json: console.print(try JSONWriter.text(["collection": .string(name), "dropped": .object(dropped.document)]))
+        case .json:
+            console.print(try JSONWriter.text(["collection": .string(name), "dropped": .object(dropped.document)]))
         case .table: console.print("dropped index \(dropped) from \(name)")
         }
         return .success

@@ -8,7 +8,7 @@ enum PutCommand: Command {
         summary: "Store a document under an id, replacing what was there, and print it as stored.",
         positionals: [
             .directory, .collection, .id,
-            .init(name: "DOCUMENT", help: "A JSON object; read from standard input when left out or -.", optional: true),
+            .init(name: "DOCUMENT", help: "A JSON object; read from standard input when left out or -.", optional: true)
         ],
         options: [.idField, .create] + CommandSpec.formatOptions,
         discussion: """

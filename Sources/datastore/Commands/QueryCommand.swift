@@ -8,15 +8,19 @@ enum QueryCommand: Command {
         summary: "Print the documents matching query parameters (docs/queries.md), or the plan.",
         positionals: [
             .directory, .collection,
-            .init(name: "PARAMS", help: "A JSON object of conditions, such as '{\"created_ts >=\": 1437108600}' (default: {}).",
-                  optional: true),
+            .init(
+                name: "PARAMS",
+                help: "A JSON object of conditions, such as '{\"created_ts >=\": 1437108600}' (default: {}).",
+                optional: true)
         ],
         options: [
             .value("limit", "N", "Return at most N documents."),
             .value("offset", "N", "Skip the first N matching documents."),
             .value("sort", "KEYS", "Sort by fields, comma-separated, '-' for descending (-created_ts,name), or JSON."),
             .flag("explain", "Print how the store would answer, without running the query."),
-            .flag("count", "Print only the number of matching documents (all of them: --limit and --offset do not apply)."),
+            .flag(
+                "count", "Print only the number of matching documents (all of them: --limit and --offset do not apply)."
+            )
         ] + CommandSpec.formatOptions,
         discussion: """
             examples:
@@ -41,7 +45,9 @@ enum QueryCommand: Command {
         if arguments.flag("explain") {
             let plan = try collection.explain(params: params, options: options)
             switch format {
-            case .json: console.print(try JSONWriter.text(["collection": .string(collection.name), "plan": .string(plan.description)]))
+            case .json:
+                console.print(
+                    try JSONWriter.text(["collection": .string(collection.name), "plan": .string(plan.description)]))
             case .table: console.print(plan.description)
             }
             return .success

@@ -31,23 +31,34 @@ enum StatsCommand: Command {
         let summary = [
             ("store", path),
             ("format", "\(statistics.formatVersion)"),
-            ("map size", "\(byteSize(statistics.mapSize)), \(byteSize(statistics.bytesInUse)) in use "
-                + "(\((percent * 10).rounded() / 10)%)"),
+            (
+                "map size",
+                "\(byteSize(statistics.mapSize)), \(byteSize(statistics.bytesInUse)) in use "
+                    + "(\((percent * 10).rounded() / 10)%)"
+            ),
             ("last commit", "transaction \(statistics.lastTransactionID)"),
-            ("readers", "\(statistics.readersInUse) of \(statistics.maxReaders) slots in use, "
-                + "\(statistics.readers.count) holding a snapshot"),
+            (
+                "readers",
+                "\(statistics.readersInUse) of \(statistics.maxReaders) slots in use, "
+                    + "\(statistics.readers.count) holding a snapshot"
+            )
         ]
         for line in CommandSpec.columns(summary) { console.print(String(line.dropFirst(2))) }
         console.print("")
         printReaders(statistics.readers, console: console)
         var collections = Table(["collection", "id field", "documents", "size", "indexes"], rightAligned: [2, 3, 4])
-        var indexes = Table(["collection", "index", "fields", "options", "state", "entries", "size"], rightAligned: [5, 6])
+        var indexes = Table(
+            ["collection", "index", "fields", "options", "state", "entries", "size"], rightAligned: [5, 6])
         for collection in statistics.collections {
-            collections.append([collection.name, collection.idField, grouped(collection.documents),
-                                byteSize(collection.bytes), "\(collection.indexes.count)"])
+            collections.append([
+                collection.name, collection.idField, grouped(collection.documents),
+                byteSize(collection.bytes), "\(collection.indexes.count)"
+            ])
             for index in collection.indexes {
-                indexes.append([collection.name, index.definition.name, index.definition.fieldList, index.definition.traits,
-                                index.stateText, grouped(index.entries), byteSize(index.bytes)])
+                indexes.append([
+                    collection.name, index.definition.name, index.definition.fieldList, index.definition.traits,
+                    index.stateText, grouped(index.entries), byteSize(index.bytes)
+                ])
             }
         }
         if statistics.collections.isEmpty {
@@ -64,14 +75,18 @@ enum StatsCommand: Command {
     /// written since from being reused, so the file grows while it lives.
     private static func printReaders(_ readers: [StoreStatistics.Reader], console: Console) {
         guard !readers.isEmpty else { return }
-        var table = Table(["reader pid", "process", "snapshot", "commits behind", "age", "holder"], rightAligned: [0, 2, 3, 4])
+        var table = Table(
+            ["reader pid", "process", "snapshot", "commits behind", "age", "holder"], rightAligned: [0, 2, 3, 4])
         for reader in readers {
-            let age = reader.age.map { duration in
-                let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-                return "\((seconds * 10).rounded() / 10) s"
-            } ?? "unknown"
-            table.append(["\(reader.processID)", reader.isThisProcess ? "this" : "other", "transaction \(reader.snapshotID)",
-                          grouped(reader.commitsBehind), age, reader.holder ?? ""])
+            let age =
+                reader.age.map { duration in
+                    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+                    return "\((seconds * 10).rounded() / 10) s"
+                } ?? "unknown"
+            table.append([
+                "\(reader.processID)", reader.isThisProcess ? "this" : "other", "transaction \(reader.snapshotID)",
+                grouped(reader.commitsBehind), age, reader.holder ?? ""
+            ])
         }
         for line in table.lines { console.print(line) }
         console.print("")

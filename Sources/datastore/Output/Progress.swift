@@ -30,7 +30,7 @@ final class Progress {
         let interval = stream.isTerminal ? Progress.terminalInterval : plainInterval
         if let lastShown, now - lastShown < interval { return }
         if lastShown == nil && !stream.isTerminal {
-            lastShown = now  // the first plain line comes after one interval, not at once
+            lastShown = now // the first plain line comes after one interval, not at once
             return
         }
         lastShown = now

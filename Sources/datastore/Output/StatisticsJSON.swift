@@ -10,7 +10,7 @@ extension IndexDefinition {
             "name": .string(name),
             "fields": .array(fields.map { .object(["name": .string($0.name), "descending": .bool($0.descending)]) }),
             "unique": .bool(unique),
-            "multiValue": .bool(multiValue),
+            "multiValue": .bool(multiValue)
         ]
     }
 
@@ -49,7 +49,7 @@ extension StoreStatistics.Collection {
             "idField": .string(idField),
             "documents": .int(Int64(documents)),
             "bytes": .int(Int64(bytes)),
-            "indexes": .array(indexes.map { .object($0.document) }),
+            "indexes": .array(indexes.map { .object($0.document) })
         ]
     }
 }
@@ -63,8 +63,9 @@ extension StoreStatistics.Reader {
             "thisProcess": .bool(isThisProcess),
             "snapshotTransactionID": .int(Int64(snapshotID)),
             "commitsBehind": .int(Int64(commitsBehind)),
-            "ageSeconds": age.map { .double(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) } ?? .null,
-            "holder": holder.map { .string($0) } ?? .null,
+            "ageSeconds": age.map { .double(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) }
+                ?? .null,
+            "holder": holder.map { .string($0) } ?? .null
         ]
     }
 }
@@ -81,7 +82,7 @@ extension StoreStatistics {
             "maxReaders": .int(Int64(maxReaders)),
             "readersInUse": .int(Int64(readersInUse)),
             "readers": .array(readers.map { .object($0.document) }),
-            "collections": .array(collections.map { .object($0.document) }),
+            "collections": .array(collections.map { .object($0.document) })
         ]
     }
 }

@@ -34,7 +34,8 @@ struct Table {
 
     /// `text` on one line, at most `width` characters.
     static func cut(_ text: String, to width: Int) -> String {
-        let flat = text.contains(where: \.isNewline) ? text.split(whereSeparator: \.isNewline).joined(separator: " ") : text
+        let flat =
+            text.contains(where: \.isNewline) ? text.split(whereSeparator: \.isNewline).joined(separator: " ") : text
         return flat.count <= width ? flat : String(flat.prefix(width - 1)) + "…"
     }
 }

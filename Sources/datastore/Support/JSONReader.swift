@@ -10,7 +10,8 @@ enum JSONReader {
     static func document(_ text: some Collection<UInt8>, what: String) throws(ToolError) -> Document {
         let parsed = try value(text, what: what)
         guard case .object(let document) = parsed else {
-            throw ToolError(.badInput, "\(what) is \(parsed.isNull ? "null" : "a JSON \(parsed.typeName)"), not a JSON object")
+            throw ToolError(
+                .badInput, "\(what) is \(parsed.isNull ? "null" : "a JSON \(parsed.typeName)"), not a JSON object")
         }
         return document
     }
@@ -21,10 +22,11 @@ enum JSONReader {
     static func value(_ text: some Collection<UInt8>, what: String) throws(ToolError) -> Value {
         do {
             return try JSONForm.value(text)
-        } catch where error.code == .corrupt || error.code == .truncated {
+        } catch  where error.code == .corrupt || error.code == .truncated {
             let position = error.offset.map { " at byte \($0)" } ?? ""
             let place = error.fieldPath.isEmpty ? "" : " in field \(error.fieldPath)"
-            throw ToolError(.badInput, "\(what) is not valid JSON (\(error.message)\(position)\(place)): \(excerpt(text))")
+            throw ToolError(
+                .badInput, "\(what) is not valid JSON (\(error.message)\(position)\(place)): \(excerpt(text))")
         } catch {
             throw ToolError(.badInput, "\(what) holds a value that cannot be stored: \(error)")
         }

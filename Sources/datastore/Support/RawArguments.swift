@@ -10,8 +10,9 @@ enum RawArguments {
         var arguments: [String] = []
         for position in 1..<Int(CommandLine.argc) {
             guard let pointer = CommandLine.unsafeArgv[position] else { break }
-            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
-                                            count: strlen(pointer))
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self),
+                count: strlen(pointer))
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 return .failure(InvalidArgument(position: position, bytes: Array(bytes)))
             }

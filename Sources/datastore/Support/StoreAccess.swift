@@ -26,7 +26,8 @@ enum StoreAccess {
             throw ToolError(.notFound, "no store at \(path): the directory holds no data.mdb")
         }
         do {
-            return try DataStore.open(path: path, options: DataStore.Options(durability: durability, readOnly: readOnly))
+            return try DataStore.open(
+                path: path, options: DataStore.Options(durability: durability, readOnly: readOnly))
         } catch {
             throw ToolError(error)
         }
@@ -54,8 +55,10 @@ enum StoreAccess {
             if try store.collectionNames().contains(name) {
                 let collection = try await store.documentCollection(name)
                 if let idField, idField != collection.mapping.idField {
-                    throw ToolError(.badInput, "collection \(name) is identified by the field \(collection.mapping.idField), "
-                        + "not \(idField)")
+                    throw ToolError(
+                        .badInput,
+                        "collection \(name) is identified by the field \(collection.mapping.idField), "
+                            + "not \(idField)")
                 }
                 return collection
             }
@@ -71,6 +74,7 @@ enum StoreAccess {
     /// "; the collections are A, B", or "; the store has no collections".
     private static func listing(_ store: DataStore) -> String {
         guard let names = try? store.collectionNames() else { return "" }
-        return names.isEmpty ? "; the store has no collections" : "; the collections are " + names.joined(separator: ", ")
+        return names.isEmpty
+            ? "; the store has no collections" : "; the collections are " + names.joined(separator: ", ")
     }
 }
