@@ -29,7 +29,7 @@ esac
 dir="$work/$target"
 mkdir -p "$dir/corpus" "$dir/artifacts" "$work/bin"
 binary="$work/bin/DataStoreCoreFuzz"
-sources=(Sources/DataStoreCore/*.swift Sources/DataStoreCore/Internals/*.swift Tests/Fuzz/*.swift)
+sources=(Sources/DataStoreCore/*/*.swift Tests/Fuzz/*.swift)
 start=$SECONDS
 if [ ! -x "$binary" ] || [ -n "$(find "${sources[@]}" -newer "$binary" 2>/dev/null | head -1)" ]; then
     "$swiftc" -sanitize=fuzzer,address -parse-as-library -module-name DataStoreCore -package-name DataStoreKit -swift-version 6 \
