@@ -1,9 +1,15 @@
-import DataStoreCore
 import DataStoreKit
 import Foundation
 import Testing
 
-// From README.md ("Usage"), verbatim apart from the store's path.
+// From README.md ("Usage"), verbatim apart from the store's path; `readmeBlocksAreHere` checks it.
+
+struct Post: Codable, Sendable {
+    var id: String
+    var author: String
+    var created_ts: Double
+    var text: String
+}
 
 final class Message: ObjectCoder {
     var id: String?
@@ -38,6 +44,12 @@ struct ReadmeUsageTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
 
         let store = try DataStore.open(path: path)
+        let posts = try await store.collection(Post.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        let saved = try await posts.put(
+            id: "n1", object: Post(id: "n1", author: "ann", created_ts: 1437108600, text: "hello"))
+        let mine = try await posts.query(params: ["author": "ann", "created_ts >=": 1437108600], options: nil)
+        let howMany = try await posts.count(params: ["author": "ann"])
+
         let messages = try await store.collection(
             Message.self,
             indexes: [
@@ -69,6 +81,9 @@ struct ReadmeUsageTests {
         let reply = try context.get(id: "m2", from: messages)
         try await context.save()
 
+        #expect(mine.map(\.text) == ["hello"])
+        #expect(howMany == 1)
+        #expect(saved.text == "hello")
         #expect(stored.id?.isEmpty == false)
         #expect(conversation.map(\.message) == ["hello"])
         #expect(recent.map(\.message) == ["hello"])
@@ -77,5 +92,31 @@ struct ReadmeUsageTests {
         #expect(
             try messages.explain(params: ["created_ts >=": 1437108600]).description.hasPrefix(
                 "index scan of created_ts"))
+    }
+
+    @Test("every Swift block of the README's usage appears in this file, paragraph by paragraph")
+    func readmeBlocksAreHere() throws {
+        let here = URL(fileURLWithPath: #filePath)
+        let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let source = Self.squeezed(try String(contentsOf: here, encoding: .utf8))
+        let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map {
+            $0.components(separatedBy: "```")[0]
+        }
+        let usage = blocks.filter { !$0.hasPrefix("// Package.swift") }
+        #expect(usage.count == 2)
+        for block in usage {
+            let paragraphs = block.replacingOccurrences(of: "path: \"/var/lib/myapp/store\"", with: "path: path")
+                .components(separatedBy: "\n\n")
+            for paragraph in paragraphs where !paragraph.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                let found = source.contains(Self.squeezed(paragraph))
+                #expect(found, "README paragraph not in the test:\n\(paragraph)")
+            }
+        }
+    }
+
+    /// The text with every run of white space made one space, so indentation does not count.
+    static func squeezed(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 }

@@ -1,25 +1,25 @@
 extension KeyCodec {
     /// One decoded key component.
-    public struct Component: Sendable, Hashable, CustomStringConvertible {
+    package struct Component: Sendable, Hashable, CustomStringConvertible {
         /// The value; for a truncated component, the part that was kept (see ``isTruncated``).
-        public var value: Value
+        package var value: Value
         /// Whether the component was written descending (its first byte is 0x80 or above).
-        public var isDescending: Bool
+        package var isDescending: Bool
         /// Whether the component was cut by ``KeyCodec/appendTruncating(_:to:descending:maxBytes:)``:
         /// ``value`` is then only a prefix — a string's or bytes' leading bytes (a string's
         /// incomplete final UTF-8 sequence dropped), or an array or object with its leading
         /// elements — and the stored document must be consulted for the real value.
-        public var isTruncated: Bool
+        package var isTruncated: Bool
 
         /// Creates a component.
-        public init(value: Value, isDescending: Bool = false, isTruncated: Bool = false) {
+        package init(value: Value, isDescending: Bool = false, isTruncated: Bool = false) {
             self.value = value
             self.isDescending = isDescending
             self.isTruncated = isTruncated
         }
 
         /// The value, followed by `desc` and `truncated` when they apply.
-        public var description: String {
+        package var description: String {
             value.description + (isDescending ? " desc" : "") + (isTruncated ? " truncated" : "")
         }
     }
@@ -32,7 +32,7 @@ extension KeyCodec {
     /// - Throws: `CodecError` (`.truncated`, `.corrupt`, `.tooDeep`) for bytes this codec cannot
     ///   have written, including non-canonical forms such as `-0.0` or an unescaped zero.
     /// - Complexity: O(*n*) in the key's length.
-    public static func decodeComponents(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> [Component] {
+    package static func decodeComponents(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> [Component] {
         var reader = KeyReader(bytes: bytes)
         var components: [Component] = []
         while !reader.isAtEnd {
@@ -49,7 +49,7 @@ extension KeyCodec {
     ///
     /// - Throws: See ``decodeComponents(_:)-(UnsafeRawBufferPointer)``.
     /// - Complexity: O(*n*) in the key's length.
-    public static func decodeComponents(_ bytes: [UInt8]) throws(CodecError) -> [Component] {
+    package static func decodeComponents(_ bytes: [UInt8]) throws(CodecError) -> [Component] {
         try RecordCodec.withBytes(bytes) { buffer throws(CodecError) in try decodeComponents(buffer) }
     }
 
@@ -57,7 +57,7 @@ extension KeyCodec {
     ///
     /// - Throws: See ``decodeComponents(_:)-(UnsafeRawBufferPointer)``.
     /// - Complexity: O(*n*) in the key's length.
-    public static func decode(_ bytes: [UInt8]) throws(CodecError) -> [Value] {
+    package static func decode(_ bytes: [UInt8]) throws(CodecError) -> [Value] {
         try decodeComponents(bytes).map(\.value)
     }
 
@@ -70,7 +70,7 @@ extension KeyCodec {
     /// - Throws: `CodecError.corrupt` when the number or the directions of the components differ
     ///   from `descending`, and see ``decodeComponents(_:)-(UnsafeRawBufferPointer)``.
     /// - Complexity: O(*n*) in the key's length.
-    public static func decode(_ bytes: [UInt8], descending: [Bool]) throws(CodecError) -> [Value] {
+    package static func decode(_ bytes: [UInt8], descending: [Bool]) throws(CodecError) -> [Value] {
         let components = try decodeComponents(bytes)
         guard components.map(\.isDescending) == descending else {
             throw CodecError(

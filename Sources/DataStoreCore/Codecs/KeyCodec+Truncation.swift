@@ -26,7 +26,7 @@ extension KeyCodec {
     /// - Returns: Whether the value was cut.
     /// - Complexity: O(min(*n*, `maxBytes`)) in the size of `value` (plus sorting object fields).
     @discardableResult
-    public static func appendTruncating(_ value: Value, to key: inout [UInt8], descending: Bool = false, maxBytes: Int)
+    package static func appendTruncating(_ value: Value, to key: inout [UInt8], descending: Bool = false, maxBytes: Int)
         -> Bool
     {
         precondition(

@@ -14,16 +14,16 @@
 /// For values `a`, `b` at the same position: `a < b` ⟺ `key(a) < key(b)` and `a == b` ⟺
 /// `key(a) == key(b)`, including `1 == 1.0`, `-0.0 == 0.0`, NaN below every number, and integers
 /// beyond 2^53 (kept exact by a suffix).
-public enum KeyCodec {
+package enum KeyCodec {
     /// The largest key LMDB accepts in the Debian build (`mdb_env_get_maxkeysize`).
-    public static let maxKeyBytes = 511
+    package static let maxKeyBytes = 511
 
     /// The smallest budget ``appendTruncating(_:to:descending:maxBytes:)`` accepts: room for any
     /// number (12 bytes) and a string's tag, one content byte and a marker.
-    public static let minimumComponentBytes = 16
+    package static let minimumComponentBytes = 16
 
     /// The deepest nesting of arrays and objects ``decodeComponents(_:)-(UnsafeRawBufferPointer)`` accepts.
-    public static let maxDepth = 64
+    package static let maxDepth = 64
 
     /// The ascending type tags of docs/encoding.md. Descending components are their bitwise NOT.
     enum Tag {
@@ -60,7 +60,7 @@ public enum KeyCodec {
     ///   - key: The key being built.
     ///   - descending: Whether this component sorts in reverse (its bytes are inverted).
     /// - Complexity: O(*n*) in the size of `value`; O(*n* log *n*) for objects, whose fields are sorted.
-    public static func append(_ value: Value, to key: inout [UInt8], descending: Bool = false) {
+    package static func append(_ value: Value, to key: inout [UInt8], descending: Bool = false) {
         let start = key.count
         appendAscending(value, to: &key)
         if descending { invert(&key, from: start) }
@@ -70,7 +70,7 @@ public enum KeyCodec {
     ///
     /// - Parameter components: The values in key order, with their directions.
     /// - Complexity: O(*n*) in the total size of the values.
-    public static func encode(_ components: [(value: Value, descending: Bool)]) -> [UInt8] {
+    package static func encode(_ components: [(value: Value, descending: Bool)]) -> [UInt8] {
         var key: [UInt8] = []
         for component in components { append(component.value, to: &key, descending: component.descending) }
         return key
@@ -79,7 +79,7 @@ public enum KeyCodec {
     /// Returns the key of `values`, every component ascending.
     ///
     /// - Complexity: O(*n*) in the total size of the values.
-    public static func encode(_ values: [Value]) -> [UInt8] {
+    package static func encode(_ values: [Value]) -> [UInt8] {
         var key: [UInt8] = []
         for value in values { append(value, to: &key) }
         return key

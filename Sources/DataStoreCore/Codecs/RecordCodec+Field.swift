@@ -12,7 +12,7 @@ extension RecordCodec {
     /// - Returns: The field's value, or `nil` when the record has no such field.
     /// - Throws: `CodecError` when the bytes read are truncated or corrupt.
     /// - Complexity: O(*f*) in the number of fields before `name`, plus the size of its value.
-    public static func field(_ name: String, in bytes: UnsafeRawBufferPointer) throws(CodecError) -> Value? {
+    package static func field(_ name: String, in bytes: UnsafeRawBufferPointer) throws(CodecError) -> Value? {
         var reader = try openRecord(bytes)
         guard let valueOffset = try findField(name, &reader) else { return nil }
         reader.offset = valueOffset
@@ -27,7 +27,7 @@ extension RecordCodec {
     ///
     /// - Throws: See ``field(_:in:)-(_,UnsafeRawBufferPointer)``.
     /// - Complexity: See ``field(_:in:)-(_,UnsafeRawBufferPointer)``.
-    public static func field(_ name: String, in bytes: [UInt8]) throws(CodecError) -> Value? {
+    package static func field(_ name: String, in bytes: [UInt8]) throws(CodecError) -> Value? {
         try withBytes(bytes) { buffer throws(CodecError) in try field(name, in: buffer) }
     }
 

@@ -4,12 +4,12 @@
 /// count, then the fields sorted by name, each value tagged and length-prefixed so a reader can
 /// skip it. Encoding is deterministic and canonical; decoding validates every length before it
 /// reads or allocates, so truncated or hostile bytes throw ``CodecError`` and never crash.
-public enum RecordCodec {
+package enum RecordCodec {
     /// The leading byte of every record this version writes.
-    public static let formatVersion: UInt8 = 0x01
+    package static let formatVersion: UInt8 = 0x01
 
     /// The deepest nesting of documents and arrays a record may hold, counting the record itself.
-    public static let maxDepth = 64
+    package static let maxDepth = 64
 
     /// The value tags of docs/encoding.md.
     enum Tag {
@@ -34,7 +34,7 @@ public enum RecordCodec {
     /// - Throws: `CodecError.tooDeep`, naming the field path, when the document nests deeper
     ///   than ``maxDepth`` (checked before each level is written).
     /// - Complexity: O(*n* log *n*) in the number of fields (they are sorted), O(*n*) in bytes.
-    public static func encode(_ document: Document) throws(CodecError) -> [UInt8] {
+    package static func encode(_ document: Document) throws(CodecError) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)
         try encode(document, into: &bytes)
@@ -45,7 +45,7 @@ public enum RecordCodec {
     ///
     /// - Throws: See ``encode(_:)``; `bytes` then holds part of a record.
     /// - Complexity: See ``encode(_:)``.
-    public static func encode(_ document: Document, into bytes: inout [UInt8]) throws(CodecError) {
+    package static func encode(_ document: Document, into bytes: inout [UInt8]) throws(CodecError) {
         bytes.append(formatVersion)
         try appendEntries(document, to: &bytes, depth: 1)
     }
@@ -54,7 +54,7 @@ public enum RecordCodec {
     ///
     /// - Throws: `CodecError.tooDeep` naming the field path of the first container too deep.
     /// - Complexity: O(*n*) in the size of the document's first ``maxDepth`` levels.
-    public static func validate(_ document: Document) throws(CodecError) {
+    package static func validate(_ document: Document) throws(CodecError) {
         try Value.object(document).checkNesting(limit: maxDepth)
     }
 
@@ -163,7 +163,7 @@ public enum RecordCodec {
     /// - Throws: `CodecError` with code `.truncated`, `.corrupt`, `.unsupportedVersion` or
     ///   `.tooDeep`, naming the offset and the field path.
     /// - Complexity: O(*n*) in the number of bytes.
-    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> Document {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> Document {
         var reader = try openRecord(bytes)
         let document = try readEntries(&reader, depth: 1)
         guard reader.isAtEnd else {
@@ -176,7 +176,7 @@ public enum RecordCodec {
     ///
     /// - Throws: See ``decode(_:)-(UnsafeRawBufferPointer)``.
     /// - Complexity: O(*n*) in the number of bytes.
-    public static func decode(_ bytes: [UInt8]) throws(CodecError) -> Document {
+    package static func decode(_ bytes: [UInt8]) throws(CodecError) -> Document {
         try withBytes(bytes) { buffer throws(CodecError) in try decode(buffer) }
     }
 

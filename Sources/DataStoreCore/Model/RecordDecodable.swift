@@ -34,7 +34,7 @@ public struct RecordFields: ~Copyable {
     }
 
     /// The fields of the record in `bytes`, which must stay valid while this is used.
-    public init(unsafeBytes bytes: UnsafeRawBufferPointer) { self.init(bytes) }
+    package init(unsafeBytes bytes: UnsafeRawBufferPointer) { self.init(bytes) }
 
     /// The field's value, or `nil` when absent.
     /// - Complexity: O(fields before it): names are read and values skipped, not decoded.

@@ -4,7 +4,7 @@ extension Condition {
     /// Whether `document` satisfies this condition; a document without ``field`` never does.
     ///
     /// - Complexity: See ``matches(fieldValue:)``.
-    public func matches(_ document: Document) -> Bool {
+    package func matches(_ document: Document) -> Bool {
         matches(fieldValue: document[field])
     }
 
@@ -24,7 +24,7 @@ extension Condition {
     ///   start with the condition's.
     ///
     /// - Complexity: O(*n*) value comparisons for an array field or an `in` list of *n* elements.
-    public func matches(fieldValue: Value?) -> Bool {
+    package func matches(fieldValue: Value?) -> Bool {
         guard let fieldValue else { return op == .exists && value == .bool(false) }
         switch op {
         case .exists:
@@ -86,7 +86,7 @@ extension Query {
     /// Whether `document` satisfies every condition (always, for no conditions).
     ///
     /// - Complexity: O(*c*) condition checks.
-    public func matches(_ document: Document) -> Bool {
+    package func matches(_ document: Document) -> Bool {
         conditions.allSatisfy { $0.matches(document) }
     }
 
@@ -100,7 +100,7 @@ extension Query {
     ///   - idField: The id field that breaks ties in the sort order.
     /// - Returns: The answer, in order.
     /// - Complexity: O(*n* log *n*) for *n* documents.
-    public func evaluate(_ documents: some Sequence<Document>, idField: String) -> [Document] {
+    package func evaluate(_ documents: some Sequence<Document>, idField: String) -> [Document] {
         let matching = documents.enumerated().filter { matches($0.element) }
         let sorted = matching.sorted { a, b in
             if areInOrder(a.element, b.element, idField: idField) { return true }

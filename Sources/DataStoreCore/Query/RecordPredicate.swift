@@ -14,9 +14,9 @@
 /// let predicate = RecordPredicate(Condition(field: "type", op: .equal, value: "video"))
 /// let isVideo = try predicate.matches(record: recordBytes)
 /// ```
-public struct RecordPredicate: Sendable {
+package struct RecordPredicate: Sendable {
     /// The condition this checks.
-    public let condition: Condition
+    package let condition: Condition
     private let name: [UInt8]
     /// The UTF-8 bytes of a string condition value compared by `==`, `!=`, `^=` or a range operator.
     private let text: [UInt8]?
@@ -24,7 +24,7 @@ public struct RecordPredicate: Sendable {
     private let matchesAbsent: Bool
 
     /// Prepares `condition`.
-    public init(_ condition: Condition) {
+    package init(_ condition: Condition) {
         self.condition = condition
         name = Array(condition.field.utf8)
         switch (condition.op, condition.value) {
@@ -40,7 +40,7 @@ public struct RecordPredicate: Sendable {
 
     /// The predicates of `conditions` in the order ``all(_:match:)`` needs: by field name bytes,
     /// the order of a record's fields.
-    public static func ordered(_ conditions: [Condition]) -> [RecordPredicate] {
+    package static func ordered(_ conditions: [Condition]) -> [RecordPredicate] {
         conditions.map(RecordPredicate.init).sorted { a, b in
             a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) < 0 } }
         }
@@ -50,7 +50,7 @@ public struct RecordPredicate: Sendable {
     /// ``ordered(_:)`` order (checked in debug builds): one pass over the record's fields
     /// (themselves sorted by name) serves them all, and stops at the first that fails.
     /// - Throws: ``CodecError`` when the bytes the general path reads are damaged.
-    public static func all(_ predicates: [RecordPredicate], match bytes: UnsafeRawBufferPointer) throws(CodecError)
+    package static func all(_ predicates: [RecordPredicate], match bytes: UnsafeRawBufferPointer) throws(CodecError)
         -> Bool
     {
         assert(
@@ -109,7 +109,7 @@ public struct RecordPredicate: Sendable {
     /// Whether the record in `bytes` satisfies the condition (a record without the field never
     /// does).
     /// - Throws: ``CodecError`` when the bytes the general path reads are damaged.
-    public func matches(record bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
+    package func matches(record bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
         let lookup = name.withUnsafeBytes { RecordScan.field($0, in: bytes) }
         switch lookup {
         case .absent:

@@ -22,7 +22,7 @@ extension Query {
     /// with a missing field (`nil`) before every value, even `null`.
     ///
     /// - Complexity: See ``Value/compare(_:_:)``.
-    public static func compareSortValues(_ a: Value?, _ b: Value?) -> Int {
+    package static func compareSortValues(_ a: Value?, _ b: Value?) -> Int {
         switch (a, b) {
         case (nil, nil): 0
         case (nil, _?): -1
@@ -41,7 +41,7 @@ extension Query {
     ///   - b: Another document.
     ///   - idField: The name of the id field that breaks ties.
     /// - Complexity: O(*k*) value comparisons for *k* sort keys (see ``Value/compare(_:_:)``).
-    public func areInOrder(_ a: Document, _ b: Document, idField: String) -> Bool {
+    package func areInOrder(_ a: Document, _ b: Document, idField: String) -> Bool {
         for key in sort {
             let order = Query.compareSortValues(a[key.field], b[key.field])
             if order != 0 { return key.ascending ? order < 0 : order > 0 }

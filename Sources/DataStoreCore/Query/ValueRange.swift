@@ -165,7 +165,7 @@ extension Condition {
     /// strings with its prefix; `exists true` every value; `exists false`, `!=`, `in` and `!in` none.
     ///
     /// For an array (multi-value) field, a matching document has at least one element in the range.
-    public var range: ValueRange? {
+    package var range: ValueRange? {
         switch op {
         case .equal:
             if case .array = value { return nil }
@@ -207,7 +207,7 @@ extension Query {
     /// over array elements must use one condition's ``Condition/range`` instead.
     ///
     /// - Complexity: O(*c*) for *c* conditions, plus the value comparisons.
-    public func range(on field: String) -> ValueRange? {
+    package func range(on field: String) -> ValueRange? {
         var result: ValueRange?
         for condition in conditions where condition.field == field {
             guard let range = condition.range else { continue }

@@ -53,7 +53,7 @@ public struct Document: Sendable {
     /// empty document is 1).
     ///
     /// - Complexity: O(*n*) in the number of values inside.
-    public var nestingDepth: Int {
+    package var nestingDepth: Int {
         Value.object(self).nestingDepth
     }
 }

@@ -95,7 +95,7 @@ public enum JSONForm {
     }
 
     /// Appends `string` as a JSON string literal.
-    public static func writeString(_ string: String, to text: inout String) {
+    package static func writeString(_ string: String, to text: inout String) {
         text += "\""
         for scalar in string.unicodeScalars {
             switch scalar {

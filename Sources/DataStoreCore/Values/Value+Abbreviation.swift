@@ -4,7 +4,7 @@ extension Value {
     /// other values. Plans and messages show values this way so a long value is not printed whole.
     ///
     /// - Complexity: O(*n*) in the size of the value.
-    public func description(limit: Int) -> String {
+    package func description(limit: Int) -> String {
         let full = description
         guard full.utf8.count > limit else { return full }
         var cut = ""
@@ -22,5 +22,5 @@ extension Value {
     }
 
     /// How many bytes of a value plans and explain text show.
-    public static let planTextLimit = 64
+    package static let planTextLimit = 64
 }

@@ -114,7 +114,7 @@ extension Value {
     /// It walks the value with an explicit stack, so it answers for a value of any depth.
     ///
     /// - Complexity: O(*n*) in the number of values nested inside.
-    public var nestingDepth: Int {
+    package var nestingDepth: Int {
         var deepest = 0
         var pending: [(value: Value, depth: Int)] = isContainer ? [(self, 1)] : []
         while let (value, depth) = pending.popLast() {

@@ -1,1 +1,5 @@
 /// DataStoreKit: the LMDB store — collections, secondary indexes, the query planner, contexts and the writer.
+///
+/// The model types a user names with the store (`Value`, `ObjectCoder`, `ModelProtocol`, `Query`, `DataStoreError`)
+/// live in DataStoreCore, which the REST model shares; re-exported so `import DataStoreKit` is the one import.
+@_exported public import DataStoreCore
