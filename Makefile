@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := liblmdb-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build test run bench fuzz sanitize powerloss lint format ci clean
+.PHONY: deps build test run bench fuzz sanitize powerloss lint format docs ci clean
 
 ## deps: install the Debian packages the build needs, only when missing.
 deps:
@@ -62,6 +62,11 @@ fuzz: deps
 ## AddressSanitizer (docs/reliability.md, Sanitizers).
 sanitize: deps
 	Tests/Sanitizers/run.sh all
+
+## docs: the HTML documentation of the library modules (DocC catalogs, docs/ pages as articles) into
+## .build/docs/DataStoreKit-all.doccarchive, with the toolchain's docc; any warning fails it.
+docs: deps
+	docs/make-docs.sh
 
 ## lint: the house format (.swift-format: 4 spaces, 120 columns), checked strictly.
 SWIFT_FORMAT ?= swift-format

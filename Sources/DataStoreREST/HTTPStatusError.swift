@@ -1,7 +1,7 @@
 // The details of an answer outside 2xx, kept as the underlying error of a DataStoreError.
 public import Foundation
 
-/// A server's answer with a status outside 2xx: the ``DataStoreError/underlying`` error of the
+/// A server's answer with a status outside 2xx: the ``/DataStoreCore/DataStoreError/underlying`` error of the
 /// `.httpStatus`, `.notFound` and `.duplicateID` errors ``Restify`` throws for it, so a caller can
 /// read the status.
 ///

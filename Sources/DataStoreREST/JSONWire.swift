@@ -6,7 +6,7 @@
 import DataStoreCore
 import Foundation
 
-/// The JSON form of documents on the wire: DataStoreCore's ``JSONForm`` (plain JSON, bytes as
+/// The JSON form of documents on the wire: DataStoreCore's ``/DataStoreCore/JSONForm`` (plain JSON, bytes as
 /// `{"$base64": "…"}`), with errors stated as the model's.
 enum JSONWire {
     /// Returns `document` as UTF-8 JSON text.
@@ -36,7 +36,7 @@ enum JSONWire {
     }
 
     /// Reads `data` as one JSON value, which must have the `expected` shape, through the
-    /// package's one JSON reader (``JSONForm/value(_:)``: numbers exactly, bytes from
+    /// package's one JSON reader (``/DataStoreCore/JSONForm/value(_:)``: numbers exactly, bytes from
     /// `{"$base64": "…"}`).
     ///
     /// - Returns: One document for `.object`, the documents for `.array`.

@@ -19,10 +19,10 @@ public import Foundation
 ///
 /// The rules a client follows:
 /// - return every answer the server gives, whatever its status (``Restify`` maps statuses to
-///   ``DataStoreError`` codes);
+///   ``/DataStoreCore/DataStoreError`` codes);
 /// - throw only when there is no answer: a refused connection, a timeout, a lost connection.
 ///   Throw `URLError` where one fits (Restify names its code in a `.network` error), or any
-///   other error (Restify wraps it in a `.network` error), or a ``DataStoreError`` (passed on as is).
+///   other error (Restify wraps it in a `.network` error), or a ``/DataStoreCore/DataStoreError`` (passed on as is).
 public protocol NetworkClient: Sendable {
     /// Sends `request` and returns the server's answer, whatever its status.
     ///

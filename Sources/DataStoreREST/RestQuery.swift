@@ -12,10 +12,10 @@ enum RestQuery {
     /// The query items for `params` and `options`: first each parameter, keys verbatim and sorted
     /// by UTF-8 bytes, then `_sort`, `_offset`, `_limit` when set.
     ///
-    /// Everything is checked first with ``Query/init(params:options:)``, so a bad key fails here,
+    /// Everything is checked first with ``/DataStoreCore/Query/init(params:options:)``, so a bad key fails here,
     /// with the same error the local store gives, and nothing is sent.
     ///
-    /// - Throws: ``DataStoreError`` `.invalidQuery` naming the key (also for a field starting with
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery` naming the key (also for a field starting with
     ///   `_`, or a value JSON cannot carry), `.invalidOption` naming the option.
     /// - Complexity: O(*n* log *n*) in the number of parameters, plus the size of the values.
     static func items(params: [String: Value], options: [String: Value]) throws(DataStoreError) -> [(
@@ -48,7 +48,7 @@ enum RestQuery {
     /// the shortest text that reads back exactly (an integral one below 2^53 without a fraction:
     /// `1437118258`); `true`/`false`; `null`; an array or object as JSON (`in` lists: `["a","b"]`).
     ///
-    /// - Throws: ``DataStoreError`` `.invalidQuery` naming the key for a NaN or infinite number.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery` naming the key for a NaN or infinite number.
     static func text(_ value: Value, key: String) throws(DataStoreError) -> String {
         switch value {
         case .string(let string): return string

@@ -3,7 +3,7 @@ public import DataStoreCore
 public import Foundation
 
 /// A model whose objects live behind a REST API: the DataStoreKit pod's `Restify<T>`, making the
-/// same ``ModelProtocol`` calls as the local store over HTTP, through a ``NetworkClient`` you can
+/// same ``/DataStoreCore/ModelProtocol`` calls as the local store over HTTP, through a ``NetworkClient`` you can
 /// replace.
 ///
 /// ```swift
@@ -25,7 +25,7 @@ public import Foundation
 /// | `remove(id:)` | `DELETE base/{id}` | JSON object: the removed one |
 ///
 /// Query keys (`created_ts >=`) and values are percent-encoded verbatim; options travel as
-/// `_limit`, `_offset` and `_sort` (JSON). Statuses map to ``DataStoreError`` codes: a 404 on
+/// `_limit`, `_offset` and `_sort` (JSON). Statuses map to ``/DataStoreCore/DataStoreError`` codes: a 404 on
 /// `get`/`remove` is `.notFound`, a 409 on `add` is `.duplicateID`, any other status outside 2xx
 /// is `.httpStatus`; a body of the wrong shape is `.badResponse`; no answer at all is `.network`.
 /// docs/rest.md has the details.
@@ -45,7 +45,7 @@ public struct Restify<Object>: ModelProtocol {
     ///
     /// - Parameters:
     ///   - path: The collection's absolute URL, such as `"https://api.example.com/messages"`.
-    ///     A string that is not a URL makes every call throw ``DataStoreError`` `.network`.
+    ///     A string that is not a URL makes every call throw ``/DataStoreCore/DataStoreError`` `.network`.
     ///   - networkClient: The client that sends every request; a ``URLSessionClient`` by default.
     ///   - mapping: How objects become documents and back.
     public init(path: String, networkClient: any NetworkClient = URLSessionClient(), mapping: ObjectMapping<Object>) {
@@ -78,7 +78,7 @@ public struct Restify<Object>: ModelProtocol {
     ///   - params: Conditions, such as `["from_user_key": "12", "created_ts >=": 1437108600]`.
     ///   - options: `limit`, `offset` and `sort`.
     /// - Returns: The objects, in the server's order.
-    /// - Throws: ``DataStoreError`` `.invalidQuery` or `.invalidOption` naming the bad key;
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery` or `.invalidOption` naming the bad key;
     ///   `.httpStatus`, `.badResponse`, `.network` (see the type's summary).
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
         let items = try RestQuery.items(params: params ?? [:], options: options ?? [:])
@@ -91,7 +91,7 @@ public struct Restify<Object>: ModelProtocol {
     ///
     /// - Parameter id: The id, a string or an integer, sent percent-encoded as one path segment.
     /// - Returns: The object.
-    /// - Throws: ``DataStoreError`` `.notFound` naming the id for a 404, or when `id` is null or
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id for a 404, or when `id` is null or
     ///   empty (nothing is sent then); `.invalidID` for an id of another type;
     ///   `.httpStatus`, `.badResponse`, `.network` (see the type's summary).
     public func get(id: Value) async throws -> Object {
@@ -107,7 +107,7 @@ public struct Restify<Object>: ModelProtocol {
     ///   - id: The id, a string or an integer.
     ///   - object: The object to store.
     /// - Returns: The object as stored.
-    /// - Throws: ``DataStoreError`` `.invalidID` for a null, empty or non-scalar id; `.codec`
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidID` for a null, empty or non-scalar id; `.codec`
     ///   when the object cannot be converted; `.invalidValue` for a NaN or infinite number;
     ///   `.httpStatus`, `.badResponse`, `.network` (see the type's summary).
     public func put(id: Value, object: Object) async throws -> Object {
@@ -128,7 +128,7 @@ public struct Restify<Object>: ModelProtocol {
     ///
     /// - Parameter object: The object to insert.
     /// - Returns: The object as stored.
-    /// - Throws: ``DataStoreError`` `.duplicateID` naming the id for a 409; `.codec`, `.invalidValue`
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.duplicateID` naming the id for a 409; `.codec`, `.invalidValue`
     ///   as for ``put(id:object:)``; `.httpStatus`, `.badResponse`, `.network`.
     public func add(object: Object) async throws -> Object {
         var document = try encode(object)
@@ -147,7 +147,7 @@ public struct Restify<Object>: ModelProtocol {
     ///
     /// - Parameter id: The id, a string or an integer.
     /// - Returns: The removed object.
-    /// - Throws: ``DataStoreError`` `.notFound` naming the id for a 404, or when `id` is null or
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id for a 404, or when `id` is null or
     ///   empty (nothing is sent then); `.invalidID` for an id of another type;
     ///   `.httpStatus`, `.badResponse` (also for an empty answer), `.network`.
     public func remove(id: Value) async throws -> Object {
@@ -159,7 +159,7 @@ public struct Restify<Object>: ModelProtocol {
     /// Sends `GET base/all` and returns the objects of the JSON array answered.
     ///
     /// - Returns: Every object, in the server's order.
-    /// - Throws: ``DataStoreError`` `.httpStatus`, `.badResponse`, `.network`.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.httpStatus`, `.badResponse`, `.network`.
     public func all() async throws -> [Object] {
         let request = NetworkRequest(method: .get, url: try url(segment: "all"), headers: Self.acceptJSON)
         let response = try await exchange(request)
@@ -168,7 +168,7 @@ public struct Restify<Object>: ModelProtocol {
 }
 
 extension Restify where Object: ObjectCoder & SendableMetatype {
-    /// Creates a model for the collection at `path` whose objects are an ``ObjectCoder`` class:
+    /// Creates a model for the collection at `path` whose objects are an ``/DataStoreCore/ObjectCoder`` class:
     /// the seed's `Restify<Message>(path: messageURL, networkClient: MyNetworkClient())`.
     ///
     /// - Parameters:
@@ -181,7 +181,7 @@ extension Restify where Object: ObjectCoder & SendableMetatype {
 
 extension Restify where Object: Codable & SendableMetatype {
     /// Creates a model for the collection at `path` whose objects are a `Codable` type, converted
-    /// with ``DocumentEncoder`` and ``DocumentDecoder``.
+    /// with ``/DataStoreCore/DocumentEncoder`` and ``/DataStoreCore/DocumentDecoder``.
     ///
     /// - Parameters:
     ///   - path: The collection's absolute URL, such as `"https://api.example.com/notes"`.

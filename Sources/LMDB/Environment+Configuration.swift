@@ -6,7 +6,7 @@ extension Environment {
     public struct Configuration: Sendable, Hashable {
         /// The size of the memory map in bytes, which is also the largest the data file may grow
         /// to. Rounded up to a whole number of pages. Grow it later with
-        /// ``Environment/setMapSize(_:)``.
+        /// ``Environment/setMapSize(_:waitingAtMost:)``.
         public var mapSize: Int
         /// The most named databases the environment may hold.
         public var maxDatabases: Int

@@ -18,7 +18,7 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: Int32
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
-        /// The memory map is full: grow it with ``Environment/setMapSize(_:)`` and retry.
+        /// The memory map is full: grow it with ``Environment/setMapSize(_:waitingAtMost:)`` and retry.
         public static let mapFull = Code(rawValue: MDB_MAP_FULL)
         /// A put with `noOverwrite` (or `noDuplicateData`) found the key (or pair) present.
         public static let keyExists = Code(rawValue: MDB_KEYEXIST)

@@ -9,7 +9,7 @@ internal import CLMDB
 /// `~Copyable`, so it has one owner).
 ///
 /// Keep read transactions short: a live snapshot keeps the pages it sees from being reused, and
-/// it holds back a map resize (see ``Environment/setMapSize(_:)``).
+/// it holds back a map resize (see ``Environment/setMapSize(_:waitingAtMost:)``).
 public struct ReadTransaction: ~Copyable, ReadableTransaction, @unchecked Sendable {
     // @unchecked Sendable: with MDB_NOTLS, lmdb.h allows a read-only transaction to be used from
     // any thread, one at a time; being ~Copyable, it has exactly one owner.

@@ -23,7 +23,7 @@ public struct DocumentEncoder: Sendable {
     ///
     /// - Throws: `EncodingError.invalidValue` when the value does not encode as an object or
     ///   encodes an unsigned integer above `Int64.max`; `CodecError.tooDeep`, naming the field
-    ///   path, when it nests deeper than ``RecordCodec/maxDepth`` (refused as the container one
+    ///   path, when it nests deeper than `RecordCodec/maxDepth` (refused as the container one
     ///   level too deep is asked for, so the encoding never recurses further); and any error
     ///   `value.encode(to:)` throws.
     /// - Complexity: O(*n*) in the size of the encoded value.

@@ -4,7 +4,7 @@
 /// skipping values by their lengths, and only the values the type asks for are decoded.
 /// It accepts exactly what ``DocumentDecoder`` accepts for the same document.
 ///
-/// Unlike ``RecordCodec/decode(_:)-(UnsafeRawBufferPointer)``, it validates only the bytes it
+/// Unlike `RecordCodec/decode(_:)-(UnsafeRawBufferPointer)`, it validates only the bytes it
 /// reads (every read is bounds-checked, so damaged bytes throw, never crash); fields the type
 /// does not ask for are not inspected.
 ///
@@ -19,7 +19,7 @@ public struct RecordDecoder: Sendable {
     ///
     /// - Parameters:
     ///   - type: The type to decode; it must decode from a keyed container.
-    ///   - bytes: A record written by ``RecordCodec/encode(_:)``. The bytes are only read
+    ///   - bytes: A record written by `RecordCodec/encode(_:)`. The bytes are only read
     ///     during the call.
     /// - Throws: `DecodingError` as ``DocumentDecoder`` does; damaged bytes are reported as
     ///   `dataCorrupted` with the ``CodecError`` as the underlying error.

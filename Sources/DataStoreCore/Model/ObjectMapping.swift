@@ -12,7 +12,7 @@ public struct ObjectMapping<Object>: Sendable {
     public let encode: @Sendable (Object) throws -> Document
     /// Builds an object from a stored document.
     public let decode: @Sendable (Document) throws -> Object
-    /// Builds an object straight from record bytes (``RecordCodec``), skipping the document.
+    /// Builds an object straight from record bytes (`RecordCodec`), skipping the document.
     public let decodeRecord: @Sendable (UnsafeRawBufferPointer) throws -> Object
     /// Writes an object straight into record bytes, skipping the document, when the mapping can
     /// (``record(idField:)``); otherwise `nil`, and objects are stored through ``encode``.

@@ -18,7 +18,7 @@ public protocol RecordDecodable {
     init(record: borrowing RecordFields) throws
 }
 
-/// The fields of one stored record, read by name from its bytes (``RecordCodec`` format).
+/// The fields of one stored record, read by name from its bytes (`RecordCodec` format).
 ///
 /// Valid only during ``RecordDecodable/init(record:)``: it points into storage that is lent for
 /// that call. Each accessor returns `nil` when the field is absent or `null`, and throws

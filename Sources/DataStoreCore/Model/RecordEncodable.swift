@@ -12,7 +12,7 @@
 /// let messages = try await store.collection("Message", mapping: .record(idField: "id"), …)
 /// ```
 ///
-/// The bytes are exactly those ``RecordCodec/encode(_:)`` writes for the document with the same
+/// The bytes are exactly those `RecordCodec/encode(_:)` writes for the document with the same
 /// fields, so records written either way read back the same way.
 public protocol RecordEncodable {
     /// Writes the object's fields into `record`, in any order.
@@ -22,7 +22,7 @@ public protocol RecordEncodable {
 }
 
 extension RecordEncodable {
-    /// The record bytes of this object (``RecordCodec`` format).
+    /// The record bytes of this object (`RecordCodec` format).
     /// - Throws: ``CodecError`` `.corrupt` when two fields have the same name, or what
     ///   ``encode(to:)`` throws.
     public func recordBytes() throws -> [UInt8] {
@@ -39,7 +39,7 @@ extension RecordEncodable {
 
 /// Record bytes as a ``RecordWriter`` wrote them (``ObjectMapping/encodeRecord``).
 public struct WrittenRecord: Sendable {
-    /// The record (``RecordCodec`` format).
+    /// The record (`RecordCodec` format).
     public let bytes: [UInt8]
     /// Every field name is plain ASCII: a lookup by bytes finds the fields a ``Document`` (whose
     /// keys compare by canonical equivalence) finds by name.

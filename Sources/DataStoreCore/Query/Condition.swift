@@ -88,7 +88,7 @@ public struct Condition: Sendable, Hashable, CustomStringConvertible {
 
     /// The condition as it reads in explain text: `created_ts >= 1437108600`,
     /// `from_user_key == "1234567890"`, `tag in ["a", "b"]`; a long value is cut (see
-    /// ``Value/description(limit:)``).
+    /// `Value/description(limit:)`).
     public var description: String {
         "\(field) \(op.rawValue) \(value.description(limit: Value.planTextLimit))"
     }

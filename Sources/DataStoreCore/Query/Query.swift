@@ -12,12 +12,12 @@
 /// The language is specified in docs/queries.md.
 public struct Query: Sendable, Hashable, CustomStringConvertible {
     /// The conditions, all of which must hold, sorted by field (UTF-8 bytes), then operator
-    /// (``Operator/allCases`` order), then value, so that explain text is stable.
+    /// (`Operator/allCases` order), then value, so that explain text is stable.
     ///
     /// The initializers sort; assigning this property directly keeps the order given.
     public var conditions: [Condition]
     /// The sort keys, most significant first; empty leaves the order unspecified (by id in
-    /// ``evaluate(_:idField:)``).
+    /// `evaluate(_:idField:)`).
     public var sort: [SortKey]
     /// The most documents to return after ``offset``; `nil` for no limit. A negative limit
     /// is treated as 0.

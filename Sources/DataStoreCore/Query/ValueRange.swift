@@ -1,7 +1,7 @@
 /// An interval of ``Value``'s total order: what a planner scans in an index.
 ///
 /// A range is computed from `==`, `<`, `<=`, `>` and `>=` conditions (see
-/// ``Condition/range`` and ``Query/range(on:)``). It is *conservative*: every value that satisfies
+/// `Condition/range` and `Query/range(on:)`). It is *conservative*: every value that satisfies
 /// the conditions lies in the range, but the range may hold values that do not, so the planner
 /// re-checks every condition on every document it reads.
 public struct ValueRange: Sendable, Hashable, CustomStringConvertible {

@@ -26,7 +26,7 @@ extension Document {
     /// - Throws: `CodecError.unsupportedType` naming the field path (such as
     ///   `attachments[2].owner`) and the Swift type of a value it cannot represent;
     ///   `CodecError.outOfRange` for an integer outside `Int64`;
-    ///   `CodecError.tooDeep` beyond ``RecordCodec/maxDepth`` levels.
+    ///   `CodecError.tooDeep` beyond `RecordCodec/maxDepth` levels.
     /// - Complexity: O(*n*) in the number of values.
     public init(dictionary: [String: Any]) throws(CodecError) {
         self = try Document.convert(dictionary, depth: 1)

@@ -12,10 +12,12 @@ public enum JSONForm {
     public static let bytesKey = "$base64"
 
     /// `value` as JSON text; object fields in name order.
-    /// - Parameter path: The field path `value` stands at, for error messages.
+    /// - Parameters:
+    ///   - value: The value to write.
+    ///   - path: The field path `value` stands at, for error messages.
     /// - Throws: ``CodecError`` `.unsupportedType` naming the field when a double is NaN or
     ///   infinite, which JSON cannot carry; `.tooDeep` naming the field when arrays and objects
-    ///   nest deeper than ``RecordCodec/maxDepth`` (checked before each level is written).
+    ///   nest deeper than `RecordCodec/maxDepth` (checked before each level is written).
     /// - Complexity: O(*n* log *n*) in the size of the value (object fields are sorted).
     public static func text(_ value: Value, path: String = "") throws(CodecError) -> String {
         var text = ""
@@ -38,7 +40,7 @@ public enum JSONForm {
     /// - Throws: ``CodecError`` `.corrupt` or `.truncated` (with the byte offset) for text that is
     ///   not JSON, including invalid UTF-8 and a field name given twice; `.outOfRange` for an
     ///   integer outside `Int64` or a number beyond a double's range; `.tooDeep` past
-    ///   ``RecordCodec/maxDepth`` levels. The error's field path names where the value stands.
+    ///   `RecordCodec/maxDepth` levels. The error's field path names where the value stands.
     /// - Complexity: O(*n*) in the length of the text.
     public static func value(_ bytes: some Collection<UInt8>) throws(CodecError) -> Value {
         let parsed: Result<Value, CodecError>? = bytes.withContiguousStorageIfAvailable { buffer in

@@ -101,7 +101,7 @@ extension Value: Comparable, Hashable {
     public static func == (a: Value, b: Value) -> Bool { compare(a, b) == 0 }
 
     /// Hashes the value consistently with ``==(_:_:)``: equal numbers hash alike whatever their
-    /// case, and strings hash their UTF-8 bytes. Only the first ``hashedLevels`` levels of
+    /// case, and strings hash their UTF-8 bytes. Only the first `hashedLevels` levels of
     /// arrays and objects are hashed (deeper ones by their kind and size), so hashing recurses
     /// no deeper than that; equal values still hash alike.
     ///

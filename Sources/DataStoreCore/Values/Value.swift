@@ -50,7 +50,7 @@ extension Value {
         return false
     }
 
-    /// Whether this value is a number (``int`` or ``double``).
+    /// Whether this value is a number (`int` or `double`).
     public var isNumber: Bool {
         switch self {
         case .int, .double: true

@@ -23,7 +23,7 @@ extension Context {
     /// Runs `body` over the root's snapshot, beginning it on first use. Calls on one chain run
     /// one at a time (an LMDB read transaction serves one thread at a time).
     ///
-    /// - Throws: ``DataStoreError`` `.snapshotExpired` once the snapshot was ended after being read
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.snapshotExpired` once the snapshot was ended after being read
     ///   (past `DataStore.Options.maxSnapshotAge`, or to let the map grow), until `refresh()`.
     func withSnapshot<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         let root = self.root
@@ -80,7 +80,7 @@ extension Context {
     }
 
     /// The object stored under `id` as this context sees it: its staged changes over its snapshot.
-    /// - Throws: ``DataStoreError`` `.notFound` naming the id.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id.
     public func get<Object>(id: Value, from collection: StoreCollection<Object>) throws -> Object {
         guard id != .null, let document = try viewDocument(id, in: collection.storage) else {
             throw DataStoreError(.notFound, "no object with id \(id) in \(collection.name)")

@@ -7,7 +7,7 @@ extension Context {
     /// committed (durably, by default) with the commit's identity.
     ///
     /// On failure nothing is written and the changes stay staged (``discard()`` drops them).
-    /// - Throws: ``DataStoreError`` `.conflict` listing the records that changed underneath the
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.conflict` listing the records that changed underneath the
     ///   context (with ``ConflictPolicy/detect``); `.duplicateID`, `.notFound`, `.uniqueViolation`,
     ///   `.invalidValue` from the writes; `.storage` when the commit fails.
     @discardableResult

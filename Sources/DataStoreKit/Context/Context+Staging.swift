@@ -3,7 +3,7 @@ public import DataStoreCore
 extension Context {
     /// Stages an insert of `object` and returns it as it will be stored (with a generated id when
     /// it had none). The object is encoded now; nothing is written until the root context saves.
-    /// - Throws: ``DataStoreError`` `.duplicateID` when this context already sees the id;
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.duplicateID` when this context already sees the id;
     ///   `.invalidValue` for an object that cannot be stored (nothing is staged); `.invalidID`.
     @discardableResult
     public func add<Object>(_ object: Object, to collection: StoreCollection<Object>) throws -> Object {
@@ -19,7 +19,7 @@ extension Context {
 
     /// Stages storing `object` under `id`, replacing what is there or inserting it. The object is
     /// encoded now.
-    /// - Throws: ``DataStoreError`` `.invalidValue` for an object that cannot be stored (nothing is
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidValue` for an object that cannot be stored (nothing is
     ///   staged), `.invalidID` for an id that cannot be a key.
     @discardableResult
     public func put<Object>(id: Value, object: Object, in collection: StoreCollection<Object>) throws -> Object {
@@ -33,7 +33,7 @@ extension Context {
     }
 
     /// Stages removing the object under `id`, and returns it.
-    /// - Throws: ``DataStoreError`` `.notFound` when this context does not see the id.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` when this context does not see the id.
     @discardableResult
     public func remove<Object>(id: Value, from collection: StoreCollection<Object>) throws -> Object {
         let storage = collection.storage

@@ -16,7 +16,7 @@ import Synchronization
 /// A child context (``newChild()``) saves into its parent, and nothing reaches disk until the
 /// root saves. Conflicts: a context remembers the version of every record it read or changed; if
 /// any changed underneath it before its save commits, the save fails with
-/// ``DataStoreError/Code/conflict`` listing them, and writes nothing — unless the context was made
+/// ``/DataStoreCore/DataStoreError/Code/conflict`` listing them, and writes nothing — unless the context was made
 /// with ``ConflictPolicy/lastWriterWins``.
 ///
 /// A context is safe to share between tasks; its calls run one at a time. While a root context's
@@ -26,12 +26,12 @@ import Synchronization
 ///
 /// The snapshot may be taken away, never changed: the writer ends it when it must grow the map,
 /// and past ``DataStore/Options/maxSnapshotAge``. Every later read that needs it then throws
-/// ``DataStoreError/Code/snapshotExpired`` until ``refresh()``; staged changes are kept and can
+/// ``/DataStoreCore/DataStoreError/Code/snapshotExpired`` until ``refresh()``; staged changes are kept and can
 /// still be saved (docs/concurrency.md).
 public final class Context: Sendable {
     /// What a save does when records changed underneath the context.
     public enum ConflictPolicy: Sendable, Hashable {
-        /// Fail the save with ``DataStoreError/Code/conflict`` (the default).
+        /// Fail the save with ``/DataStoreCore/DataStoreError/Code/conflict`` (the default).
         case detect
         /// Save anyway; the last save to commit wins.
         case lastWriterWins
@@ -64,7 +64,7 @@ public final class Context: Sendable {
         var storages: [String: CollectionTable] = [:]
         var discarded = false
         /// Why the snapshot was taken away after it had been read (past its age cap, or to let the
-        /// map grow): every read throws ``DataStoreError/Code/snapshotExpired`` with this until
+        /// map grow): every read throws ``/DataStoreCore/DataStoreError/Code/snapshotExpired`` with this until
         /// `refresh()`, `discard()` or a save.
         var snapshotEnded: String?
         /// Counts the snapshots begun, so a request to yield ends only the one it was made for.
@@ -104,7 +104,7 @@ public final class Context: Sendable {
     }
 
     /// Ends the snapshot so the next read sees the latest commits (staged changes are kept), and
-    /// lets a context whose snapshot was taken away (``DataStoreError/Code/snapshotExpired``) read again.
+    /// lets a context whose snapshot was taken away (``/DataStoreCore/DataStoreError/Code/snapshotExpired``) read again.
     public func refresh() {
         state.withLock { state in
             state.snapshot = nil

@@ -31,7 +31,7 @@ struct QueryExecutor {
         materialize: (_ body: UnsafeRawBufferPointer, _ version: Int) throws -> Item
     ) throws -> [Item] {
         let query = plan.query
-        // Negative values mean 0 (``Query/limit``, ``Query/offset``).
+        // Negative values mean 0 (``/DataStoreCore/Query/limit``, ``/DataStoreCore/Query/offset``).
         let offset = max(0, query.offset), limit = query.limit.map { max(0, $0) }
         let wanted = limit.map { offset + $0 }
         let stopEarly = plan.limitPushedDown ? wanted : nil

@@ -185,7 +185,7 @@ struct FieldRanges {
     private var fields: [String] = []
     private var ranges: [ValueRange?] = []
 
-    /// One pass over the conditions, intersecting each field's ranges as ``Query/range(on:)``
+    /// One pass over the conditions, intersecting each field's ranges as ``/DataStoreCore/Query/range(on:)``
     /// does (a pass per field, and the list of fields, cost a third of planning a point query).
     init(_ query: Query) {
         fields.reserveCapacity(query.conditions.count)

@@ -11,7 +11,7 @@ extension DataStore {
     /// rebuilt. A stored index the declaration leaves out is kept, maintained and reported in
     /// ``StoreCollection/undeclaredIndexes`` unless `undeclaredIndexes` is ``UndeclaredIndexes/drop``.
     ///
-    /// - Throws: ``DataStoreError`` `.schemaMismatch` for an invalid declaration or an id field that
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` for an invalid declaration or an id field that
     ///   differs from the stored one; `.storage` when the store cannot be written.
     public func collection<Object>(
         _ name: String,
@@ -26,7 +26,7 @@ extension DataStore {
         return StoreCollection(store: self, storage: storage, mapping: mapping)
     }
 
-    /// The collection of an ``ObjectCoder`` class, named after the class unless `name` is given
+    /// The collection of an ``/DataStoreCore/ObjectCoder`` class, named after the class unless `name` is given
     /// (the seed's entity name). See ``collection(_:mapping:indexes:indexBuildChunk:undeclaredIndexes:)``.
     public func collection<Object: ObjectCoder & SendableMetatype>(
         _ type: Object.Type,
@@ -297,7 +297,7 @@ extension CollectionTable {
 extension DataStore {
     /// Opens one of the store's LMDB databases, naming ``Options/maxDatabases`` when the store
     /// already holds as many as it allows.
-    /// - Throws: ``DataStoreError/Code/storage`` past the limit; otherwise the `LMDBError`.
+    /// - Throws: ``/DataStoreCore/DataStoreError/Code/storage`` past the limit; otherwise the `LMDBError`.
     func openStoreDatabase(named name: String, options: Database.Options = []) throws -> Database {
         let opened: Result<Database, LMDBError> = Result { () throws(LMDBError) in
             try environment.openDatabase(named: name, options: options)

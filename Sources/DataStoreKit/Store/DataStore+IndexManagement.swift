@@ -4,7 +4,7 @@ extension DataStore {
     /// Adds `definition` to the stored collection `name` and builds it from the records before
     /// returning; the collection's other indexes are left as they are.
     ///
-    /// - Throws: ``DataStoreError`` `.notFound` when there is no such collection; `.schemaMismatch`
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` when there is no such collection; `.schemaMismatch`
     ///   for an invalid definition or one whose name is taken by another definition;
     ///   `.invalidValue` / `.uniqueViolation` when stored records break it (it is then not added).
     public func addIndex(_ definition: IndexDefinition, to name: String, buildChunk: Int = 1_000) async throws {
@@ -25,7 +25,7 @@ extension DataStore {
     /// declaration made with ``UndeclaredIndexes/drop``, are the only ways an index is dropped.
     ///
     /// - Returns: The definition of the dropped index.
-    /// - Throws: ``DataStoreError`` `.notFound` naming the collection's indexes when it has no
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the collection's indexes when it has no
     ///   such index; `.storage` when the store cannot be written.
     @discardableResult
     public func dropIndex(named indexName: String, from name: String) async throws -> IndexDefinition {

@@ -9,7 +9,7 @@ extension DataStore {
     /// - Parameters:
     ///   - destination: An existing directory holding no store.
     ///   - compact: Leave out free pages and renumber the copy, which can make it much smaller.
-    /// - Throws: ``DataStoreError`` `.storage` naming both paths when the copy cannot be written.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.storage` naming both paths when the copy cannot be written.
     /// - Complexity: O(size of the data file).
     public func backup(to destination: String, compact: Bool = false) throws {
         do {
@@ -25,7 +25,7 @@ extension DataStore {
     /// ``Durability/relaxed`` or ``Durability/none`` (with ``Durability/durable`` each save is
     /// durable when acknowledged), for example after a bulk import without syncing.
     ///
-    /// - Throws: ``DataStoreError`` `.storage` when the disk refuses the sync.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.storage` when the disk refuses the sync.
     public func sync() throws {
         do {
             try environment.sync(force: true)

@@ -29,14 +29,14 @@ public final class DataStore: Sendable {
         /// collection and one per index. Every nested transaction (the writer uses them to isolate
         /// a change set that failed) allocates and clears a table of this size, so it is kept
         /// modest; past it, declaring a collection or an index fails with
-        /// ``DataStoreError/Code/storage`` naming this option.
+        /// ``/DataStoreCore/DataStoreError/Code/storage`` naming this option.
         public var maxDatabases: Int
-        /// Open read-only: every write fails with ``DataStoreError/Code/storage``.
+        /// Open read-only: every write fails with ``/DataStoreCore/DataStoreError/Code/storage``.
         public var readOnly: Bool
         /// The oldest a ``Context``'s snapshot may get, `nil` for no cap. A snapshot keeps every
         /// page written after it from being reused, so the data file grows by what is written
         /// meanwhile; past the cap the snapshot is ended, and the context's next read throws
-        /// ``DataStoreError/Code/snapshotExpired`` naming its age and the cap (docs/concurrency.md).
+        /// ``/DataStoreCore/DataStoreError/Code/snapshotExpired`` naming its age and the cap (docs/concurrency.md).
         public var maxSnapshotAge: Duration? = .seconds(60)
 
         /// Defaults: a 1 GiB initial map, durable saves, 126 readers, 128 databases (and context
@@ -103,7 +103,7 @@ public final class DataStore: Sendable {
     /// the same environment replaces it (the closed object still reads, but its observers see no
     /// commits made through the new one).
     ///
-    /// - Throws: ``DataStoreError`` `.storage` wrapping an `LMDBError` that names the path (missing,
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.storage` wrapping an `LMDBError` that names the path (missing,
     ///   unwritable, not an LMDB environment), or `.unsupportedFormat` for a store written by a
     ///   newer format version.
     public static func open(path: String, options: Options = Options()) throws -> DataStore {
@@ -192,7 +192,7 @@ public final class DataStore: Sendable {
 
     /// Stops the writer after it commits what is queued, then ends every ``changes()`` stream
     /// (after the events of those last commits). Later writes fail with
-    /// ``DataStoreError/Code/closed``; reads go on while the object lives.
+    /// ``/DataStoreCore/DataStoreError/Code/closed``; reads go on while the object lives.
     public func close() {
         writer.close()
     }

@@ -2,11 +2,11 @@ public import DataStoreCore
 import LMDB
 
 /// A collection in a ``DataStore``: the model protocol over LMDB, for objects mapped by an
-/// ``ObjectMapping`` (an `ObjectCoder` class or a `Codable` type).
+/// ``/DataStoreCore/ObjectMapping`` (an `ObjectCoder` class or a `Codable` type).
 ///
 /// Reads run on the caller's task over a fresh snapshot per call; writes are queued to the
 /// store's writer and return once committed (durably, by default). Get one with
-/// ``DataStore/collection(_:mapping:indexes:indexBuildChunk:)``.
+/// `DataStore/collection(_:mapping:indexes:indexBuildChunk:)`.
 public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// The store holding the collection.
     public let store: DataStore
@@ -46,7 +46,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// The object stored under `id`.
     /// - Complexity: O(log n).
-    /// - Throws: ``DataStoreError`` `.notFound` naming the id, `.invalidID` for an id that cannot
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id, `.invalidID` for an id that cannot
     ///   exist, `.codec` for a record that cannot be decoded.
     public func get(id: Value) async throws -> Object {
         try object(id: id)
@@ -88,9 +88,9 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
         try objects(matching: Query(params: params, options: options))
     }
 
-    /// Runs a parsed ``Query`` synchronously over one snapshot.
+    /// Runs a parsed ``/DataStoreCore/Query`` synchronously over one snapshot.
     ///
-    /// - Throws: ``DataStoreError`` `.codec` for a record that cannot be decoded.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec` for a record that cannot be decoded.
     public func query(_ query: Query) throws -> [Object] {
         try objects(matching: query)
     }
@@ -109,7 +109,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
         try objects(matching: Query())
     }
 
-    /// The synchronous ``get(id:)``, under its former name.
+    /// The synchronous `get(id:)`, under its former name.
     @available(*, deprecated, renamed: "get(id:)")
     public func getNow(id: Value) throws -> Object { try object(id: id) }
 
@@ -132,7 +132,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// read, except those whose indexed value was cut to fit a key), otherwise by checking the
     /// conditions on each candidate record's bytes.
     ///
-    /// - Throws: ``DataStoreError`` `.invalidQuery` naming the bad key; `.codec` for a record that
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery` naming the bad key; `.codec` for a record that
     ///   cannot be read.
     /// - Complexity: O(index entries in the scanned range), or O(candidate records).
     public func count(params: [String: Value]?) async throws -> Int {
@@ -145,7 +145,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     }
 
     /// The number of objects matching `query`'s conditions (its sort, offset and limit do not
-    /// change what is counted). See ``count(params:)``.
+    /// change what is counted). See `count(params:)`.
     public func count(_ query: Query) throws -> Int {
         try countOutcome(query).count
     }
@@ -207,7 +207,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// Inserts `object` and returns it as stored. An object without an id (absent, `null` or an
     /// empty string) gets a new unique, time-ordered one.
-    /// - Throws: ``DataStoreError`` `.duplicateID` when the id is already stored.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.duplicateID` when the id is already stored.
     public func add(object: Object) async throws -> Object {
         let prepared = try prepare(object, id: nil, generatingMissingID: true)
         try await store.add(prepared, in: storage)
@@ -217,7 +217,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// Inserts every object as one change set — all of them or, on any error, none — and
     /// returns their ids (generated for objects without one).
-    /// - Throws: ``DataStoreError`` `.duplicateID` (an id stored or repeated), `.uniqueViolation`,
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.duplicateID` (an id stored or repeated), `.uniqueViolation`,
     ///   `.invalidValue`, naming the object concerned.
     /// - Complexity: one commit for the whole batch.
     @discardableResult
@@ -228,7 +228,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// Stores every object under the id in its id field, replacing or inserting, as one change
     /// set — all of them or none — and returns the ids.
-    /// - Throws: ``DataStoreError`` `.invalidID` for an object without an id, and the errors of `put`.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidID` for an object without an id, and the errors of `put`.
     @discardableResult
     public func put(contentsOf objects: [Object]) async throws -> [Value] {
         let prepared = try objects.map { try prepare($0, id: nil, generatingMissingID: false) }
@@ -236,7 +236,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     }
 
     /// Removes the object stored under `id` and returns it.
-    /// - Throws: ``DataStoreError`` `.notFound` naming the id.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id.
     public func remove(id: Value) async throws -> Object {
         try mapping.decode(try await store.removeDocument(id: id, in: storage))
     }
@@ -246,7 +246,7 @@ extension StoreCollection {
     /// `object` made ready to write — through the mapping's record writer when it has one (no
     /// document made), else through a document — under `id` when given, else under the id it
     /// holds, else, with `generatingMissingID`, a new one.
-    /// - Throws: ``DataStoreError`` `.invalidValue` for an object that cannot be stored, `.invalidID`.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidValue` for an object that cannot be stored, `.invalidID`.
     func prepare(_ object: Object, id: Value?, generatingMissingID: Bool = false) throws -> PreparedDocument {
         let storage = self.storage
         do {

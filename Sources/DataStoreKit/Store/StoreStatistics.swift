@@ -118,7 +118,7 @@ extension DataStore {
 
     /// The stored collection `name` as plain documents, with the id field and indexes it was
     /// stored with (for tools that do not know the application's types).
-    /// - Throws: ``DataStoreError`` `.notFound` when there is no such collection.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` when there is no such collection.
     public func documentCollection(_ name: String) async throws -> StoreCollection<Document> {
         let storage = try storage(named: name)
         return StoreCollection(store: self, storage: storage, mapping: .documents(idField: storage.idField))

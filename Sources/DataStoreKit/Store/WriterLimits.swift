@@ -8,7 +8,7 @@ public struct WriterLimits: Sendable, Hashable {
     /// The most change sets waiting; past this, `submit` waits for room (backpressure).
     public var maxQueuedChangeSets: Int
     /// The largest the map may be grown to after `mapFull`; past it, writes fail with
-    /// ``DataStoreError/Code/storage``.
+    /// ``/DataStoreCore/DataStoreError/Code/storage``.
     public var maxMapSize: Int
     /// How far ahead of the data the writer keeps the data file written (with zeros), in
     /// bytes, when commits sync (``Durability/durable`` and ``Durability/relaxed``): a commit
@@ -18,8 +18,8 @@ public struct WriterLimits: Sendable, Hashable {
     public var dataFileHeadroom: Int
     /// How long growing the map waits for this process's read transactions to end (LMDB
     /// resizes only with none live). Contexts' snapshots yield at once (their next read throws
-    /// ``DataStoreError/Code/snapshotExpired``); past this wait, the batch fails with
-    /// ``DataStoreError/Code/storage`` naming the readers still live, and new reads, held
+    /// ``/DataStoreCore/DataStoreError/Code/snapshotExpired``); past this wait, the batch fails with
+    /// ``/DataStoreCore/DataStoreError/Code/storage`` naming the readers still live, and new reads, held
     /// back meanwhile, go on.
     public var mapGrowthWait: Duration
 

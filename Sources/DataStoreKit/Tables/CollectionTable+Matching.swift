@@ -4,7 +4,7 @@ extension CollectionTable {
     /// Whether the record `body` under `idKey` passes every predicate. A record that cannot be
     /// read is named by its id.
     ///
-    /// - Throws: ``DataStoreError/Code/codec`` naming the record, wrapping the `CodecError` that
+    /// - Throws: ``/DataStoreCore/DataStoreError/Code/codec`` naming the record, wrapping the `CodecError` that
     ///   names the field.
     func recordMatches(_ predicates: [RecordPredicate], _ body: UnsafeRawBufferPointer, idKey: UnsafeRawBufferPointer)
         throws -> Bool

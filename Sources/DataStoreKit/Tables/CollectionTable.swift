@@ -28,7 +28,7 @@ final class CollectionTable: Sendable {
     var readyIndexes: [IndexTable] { indexList.withLock { $0.ready } }
 
     /// Every index, and whether the id field and every index field are named in plain ASCII, so
-    /// that fields found by their bytes in a record are the fields a ``Document`` finds by name
+    /// that fields found by their bytes in a record are the fields a ``/DataStoreCore/Document`` finds by name
     /// (``prepare(record:id:generatingMissingID:)``).
     var indexesAndNames: (indexes: [IndexTable], ascii: Bool) { indexList.withLock { ($0.all, $0.asciiNames) } }
 
@@ -91,7 +91,7 @@ enum ExpectedVersion: Sendable, Hashable {
 
 /// How a document is written.
 enum WriteMode: Sendable {
-    /// Insert; the id must not be stored (``DataStoreError/Code/duplicateID``).
+    /// Insert; the id must not be stored (``/DataStoreCore/DataStoreError/Code/duplicateID``).
     case insert
     /// Replace, or insert when absent (the seed's `put`).
     case upsert
@@ -193,7 +193,7 @@ extension CollectionTable {
     }
 
     /// Removes the object stored under `id` with its index entries, and returns it.
-    /// - Throws: ``DataStoreError/Code/notFound`` naming the id and the collection.
+    /// - Throws: ``/DataStoreCore/DataStoreError/Code/notFound`` naming the id and the collection.
     func remove(id: Value, expecting expected: ExpectedVersion = .any, in transaction: inout WriteTransaction) throws
         -> Document
     {
@@ -264,7 +264,7 @@ extension CollectionTable {
         }
     }
 
-    /// Throws ``DataStoreError/Code/uniqueViolation`` when another record has the same values in
+    /// Throws ``/DataStoreCore/DataStoreError/Code/uniqueViolation`` when another record has the same values in
     /// a unique index. Entries whose key was cut are compared by their real values.
     func checkUnique(
         _ entry: IndexTable.Entry,

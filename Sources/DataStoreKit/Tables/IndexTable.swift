@@ -33,7 +33,7 @@ struct IndexTable: Sendable {
 
     /// The entries `document` has in this index.
     ///
-    /// - Throws: ``DataStoreError/Code/invalidValue`` naming the collection, index, field and
+    /// - Throws: ``/DataStoreCore/DataStoreError/Code/invalidValue`` naming the collection, index, field and
     ///   value when a field of a single-value index holds an array (declare the index
     ///   `multiValue` to index elements).
     func entries(for document: Document, idKey: [UInt8], collection: String) throws(DataStoreError) -> [Entry] {
@@ -43,7 +43,7 @@ struct IndexTable: Sendable {
     /// The entries of the record `body` (``RecordCodec`` format, without a version) in this index,
     /// read field by field from the bytes.
     ///
-    /// - Throws: as ``entries(for:idKey:collection:)``, and ``DataStoreError/Code/codec`` for
+    /// - Throws: as ``entries(for:idKey:collection:)``, and ``/DataStoreCore/DataStoreError/Code/codec`` for
     ///   damaged bytes.
     func entries(forRecord body: UnsafeRawBufferPointer, idKey: [UInt8], collection: String) throws(DataStoreError)
         -> [Entry]

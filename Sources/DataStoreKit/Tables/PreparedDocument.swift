@@ -40,7 +40,7 @@ struct PreparedDocument: Sendable {
 extension CollectionTable {
     /// Prepares `document` to be written under `id`.
     /// - Parameter keptObjectID: Whether `id` is the one the document already held.
-    /// - Throws: ``DataStoreError`` `.invalidID` for an id that cannot be a key, `.invalidValue`
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidID` for an id that cannot be a key, `.invalidValue`
     ///   for a value the record format cannot hold or an array in a single-value index.
     func prepare(_ document: Document, id: Value, keptObjectID: Bool = false) throws(DataStoreError) -> PreparedDocument
     {
@@ -62,7 +62,7 @@ extension CollectionTable {
             id: id, key: key, body: body, given: document, entries: entries, keptObjectID: keptObjectID)
     }
 
-    /// Prepares the record an object wrote itself (``RecordEncodable``), under `id` when given,
+    /// Prepares the record an object wrote itself (``/DataStoreCore/RecordEncodable``), under `id` when given,
     /// else under the id it holds, else — with `generatingMissingID` — a new one.
     ///
     /// When the record already holds the id and every name involved is ASCII, nothing is
@@ -108,7 +108,7 @@ extension CollectionTable {
     }
 
     /// `id`, or a new one with `generatingMissingID`.
-    /// - Throws: ``DataStoreError/Code/invalidID`` for a missing id when not generating one.
+    /// - Throws: ``/DataStoreCore/DataStoreError/Code/invalidID`` for a missing id when not generating one.
     func chooseID(_ id: Value?, generatingMissingID: Bool) throws(DataStoreError) -> Value {
         if let id { return id }
         guard generatingMissingID else {

@@ -16,7 +16,7 @@ enum StorageKeys {
     static let missingTag: UInt8 = 0x05
 
     /// The record key of `id`.
-    /// - Throws: ``DataStoreError/Code/invalidID`` naming the collection and the id when the id is
+    /// - Throws: ``/DataStoreCore/DataStoreError/Code/invalidID`` naming the collection and the id when the id is
     ///   not a non-empty string or an integer, or encodes to more than ``maxIDKeyBytes``.
     static func idKey(_ id: Value, collection: String) throws(DataStoreError) -> [UInt8] {
         switch id {

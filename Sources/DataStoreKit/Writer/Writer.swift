@@ -60,7 +60,7 @@ final class Writer: Sendable {
     /// What the writer has done so far.
     public var metrics: WriterMetrics { core.state.withLock { $0.metrics } }
 
-    /// Whether ``close()`` was called: later change sets fail with ``DataStoreError/Code/closed``.
+    /// Whether ``close()`` was called: later change sets fail with ``/DataStoreCore/DataStoreError/Code/closed``.
     var isClosed: Bool { core.state.withLock { $0.closed } }
 
     /// Change sets waiting for a batch (not counting the batch being committed).
@@ -72,8 +72,8 @@ final class Writer: Sendable {
     /// Queues `apply` and returns its result once the batch carrying it has committed.
     ///
     /// - Throws: whatever `apply` threw (only this change set was rolled back), or
-    ///   ``DataStoreError/Code/storage`` when the commit itself failed (disk full, map at its
-    ///   limit), or ``DataStoreError/Code/closed`` after the store closed.
+    ///   ``/DataStoreCore/DataStoreError/Code/storage`` when the commit itself failed (disk full, map at its
+    ///   limit), or ``/DataStoreCore/DataStoreError/Code/closed`` after the store closed.
     /// - Parameters:
     ///   - exclusive: commit it in a batch of its own (see ``ChangeSet/exclusive``).
     ///   - rollBack: undoes `apply`'s effects outside the transaction when it does not commit
