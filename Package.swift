@@ -46,22 +46,26 @@ let package = Package(
             name: "StoreBenchmark", dependencies: ["DataStoreKit", "CLMDB", "CSQLite"],
             path: "Benchmarks/StoreBenchmark", swiftSettings: strict),
 
-        .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strict),
+        .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DataStoreCoreTests", dependencies: ["DataStoreCore", "ModelConformance"], swiftSettings: strict),
+        // The fixtures every test target shares: the seed's Message, a seeded generator, temporary directories.
+        .target(
+            name: "TestSupport", dependencies: ["DataStoreCore"], path: "Tests/TestSupport", swiftSettings: strict),
         // One battery of ModelProtocol checks, run against every implementation.
         .target(
-            name: "ModelConformance", dependencies: ["DataStoreCore"], path: "Tests/ModelConformance",
+            name: "ModelConformance", dependencies: ["DataStoreCore", "TestSupport"], path: "Tests/ModelConformance",
             swiftSettings: strict),
         .testTarget(
             name: "DataStoreKitTests", dependencies: ["DataStoreKit", "ModelConformance"],
             swiftSettings: strict),
         // Reliability: a process the crash tests kill at random moments, and the tests themselves.
         .executableTarget(
-            name: "DataStoreCrashHelper", dependencies: ["DataStoreKit"], path: "Tests/CrashHelper",
+            name: "DataStoreCrashHelper", dependencies: ["DataStoreKit", "TestSupport"], path: "Tests/CrashHelper",
             swiftSettings: strict),
         .testTarget(
-            name: "ReliabilityTests", dependencies: ["DataStoreKit", "DataStoreCrashHelper"], swiftSettings: strict),
+            name: "ReliabilityTests", dependencies: ["DataStoreKit", "DataStoreCrashHelper", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "datastoreTests", dependencies: ["datastore", "DataStoreKit", "ModelConformance"],
             swiftSettings: strict),

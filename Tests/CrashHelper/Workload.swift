@@ -1,4 +1,5 @@
 import DataStoreCore
+import TestSupport
 public import DataStoreKit
 
 /// The documents the crash helper writes: each change set is a *group* of `of` documents sharing
@@ -88,20 +89,5 @@ public struct Acknowledgement: Sendable, Hashable {
         tag = String(words[1])
         self.count = count
         removes = words[3] == "-" ? nil : String(words[3])
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failing run can be repeated from its seed.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }

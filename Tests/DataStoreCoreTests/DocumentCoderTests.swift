@@ -1,3 +1,4 @@
+import TestSupport
 import DataStoreCore
 import Foundation
 import Testing
@@ -98,7 +99,7 @@ struct DocumentCoderTests {
     @Test("damaged record bytes throw DecodingError wrapping CodecError, never crash")
     func damagedBytes() throws {
         let bytes = try RecordCodec.encode(try DocumentEncoder().encode(Self.envelope))
-        var generator = SplitMix64(seed: 91)
+        var generator = SeededGenerator(seed: 91)
         for length in 0..<bytes.count {
             #expect(throws: (any Error).self) {
                 try RecordDecoder().decode(Envelope.self, from: Array(bytes[..<length]))

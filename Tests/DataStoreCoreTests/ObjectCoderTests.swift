@@ -1,43 +1,7 @@
+import TestSupport
 import DataStoreCore
 import Foundation
 import Testing
-
-/// The seed README's `Message`, verbatim but for the `tyoe` typo and Swift 6 syntax
-/// (`var` → `let` where never mutated, which Swift 6 would otherwise warn about).
-final class Message: ObjectCoder {
-    var id: String?
-    var from_user_key: String?
-    var to_user_key: String?
-    var message: String?
-    var created_ts: Double? //created timestamp in Double
-    var type: String?
-
-    static func identifierKey() -> String {
-        return "id"
-    }
-
-    required init(dictionary withDictionary: [String: Any]) {
-        self.id = withDictionary["id"] as? String
-        self.from_user_key = withDictionary["from_user_key"] as? String
-        self.to_user_key = withDictionary["to_user_key"] as? String
-        self.message = withDictionary["message"] as? String
-        self.type = withDictionary["type"] as? String
-        let created_ts_str = withDictionary["created_ts"] as? Double
-        self.created_ts = created_ts_str
-    }
-
-    func toDictionary() -> [String: Any] {
-        let dic: [String: Any] = [
-            "id": self.id ?? "",
-            "from_user_key": self.from_user_key ?? "",
-            "to_user_key": self.to_user_key ?? "",
-            "message": self.message ?? "",
-            "type": self.type ?? "",
-            "created_ts": self.created_ts ?? NSDate().timeIntervalSince1970
-        ]
-        return dic
-    }
-}
 
 @Suite("ObjectCoder conversion")
 struct ObjectCoderTests {

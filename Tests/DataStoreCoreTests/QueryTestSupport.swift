@@ -1,11 +1,12 @@
+import TestSupport
 import DataStoreCore
 
-/// The property tests' generator: ``SplitMix64`` with a few helpers.
+/// The property tests' generator: ``SeededGenerator`` with a few helpers.
 struct QueryRandom: RandomNumberGenerator {
-    private var generator: SplitMix64
+    private var generator: SeededGenerator
 
     init(seed: UInt64) {
-        generator = SplitMix64(seed: seed)
+        generator = SeededGenerator(seed: seed)
     }
 
     mutating func next() -> UInt64 { generator.next() }

@@ -1,26 +1,12 @@
+import TestSupport
 import DataStoreCore
-
-/// SplitMix64: a tiny, seeded, deterministic generator, so every property test failure replays.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random values biased toward the edges: numbers around 0, ±2^53 and the Int64 limits, equal
 /// ints and doubles, NaN, infinities, -0.0; strings with NUL, U+0001, combining marks, emoji.
 struct ValueGenerator {
-    var rng: SplitMix64
+    var rng: SeededGenerator
 
-    init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+    init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
 

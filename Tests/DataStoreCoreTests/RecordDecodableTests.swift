@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import DataStoreCore
 
@@ -133,7 +134,7 @@ struct RecordFieldsTests {
     @Test("truncated and damaged records throw CodecError or answer, never crash", arguments: [UInt64(111)])
     func damaged(seed: UInt64) throws {
         var generator = ValueGenerator(seed: seed)
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         for _ in 0..<150 {
             let document = generator.document(depth: 2, maxFields: 5)
             let bytes = try RecordCodec.encode(document)

@@ -1,3 +1,4 @@
+import TestSupport
 import DataStoreCrashHelper
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import TestSupport
 import DataStoreCore
 import DataStoreCrashHelper
 import DataStoreKit

@@ -39,7 +39,13 @@ enum PowerLossRecording {
     /// `POWERLOSS_RECORDER` (built by the Makefile), or the recorder compiled with `cc` from
     /// `Tests/PowerLoss/recorder.c` into `scratch`.
     static func recorderPath(scratch: String) throws -> String {
-        if let path = ProcessInfo.processInfo.environment["POWERLOSS_RECORDER"] { return path }
+        if let path = ProcessInfo.processInfo.environment["POWERLOSS_RECORDER"] {
+            // A missing library would only show later as a helper that wrote no log.
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw LogError("POWERLOSS_RECORDER names \(path), which does not exist (make builds it)")
+            }
+            return path
+        }
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("PowerLoss/recorder.c").path
         let output = "\(scratch)/librecorder.so"

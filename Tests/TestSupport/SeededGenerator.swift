@@ -1,5 +1,5 @@
-/// SplitMix64 (Steele, Lea, Flood 2014): a small seeded generator for the test targets that share
-/// this support module, so a randomised test replays exactly from its seed.
+/// SeededGenerator (Steele, Lea, Flood 2014): a small seeded generator for every test target and the
+/// crash helper, so a randomised test replays exactly from its seed.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

@@ -1,0 +1,1 @@
+func bytes(_ string: String) -> [UInt8] { Array(string.utf8) }
