@@ -8,40 +8,31 @@
 /// ```
 public struct CodecError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure occurred.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: Hashable, Sendable {
-            case truncated, corrupt, unsupportedType, unsupportedVersion, tooDeep, outOfRange
-        }
-
-        private let base: Base
-
-        private init(_ base: Base) { self.base = base }
+    ///
+    /// Every error code in the package has this shape (``DataStoreError/Code`` too): a raw value that
+    /// names it, and static constants to match on.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as written in Swift.
+        public let rawValue: String
+        /// A code by name; the constants below are the ones this module throws.
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The bytes ended before the value they describe.
-        public static let truncated = Code(.truncated)
+        public static let truncated = Code(rawValue: "truncated")
         /// The bytes violate the format: a reserved tag, a non-canonical form, invalid UTF-8,
         /// fields out of order, trailing bytes.
-        public static let corrupt = Code(.corrupt)
+        public static let corrupt = Code(rawValue: "corrupt")
         /// A value of a type the format or conversion cannot represent.
-        public static let unsupportedType = Code(.unsupportedType)
+        public static let unsupportedType = Code(rawValue: "unsupportedType")
         /// A record written by a format version this build does not read.
-        public static let unsupportedVersion = Code(.unsupportedVersion)
+        public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
         /// Arrays and objects nested deeper than the format allows.
-        public static let tooDeep = Code(.tooDeep)
+        public static let tooDeep = Code(rawValue: "tooDeep")
         /// A number that does not fit the type it must become (for example `UInt64` above `Int64.max`).
-        public static let outOfRange = Code(.outOfRange)
+        public static let outOfRange = Code(rawValue: "outOfRange")
 
         /// The code's name, as written in Swift.
-        public var description: String {
-            switch base {
-            case .truncated: "truncated"
-            case .corrupt: "corrupt"
-            case .unsupportedType: "unsupportedType"
-            case .unsupportedVersion: "unsupportedVersion"
-            case .tooDeep: "tooDeep"
-            case .outOfRange: "outOfRange"
-            }
-        }
+        public var description: String { rawValue }
     }
 
     /// What kind of failure occurred.

@@ -62,7 +62,7 @@ extension DataStore {
                         problems.append(
                             IntegrityProblem(
                                 collection: storage.name, index: nil,
-                                message: "record \(shownID) cannot be decoded: \(error)"))
+                                message: "\(error)"))
                     }
                     entry = try cursor.move(.next)
                 }

@@ -173,9 +173,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
         let plan = self.plan(for: query)
         return try read { transaction in
             try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, _ in
-                do { return try RecordCodec.decode(body) } catch {
-                    throw DataStoreError(.codec, "a record in \(name) cannot be decoded", underlying: error)
-                }
+                do { return try RecordCodec.decode(body) } catch { throw storage.undecodable(id: nil, error) }
             }
         }
     }
@@ -188,9 +186,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
         do {
             return try mapping.decodeRecord(body)
         } catch {
-            let record = id.map { "the record \($0)" } ?? "a record"
-            throw DataStoreError(
-                .codec, "\(record) in \(name) cannot be decoded into \(Object.self)", underlying: error)
+            throw storage.undecodable(id: id.map { "\($0)" }, into: Object.self, error)
         }
     }
 

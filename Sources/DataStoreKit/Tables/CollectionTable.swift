@@ -61,20 +61,28 @@ final class CollectionTable: Sendable {
         try StorageKeys.idKey(id, collection: name)
     }
 
-    /// The error for a record that cannot be read, naming the collection and the record's id.
+    /// The one error for a stored record that cannot be decoded, naming the collection, the record's id
+    /// when known, and the type it was to become.
+    func undecodable(id: String?, into type: Any.Type? = nil, _ underlying: any Error) -> DataStoreError {
+        let record = id.map { "the record \($0)" } ?? "a record"
+        let target = type.map { " into \($0)" } ?? ""
+        return DataStoreError(
+            .codec, "\(record) in collection \(name) cannot be decoded\(target)", underlying: underlying)
+    }
+
+    /// ``undecodable(id:into:_:)`` for the record under `idKey`.
     func unreadable(_ idKey: UnsafeRawBufferPointer, _ underlying: any Error) -> DataStoreError {
         let id =
             (try? KeyCodec.decode(Array(idKey)).first).flatMap { $0 }.map(String.init(describing:)) ?? "\(Array(idKey))"
-        return DataStoreError(
-            .codec, "the record \(id) in collection \(name) cannot be decoded", underlying: underlying)
+        return undecodable(id: id, underlying)
     }
 
     /// Decodes a stored record (version + document bytes) into a document.
-    func decodeDocument(_ record: UnsafeRawBufferPointer, id: String = "?") throws(DataStoreError) -> Document {
+    func decodeDocument(_ record: UnsafeRawBufferPointer, id: String? = nil) throws(DataStoreError) -> Document {
         do {
             return try RecordCodec.decode(RecordVersion.body(record))
         } catch {
-            throw DataStoreError(.codec, "the record \(id) in collection \(name) cannot be decoded", underlying: error)
+            throw undecodable(id: id, error)
         }
     }
 }

@@ -69,23 +69,6 @@ enum StorageKeys {
         guard let length = key.last.map(Int.init), length > 0, key.count > length else { return nil }
         return UnsafeRawBufferPointer(rebasing: key[(key.count - 1 - length)..<(key.count - 1)])
     }
-
-    /// The bytes of the ordered-key type class that `value` belongs to, as a half-open range of
-    /// first bytes: a range condition never leaves its class (docs/queries.md).
-    static func typeClassBounds(of value: Value, descending: Bool) -> (lower: [UInt8], upper: [UInt8]) {
-        let tag: UInt8
-        switch value {
-        case .null: tag = 0x10
-        case .bool: tag = 0x20
-        case .int, .double: tag = 0x30
-        case .string: tag = 0x40
-        case .bytes: tag = 0x50
-        case .array: tag = 0x60
-        case .object: tag = 0x70
-        }
-        let span: UInt8 = 0x10
-        return descending ? ([~(tag + span - 1)], [~tag &+ 1]) : ([tag], [tag + span])
-    }
 }
 
 /// The version stored in front of each record: the id of the transaction that wrote it.
