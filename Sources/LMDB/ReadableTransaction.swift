@@ -3,8 +3,7 @@ internal import CLMDB
 /// The opaque handle of a live transaction. Nothing outside this module can use it.
 ///
 /// It holds no reference to the environment: a retain and a release of the environment for every
-/// lookup took the slow, side-table path (the registry holds environments weakly) and cost ~6 %
-/// of an index scan.
+/// lookup would take the slow, side-table path (the registry holds environments weakly).
 public struct TransactionHandle {
     let pointer: OpaquePointer
     /// The environment's `maxKeySize`, to refuse a key LMDB would.

@@ -5,10 +5,10 @@ import Glibc
 
 // Why a database would write zeros into its own file: a commit that appends to the data file
 // allocates blocks, and its `fdatasync` must then also write the file system's metadata (the
-// allocation, the file's size; a journal commit on a journaling ext4 or XFS) besides the pages.
-// On the machine this was measured on, 16 appended pages and a sync took 390–510 µs, the same
-// pages written over existing blocks 240–270 µs (`fallocate` does not help: its unwritten extents
-// are converted, and their metadata written, on first write). Writing the blocks ahead of LMDB's
+// allocation, the file's size; a journal commit on a journaling ext4 or XFS) besides the pages,
+// which makes it much slower than the same pages written over existing blocks (`fallocate` does not
+// help: its unwritten extents are converted, and their metadata written, on first write; the figures
+// are in docs/concurrency.md). Writing the blocks ahead of LMDB's
 // growth, once, turns its appends into overwrites. LMDB ignores everything after its last used
 // page (`mdb_env_open` sizes the map from the meta page, and copies stop at the last page), so
 // the zeros change no state.

@@ -72,8 +72,8 @@ struct RecordSource {
     /// The (name offset, name length) pairs of an object's fields, in one allocation.
     ///
     /// A non-generic subclass of `ManagedBuffer` has static metadata: unlike `[Int]`, whose
-    /// storage class is generic, making one costs no runtime metadata lookup (measured: the
-    /// array's allocation cost more than indexing the fields).
+    /// storage class is generic, making one costs no runtime metadata lookup, which would cost
+    /// more than indexing the fields.
     final class FieldTable: ManagedBuffer<FieldTableHeader, Int> {
         /// A table with room for `capacity` fields and none used.
         static func make(capacity: Int) -> FieldTable {

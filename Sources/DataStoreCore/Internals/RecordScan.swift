@@ -8,8 +8,8 @@
 /// (every read is bounds-checked first), not to explain them.
 ///
 /// Why not the general path's `ByteReader`: its checks are the same, but each read can throw a
-/// typed error carrying a message, and the lookup compares names in order through a closure; on
-/// the benchmark's Message that cost ~120 instructions per field passed, against ~20 here.
+/// typed error carrying a message, and the lookup compares names in order through a closure,
+/// several times the instructions per field passed of this scan.
 enum RecordScan {
     /// Where a field is, as far as the scan could tell.
     enum Lookup {

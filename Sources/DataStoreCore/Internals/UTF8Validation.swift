@@ -1,12 +1,11 @@
 /// Strict UTF-8 validation (Unicode Table 3-7: no overlongs, no surrogates, nothing above U+10FFFF)
 /// and `String` construction from bytes that passed it, validating only once.
 ///
-/// Building strings is most of the cost of decoding a record, so this path is tuned (measured
-/// with callgrind on the codec benchmark's Message):
+/// Building strings is most of the cost of decoding a record, so this path is tuned:
 /// - The standard library's validators (`String(decoding:as:)`, `String(validating:as:)`,
 ///   `UTF8Span(validating:)`) check a run of ASCII a word at a time only when the *whole* input
 ///   is ASCII; after the first non-ASCII byte they go byte by byte. Text is mostly ASCII with a
-///   few multi-byte characters (the benchmark's 100-byte message has one dash), so ``validate(_:)``
+///   few multi-byte characters, so ``validate(_:)``
 ///   skips ASCII a word at a time *between* multi-byte sequences.
 /// - With Swift 6.2's `UTF8Span(unchecked:isKnownASCII:)`, `String(copying:)` then copies the
 ///   bytes without validating them again. Older compilers fall back to `String(decoding:as:)`,

@@ -5,8 +5,8 @@ import Synchronization
 /// value, the same sort, a limit or none — so that the next query of that shape evaluates only
 /// that choice instead of every index, as a prepared statement is planned once for its SQL text.
 ///
-/// Planning a point query over a collection with four indexes was ~30 % of its time (ranges for
-/// every field, a score for every index, each building and dropping ranges and bounds). With a
+/// Planning from scratch builds ranges for every field and a score for every index, a large part
+/// of a point query's cost when a collection has several indexes. With a
 /// choice remembered, the planner still computes what depends on this query's values — a
 /// contradiction makes the plan empty, ids fixed by the id field are looked up directly — and
 /// re-scores the remembered index for these values; if its score changed (two range conditions

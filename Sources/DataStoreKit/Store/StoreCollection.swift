@@ -15,7 +15,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     let storage: CollectionTable
     /// The store's environment, not retained: `store` keeps it alive. Reads reach it without
     /// retaining and releasing the store and the environment — both held weakly by their
-    /// registries, so every retain took the slow side-table path (~4 % of a get).
+    /// registries, so every retain would take the slow side-table path.
     private let environment: Unmanaged<Environment>
 
     init(store: DataStore, storage: CollectionTable, mapping: ObjectMapping<Object>) {
