@@ -16,6 +16,8 @@ struct Configuration: Sendable {
     /// `--profile WORKLOAD`: load DataStoreKit alone and loop over one workload (for perf/callgrind).
     var profile: String?
     var profileSeconds = 20.0
+    /// `--profile-operations N`: the profile loop runs exactly N operations instead of for a time.
+    var profileOperations: Int?
 
     /// The most saves per group-commit configuration (the pool of new documents each one gets).
     var commitsPerConfiguration: Int { durableCommits ?? 16_384 }
@@ -39,9 +41,11 @@ struct Configuration: Sendable {
           --keep             keep the stores afterwards
           --json             print the report as JSON on stdout (progress still goes to stderr)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
-                             load, get, range, pair, pair-compound, scan, commit (64 tasks),
-                             events (the event log alone, 64 tasks, fresh store)
+                             load, get, range, pair, pair-compound, empty (a compound query that
+                             matches nothing), scan, commit (64 tasks), events (the event log alone,
+                             64 tasks, fresh store)
           --profile-seconds  how long the --profile loop runs (default 20)
+          --profile-operations N  run the --profile loop exactly N times (for instruction counts)
         """
 
     static func parse(_ arguments: [String]) throws -> Configuration {
@@ -94,6 +98,11 @@ struct Configuration: Sendable {
                 guard let seed = UInt64(try value(flag)) else { throw BenchmarkFailure("--seed needs a number") }
                 configuration.seed = seed
             case "--profile": configuration.profile = try value(flag)
+            case "--profile-operations":
+                guard let count = Int(try value(flag)), count > 0 else {
+                    throw BenchmarkFailure("--profile-operations needs a positive count")
+                }
+                configuration.profileOperations = count
             case "--profile-seconds":
                 guard let seconds = Double(try value(flag)), seconds > 0 else {
                     throw BenchmarkFailure("--profile-seconds needs a number")

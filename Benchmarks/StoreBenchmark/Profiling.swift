@@ -48,14 +48,22 @@ enum ThreadTimes {
     }
 }
 
-/// Runs `body` repeatedly for about `seconds` of wall time; a separate function so a profiler can
-/// be told to collect only inside it (`valgrind --tool=callgrind --toggle-collect='*profileLoop*'`).
+/// Runs `body` repeatedly for about `seconds` of wall time, or exactly `operations` times when given
+/// (so an instruction count divides by a known number); a separate function so a profiler can be
+/// told to collect only inside it (`valgrind --tool=callgrind --toggle-collect='*profileLoop*'`).
 @inline(never)
-func profileLoop(seconds: Double, _ body: (Int) throws -> UInt64) rethrows -> Int {
+func profileLoop(seconds: Double, operations: Int? = nil, _ body: (Int) throws -> UInt64) rethrows -> Int {
     let end = Clock.wall() + UInt64(seconds * 1e9)
     var iteration = 0
     var sink: UInt64 = 0
-    while Clock.wall() < end {
+    if let operations {
+        while iteration < operations {
+            sink &+= try body(iteration)
+            iteration += 1
+        }
+    }
+    // The clock is read once per 64 operations, so it costs the loop next to nothing.
+    while operations == nil && Clock.wall() < end {
         for _ in 0..<64 {
             sink &+= try body(iteration)
             iteration += 1
@@ -66,7 +74,9 @@ func profileLoop(seconds: Double, _ body: (Int) throws -> UInt64) rethrows -> In
 }
 
 extension BenchmarkRun {
-    static let profileWorkloads = ["load", "get", "range", "pair", "pair-compound", "scan", "commit", "events"]
+    static let profileWorkloads = [
+        "load", "get", "range", "pair", "pair-compound", "empty", "scan", "commit", "events"
+    ]
 
     /// Loads DataStoreKit alone, then loops over one of its workloads.
     func profile(_ workload: String, seconds: Double) async throws {
@@ -87,7 +97,7 @@ extension BenchmarkRun {
                 + "in write transactions \(fixed(Double(metrics.commitNanoseconds) / 1e9, 2)) s over \(metrics.batches) batches, wall \(fixed(loadSeconds, 2)) s"
         )
         if workload == "load" { return }
-        if workload == "pair-compound" { try await store.buildPairIndex() }
+        if workload == "pair-compound" || workload == "empty" { try await store.buildPairIndex() }
         if workload == "commit" {
             let tasks = 64
             let perTask = max(1, configuration.commitsPerConfiguration / tasks)
@@ -111,20 +121,25 @@ extension BenchmarkRun {
         let operations: Int
         switch workload {
         case "get":
-            operations = try profileLoop(seconds: seconds) {
+            operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) {
                 fold([try store.get(id: ids[$0 % ids.count])], full: false).checksum
             }
         case "range":
-            operations = try profileLoop(seconds: seconds) {
+            operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) {
                 fold(try store.created(since: starts[$0 % starts.count]), full: false).checksum
             }
         case "pair", "pair-compound":
-            operations = try profileLoop(seconds: seconds) { index in
+            operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) { index in
                 let pair = pairs[index % pairs.count]
                 return fold(try store.messages(from: pair.from, to: pair.to), full: false).checksum
             }
+        case "empty":
+            // The fixed cost of a query: a compound point query that matches nothing.
+            operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) { index in
+                fold(try store.messages(from: "nobody-\(index & 7)", to: "nobody"), full: false).checksum
+            }
         case "scan":
-            operations = try profileLoop(seconds: seconds) { _ in
+            operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) { _ in
                 fold(try store.messages(ofType: dataset.scanType), full: false).checksum
             }
         default:
