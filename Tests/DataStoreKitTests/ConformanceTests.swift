@@ -25,3 +25,22 @@ struct StoreConformanceTests {
         try await scenario.run(try await store.collection(ConformanceMessage.self, name: "Message"))
     }
 }
+
+/// The battery against a collection seen through a context: staged writes, reads of them, and a
+/// save that commits what the scenario left.
+@Suite("ModelProtocol conformance: a context's view of a collection")
+struct ContextConformanceTests {
+    @Test(arguments: ModelConformance.scenarios)
+    func conforms(_ scenario: Scenario) async throws {
+        let store = try DataStore.inMemory()
+        let messages = try await store.collection(
+            ConformanceMessage.self, name: "Message", indexes: [IndexDefinition("created_ts")])
+        let context = store.newContext()
+        let view = context.collection(messages)
+        try await scenario.run(view)
+        let seen = try await view.all()
+        try await context.save()
+        #expect(ModelConformance.ids(try await messages.all()) == ModelConformance.ids(seen))
+        #expect(try store.check().isEmpty)
+    }
+}
