@@ -86,3 +86,54 @@ struct SeedParameterTests {
         #expect((reported as? DataStoreError)?.code == .invalidQuery)
     }
 }
+
+@Suite("A Codable collection's idField must be a coding key")
+struct IdFieldCheckTests {
+    struct Account: Codable, Sendable {
+        var key: String
+        var name: String?
+        var nested: Inner
+
+        struct Inner: Codable { var depth: Int }
+        enum CodingKeys: String, CodingKey {
+            case key = "account_key"
+            case name, nested
+        }
+    }
+
+    @Test("a wrong idField is schemaMismatch at collection(...), naming the field and the keys")
+    func wrongIdField() async throws {
+        let store = try DataStore.inMemory()
+        let error = await #expect(throws: DataStoreError.self) {
+            try await store.collection(Note.self, idField: "identifier")
+        }
+        #expect(error?.code == .schemaMismatch)
+        #expect(error?.message.contains("identifier") == true)
+        #expect(error?.message.contains("from_user_key") == true)
+        #expect(try store.collectionNames().isEmpty)
+        _ = try await store.collection(Note.self, idField: "id")
+    }
+
+    @Test("the coding key's own name is the field, and a type the probe cannot read is let through")
+    func renamedAndInconclusive() async throws {
+        #expect(
+            CodingKeyProbe.keys(of: Note.self) == [
+                "id", "from_user_key", "to_user_key", "message", "created_ts", "type", "tags"
+            ])
+        #expect(CodingKeyProbe.keys(of: Account.self) == ["account_key", "name", "nested"])
+        let store = try DataStore.inMemory()
+        let wrong = await #expect(throws: DataStoreError.self) {
+            try await store.collection(Account.self, idField: "key")
+        }
+        #expect(wrong?.code == .schemaMismatch)
+        _ = try await store.collection(Account.self, idField: "account_key")
+        // An enum refuses the probe's empty string: no answer, so no check (any idField is taken).
+        #expect(CodingKeyProbe.keys(of: Tagged.self) == nil)
+    }
+
+    struct Tagged: Codable {
+        var id: String
+        var kind: Kind
+        enum Kind: String, Codable { case a, b }
+    }
+}
