@@ -129,8 +129,8 @@ private final class ValueEncoder: Encoder {
         if let date = value as? Date { return .value(.double(date.timeIntervalSince1970)) }
         if let data = value as? Data { return .value(.bytes(Array(data))) }
         // Their own Codable forms are keyed containers of internal fields; users expect the value.
-        if let url = value as? URL { return .value(.string(url.absoluteString)) }
-        if let decimal = value as? Decimal {
+        if T.self == URL.self, let url = value as? URL { return .value(.string(url.absoluteString)) }
+        if T.self == Decimal.self, let decimal = value as? Decimal {
             do { return .value(try decimal.documentValue) } catch {
                 throw EncodingError.invalidValue(
                     decimal, .init(codingPath: codingPath, debugDescription: error.message, underlyingError: error))
