@@ -50,11 +50,17 @@ extension StoreCollection: MappedModel {
     /// - Complexity: that of the query's plan, plus O(log n) per object removed, in one commit.
     @discardableResult
     public func remove(params: [String: Value]?) async throws -> Int {
-        let query = try Query(params: params, options: nil)
+        try await remove(Query(params: params, options: nil))
+    }
+
+    /// Removes every object matching `query`'s conditions (its sort, offset and limit do not
+    /// change what is removed) in one change set, and returns how many. See ``remove(params:)``.
+    @discardableResult
+    public func remove(_ query: Query) async throws -> Int {
         let storage = self.storage
         let (report, _) = try await store.writer.submit(estimatedBytes: 256) { transaction -> WriteReport in
             var changes = CollectionChanges(collection: storage.name)
-            changes.removed = try storage.removeMatching(query, in: &transaction)
+            changes.removed = try storage.removeMatching(Query(conditions: query.conditions), in: &transaction)
             return WriteReport(changes: changes.removed.isEmpty ? [] : [changes])
         }
         return report.changes.first?.removed.count ?? 0
