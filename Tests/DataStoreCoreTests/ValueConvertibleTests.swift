@@ -72,6 +72,30 @@ struct ValueConvertibleTests {
         #expect(try Value.parameters(nil, role: .conditions) == nil)
     }
 
+    /// A class of the application's own that adopts the protocol.
+    final class Money: ValueConvertible {
+        let cents: Int
+        init(cents: Int) { self.cents = cents }
+        var documentValue: Value { .int(Int64(cents)) }
+        init?(documentValue value: Value) {
+            guard let cents = value.intValue else { return nil }
+            self.cents = Int(cents)
+        }
+    }
+
+    @Test("a class adopting ValueConvertible converts by its own value, alone and in arrays")
+    func ownClass() throws {
+        let converted = try Value.parameters(
+            [
+                "price": Money(cents: 250), "price in": [Money(cents: 1), Money(cents: 2)],
+                "numbers": NSArray(array: [1, 2])
+            ],
+            role: .conditions)
+        #expect(converted?["price"] == 250)
+        #expect(converted?["price in"] == [1, 2])
+        #expect(converted?["numbers"] == [1, 2])
+    }
+
     @Test("an unsupported value is invalidQuery naming the key and the type")
     func unsupportedValue() {
         struct Opaque {}

@@ -37,22 +37,27 @@ extension Value {
 
     /// Whether ``parameters(_:role:)`` converts conditions or options.
     package enum ParameterRole: Sendable {
+        /// Query parameters: errors are `.invalidQuery`.
         case conditions
+        /// Query options: errors are `.invalidOption`.
         case options
     }
 
     /// One parameter value: a ``ValueConvertible`` by its own value, an array element by element,
     /// anything else as a document field.
     private static func parameter(_ any: Any) throws(CodecError) -> Value {
-        // NSNumber adopts nothing here, but `as?` would bridge it to a Swift number type that does.
-        if type(of: any) is AnyClass { return try Value(any: any) }
+        // Foundation objects first: `as?` would bridge an NSNumber to whichever Swift number type
+        // it tries, and an NSArray to a Swift array with everything inside it, recursively.
+        if type(of: any) is AnyClass, any is NSObject { return try Value(any: any) }
         if let convertible = any as? any ValueConvertible { return try convertible.documentValue }
         if let elements = any as? [Any], type(of: any) != [UInt8].self {
             var values: [Value] = []
             values.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
                 do throws(CodecError) {
-                    if let convertible = element as? any ValueConvertible, !(type(of: element) is AnyClass) {
+                    if !(type(of: element) is AnyClass && element is NSObject),
+                        let convertible = element as? any ValueConvertible
+                    {
                         values.append(try convertible.documentValue)
                     } else {
                         values.append(try Value(any: element))
