@@ -83,6 +83,40 @@ struct ValueConvertibleTests {
         }
     }
 
+    /// Encodes the wrapped value through its own `encode(to:)`, as records written before URL and
+    /// Decimal were stored by value hold them.
+    struct OwnForm<T: Encodable>: Encodable {
+        let value: T
+        func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+    }
+
+    @Test("a URL or Decimal stored in its own keyed Codable form still decodes")
+    func oldKeyedForms() throws {
+        struct Holder: Codable, Equatable {
+            var link: URL
+            var amount: Decimal
+        }
+        let holder = Holder(link: URL(string: "https://example.com/x")!, amount: Decimal(string: "-12.5")!)
+        let oldLink = try DocumentEncoder().encodeValue(OwnForm(value: holder.link))
+        let oldAmount = try DocumentEncoder().encodeValue(OwnForm(value: holder.amount))
+        #expect(oldLink.objectValue != nil && oldAmount.objectValue != nil)
+        let document: Document = ["link": oldLink, "amount": oldAmount]
+        #expect(try DocumentDecoder().decode(Holder.self, from: document) == holder)
+        #expect(try RecordDecoder().decode(Holder.self, from: RecordCodec.encode(document)) == holder)
+    }
+
+    @Test("an ObjectCoder dictionary may hold UUIDs, URLs and the application's own convertible types")
+    func dictionaryFields() throws {
+        let document = try Document(dictionary: [
+            "owner": Self.uuid, "link": URL(string: "https://example.com")!, "price": Money(cents: 5),
+            "amount": Decimal(string: "2.5")!
+        ])
+        #expect(document["owner"] == .string(Self.uuid.uuidString))
+        #expect(document["link"] == "https://example.com")
+        #expect(document["price"] == 5)
+        #expect(document["amount"] == 2.5) // the dictionary edge's own rule for Decimal: a number
+    }
+
     @Test("a class adopting ValueConvertible converts by its own value, alone and in arrays")
     func ownClass() throws {
         let converted = try Value.parameters(
