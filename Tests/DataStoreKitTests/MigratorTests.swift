@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+@testable import DataStoreKit
 import Foundation
 import Testing
 
@@ -30,6 +30,11 @@ struct MigratorTests {
             }
         }
         #expect(try await migrator.migrate(temporary.store) == ["1 index ts", "2 tag"])
+        // docs/encoding.md, Store layout: `_meta` key `migration/<name>`, value `01`.
+        let recorded = try temporary.store.environment.read { transaction in
+            try transaction.value(forKey: Array("migration/1 index ts".utf8), in: temporary.store.meta)
+        }
+        #expect(recorded == [0x01])
         #expect(try migrator.appliedMigrations(in: temporary.store) == ["1 index ts", "2 tag"])
         #expect(try await migrator.migrate(temporary.store) == [])
         migrator.registerMigration("3 untag") { $0.transformDocuments(in: "Note") { ["id": $0["id"]!, "x": 1] } }
