@@ -22,6 +22,8 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let put = HTTPMethod(rawValue: "PUT")
     /// `DELETE`: remove (`Restify` `remove`).
     public static let delete = HTTPMethod(rawValue: "DELETE")
+    /// `PATCH`: change some fields (`Restify` `update`).
+    public static let patch = HTTPMethod(rawValue: "PATCH")
 
     /// The method's name.
     public var description: String { rawValue }

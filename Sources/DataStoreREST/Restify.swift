@@ -23,6 +23,8 @@ public import Foundation
 /// | `put(id:object:)` | `PUT base/{id}`, the object as JSON | JSON object (or an empty body) |
 /// | `add(object:)` | `POST base`, the object as JSON | JSON object (or an empty body) |
 /// | `remove(id:)` | `DELETE base/{id}` | JSON object: the removed one |
+/// | `update(id:set:unset:)` | `PATCH base/{id}`, `{"set": {…}, "unset": […]}` | JSON object: the updated one |
+/// | `remove(params:)` | `DELETE base?params` | `{"removed": n}` |
 ///
 /// Query keys (`created_ts >=`) and values are percent-encoded verbatim; options travel as
 /// `_limit`, `_offset` and `_sort` (JSON). Statuses map to ``/DataStoreCore/DataStoreError`` codes: a 404 on
@@ -31,7 +33,7 @@ public import Foundation
 /// docs/rest.md has the details.
 ///
 /// A `Restify` holds no state besides its configuration, so it is cheap to copy and share.
-public struct Restify<Object>: ModelProtocol {
+public struct Restify<Object>: MappedModel {
     /// The collection's URL as given, such as `"https://api.example.com/messages"`.
     public let path: String
     /// The client that sends every request.

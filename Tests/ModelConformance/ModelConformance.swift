@@ -50,7 +50,7 @@ public struct Scenario: Sendable, CustomStringConvertible, CustomTestStringConve
 /// are `.notFound`; `remove` returns the object; queries take the seed's parameters and options.
 public enum ModelConformance {
     /// Every scenario, each needing a fresh, empty model.
-    public static let scenarios: [Scenario] = basicScenarios + queryScenarios
+    public static let scenarios: [Scenario] = basicScenarios + queryScenarios + writeScenarios
 
     /// A model for the battery, of any implementation.
     public typealias Model = any ModelProtocol<ConformanceMessage>

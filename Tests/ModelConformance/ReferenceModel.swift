@@ -6,8 +6,10 @@ import Synchronization
 /// An in-memory ``ModelProtocol`` answering every query by brute force with
 /// ``Query/evaluate(_:idField:)``: the battery's own reference, used to check the battery itself
 /// (it must pass every scenario) and as a stand-in model in tests.
-public final class ReferenceModel<Object>: ModelProtocol {
-    private let mapping: ObjectMapping<Object>
+public final class ReferenceModel<Object>: MappedModel {
+    /// How objects become documents and back (the protocol's update and remove-by-query
+    /// defaults work through it).
+    public let mapping: ObjectMapping<Object>
     private let documents = Mutex<[Value: Document]>([:])
     private let counter = Atomic<Int>(0)
 

@@ -1,7 +1,7 @@
 /// Decodes `Decodable` values straight from a ``Document`` — no JSON in between.
 ///
 /// The mirror of ``DocumentEncoder``: `Date` from a number of seconds since 1970, `Data` from
-/// bytes, integers from any number with an exact integral value in range, `Double` from any
+/// bytes, `URL` from a string, `Decimal` from a string of digits or a number, integers from any number with an exact integral value in range, `Double` from any
 /// number. An optional property is `nil` when its field is absent *or* null.
 ///
 /// To decode a stored record, ``RecordDecoder`` reads the bytes in place and is faster than

@@ -1,5 +1,5 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials // Date and Data only; the lighter half of Foundation on Linux
+import FoundationEssentials // Date, Data, URL and Decimal only; the lighter half of Foundation on Linux
 #else
 import Foundation
 #endif
@@ -7,7 +7,9 @@ import Foundation
 /// Encodes `Encodable` values straight into a ``Document`` — no JSON in between.
 ///
 /// Nested structs become ``Value/object(_:)``, arrays ``Value/array(_:)``, `Date` a
-/// ``Value/double(_:)`` of seconds since 1970, `Data` ``Value/bytes(_:)``. A `nil` optional
+/// ``Value/double(_:)`` of seconds since 1970, `Data` ``Value/bytes(_:)``, `URL` a
+/// ``Value/string(_:)`` of its absolute string, `Decimal` a ``Value/string(_:)`` of its exact
+/// digits (a range over it compares strings), `UUID` its `uuidString` (its own `Codable` form). A `nil` optional
 /// property is left out (the synthesized `encodeIfPresent` skips it); an explicit `encodeNil`
 /// writes ``Value/null``.
 ///
@@ -126,6 +128,14 @@ private final class ValueEncoder: Encoder {
     {
         if let date = value as? Date { return .value(.double(date.timeIntervalSince1970)) }
         if let data = value as? Data { return .value(.bytes(Array(data))) }
+        // Their own Codable forms are keyed containers of internal fields; users expect the value.
+        if T.self == URL.self, let url = value as? URL { return .value(.string(url.absoluteString)) }
+        if T.self == Decimal.self, let decimal = value as? Decimal {
+            do { return .value(try decimal.documentValue) } catch {
+                throw EncodingError.invalidValue(
+                    decimal, .init(codingPath: codingPath, debugDescription: error.message, underlyingError: error))
+            }
+        }
         // An exact type test: `as? [UInt8]` would also match an empty `[Int]`.
         if T.self == [UInt8].self, let bytes = value as? [UInt8] { return .value(.bytes(bytes)) }
         try nesting.check()

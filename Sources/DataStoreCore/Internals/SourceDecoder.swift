@@ -1,5 +1,5 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials // Date and Data only
+import FoundationEssentials // Date, Data, URL and Decimal only
 #else
 import Foundation
 #endif
@@ -131,7 +131,11 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
         if T.self == Data.self {
             return (Data(try unboxBytes(at: position, path: path())) as! T)
         }
+        // After the container test: a URL or Decimal stored by its own keyed form still decodes.
         if source.isContainer(at: position) { return nil }
+        if T.self == URL.self || T.self == Decimal.self {
+            return try unboxConvertible(type, at: position, path: path())
+        }
         if let scalarType = T.self as? any DecodableScalar.Type {
             return (try unboxScalar(scalarType, at: position, path: path()) as! T)
         }
@@ -142,6 +146,23 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
             return (bytes as! T)
         }
         return nil
+    }
+
+    /// A `URL` from its string, a `Decimal` from its digits or a number (``ValueConvertible``).
+    private func unboxConvertible<T>(_ type: T.Type, at position: DecodingPosition, path: [any CodingKey]) throws -> T {
+        let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path)
+        let converted: Any? =
+            T.self == URL.self
+            ? value.flatMap { URL(documentValue: $0) } : value.flatMap { Decimal(documentValue: $0) }
+        guard let converted = converted as? T else {
+            throw DecodingError.typeMismatch(
+                T.self,
+                .init(
+                    codingPath: path,
+                    debugDescription:
+                        "expected a \(T.self) (stored as a string), found \(value.map(\.typeName) ?? "nothing")"))
+        }
+        return converted
     }
 
     func unboxScalar<T: DecodableScalar>(

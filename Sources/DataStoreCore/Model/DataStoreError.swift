@@ -51,6 +51,11 @@ public struct DataStoreError: Error, Sendable, Hashable, CustomStringConvertible
         /// A context's snapshot was ended (past `DataStore.Options.maxSnapshotAge`, or to let the
         /// map grow) after it had been read: `refresh()` the context to read on.
         public static let snapshotExpired = Code(rawValue: "snapshotExpired")
+        /// The model cannot make this call (a model without an ``ObjectMapping`` asked for a
+        /// protocol default that needs one).
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// A migration failed; the message names it, and the store is as it was before it.
+        public static let migrationFailed = Code(rawValue: "migrationFailed")
 
         public var description: String { rawValue }
     }

@@ -2,6 +2,8 @@
 public typealias ModelArrayCallback<Object> = @Sendable (_ error: (any Error)?, _ objects: [Object]?) -> Void
 /// The callback for calls that answer one object, as in the seed: an error or the object.
 public typealias ModelObjectCallback<Object> = @Sendable (_ error: (any Error)?, _ object: Object?) -> Void
+/// The callback for calls that answer a number (``ModelProtocol/remove(params:)``): an error or it.
+public typealias ModelCountCallback = @Sendable (_ error: (any Error)?, _ count: Int?) -> Void
 
 /// The seed's callback forms, so its calls work as written there apart from Swift 6 syntax:
 ///
@@ -38,6 +40,18 @@ extension ModelProtocol {
     /// Runs ``remove(id:)`` and reports through `callback`.
     public func remove(id: Value, callback: @escaping ModelObjectCallback<Object>) {
         Task { await Self.report(callback) { try await remove(id: id) } }
+    }
+
+    /// Runs ``update(id:set:unset:)`` and reports through `callback`.
+    public func update(
+        id: Value, set: [String: Value], unset: [String] = [], callback: @escaping ModelObjectCallback<Object>
+    ) {
+        Task { await Self.report(callback) { try await update(id: id, set: set, unset: unset) } }
+    }
+
+    /// Runs ``remove(params:)`` and reports the count through `callback`.
+    public func remove(params: [String: Value]?, callback: @escaping ModelCountCallback) {
+        Task { await Self.report(callback) { try await remove(params: params) } }
     }
 
     /// Runs ``all()`` and reports through `callback`.

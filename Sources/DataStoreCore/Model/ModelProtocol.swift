@@ -8,7 +8,9 @@
 /// - `add(object:)` inserts, throwing ``DataStoreError/Code/duplicateID`` when the id exists,
 ///   and generating a unique, time-ordered id when the object has none;
 /// - `remove(id:)` deletes and returns the object, or throws ``DataStoreError/Code/notFound``;
-/// - `all()` returns every object.
+/// - `all()` returns every object;
+/// - `update(id:set:unset:)` changes some top-level fields of one object and keeps the others;
+/// - `remove(params:)` removes every object matching the parameters and returns how many.
 ///
 /// The seed's callback forms (`query(params:options:callback:)` and so on) are provided for
 /// every model by an extension.
@@ -44,6 +46,27 @@ public protocol ModelProtocol<Object>: Sendable {
     /// matches and counts them.
     /// - Throws: ``DataStoreError`` `.invalidQuery` naming the bad key.
     func count(params: [String: Value]?) async throws -> Int
+
+    /// Stores the fields in `set` and removes those in `unset` on the object stored under `id`,
+    /// leaving its other fields as they are, and returns the object as stored.
+    ///
+    /// The LMDB store applies it inside its writer's transaction (two concurrent updates of
+    /// different fields both land); `Restify` sends one `PATCH`. The default reads the object,
+    /// changes its document and puts it back (not atomic), for models with an ``ObjectMapping``
+    /// (``MappedModel``).
+    /// - Throws: ``DataStoreError`` `.notFound` naming the id (an update never inserts);
+    ///   `.invalidValue` for a change to the id field, an empty field name, or a field both set and
+    ///   unset, and for a result that is no longer an `Object`; `.uniqueViolation`.
+    func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object
+
+    /// Removes every object matching every condition in `params` and returns how many it removed
+    /// (`nil` or `[:]` removes everything).
+    ///
+    /// The LMDB store removes them in one change set, all or none; `Restify` sends one
+    /// `DELETE base?params`. The default queries the matches and removes them one by one (not
+    /// atomic), for models with an ``ObjectMapping`` (``MappedModel``).
+    /// - Throws: ``DataStoreError`` `.invalidQuery` naming the bad key.
+    func remove(params: [String: Value]?) async throws -> Int
 }
 
 extension ModelProtocol {

@@ -20,6 +20,9 @@ public struct ObjectMapping<Object>: Sendable {
     /// Only ``RecordWriter`` fills it, so the store can take its bytes as a well-formed record
     /// without decoding them.
     public let encodeRecord: (@Sendable (Object) throws -> WrittenRecord)?
+    /// The top-level fields the object type reads, when the mapping can tell (``codable(idField:)``
+    /// probes the type's coding keys); `nil` otherwise. A store refuses an `idField` outside them.
+    package let knownFields: @Sendable () -> Set<String>?
 
     /// A mapping from its functions. `decodeRecord` defaults to decoding a ``Document`` first;
     /// objects are stored through `encode`.
@@ -29,7 +32,9 @@ public struct ObjectMapping<Object>: Sendable {
         decode: @escaping @Sendable (Document) throws -> Object,
         decodeRecord: (@Sendable (UnsafeRawBufferPointer) throws -> Object)? = nil
     ) {
-        self.init(idField: idField, encode: encode, decode: decode, decodeRecord: decodeRecord, recordWriter: nil)
+        self.init(
+            idField: idField, encode: encode, decode: decode, decodeRecord: decodeRecord, recordWriter: nil,
+            knownFields: { nil })
     }
 
     /// A mapping whose `recordWriter` writes records through ``RecordWriter``.
@@ -38,13 +43,15 @@ public struct ObjectMapping<Object>: Sendable {
         encode: @escaping @Sendable (Object) throws -> Document,
         decode: @escaping @Sendable (Document) throws -> Object,
         decodeRecord: (@Sendable (UnsafeRawBufferPointer) throws -> Object)?,
-        recordWriter: (@Sendable (Object) throws -> WrittenRecord)?
+        recordWriter: (@Sendable (Object) throws -> WrittenRecord)?,
+        knownFields: @escaping @Sendable () -> Set<String>? = { nil }
     ) {
         self.idField = idField
         self.encode = encode
         self.decode = decode
         self.decodeRecord = decodeRecord ?? { bytes in try decode(RecordCodec.decode(bytes)) }
         self.encodeRecord = recordWriter
+        self.knownFields = knownFields
     }
 }
 
@@ -87,7 +94,9 @@ extension ObjectMapping where Object: Codable & SendableMetatype {
             idField: idField,
             encode: { object in try DocumentEncoder().encode(object) },
             decode: { document in try DocumentDecoder().decode(Object.self, from: document) },
-            decodeRecord: { bytes in try RecordDecoder().decode(Object.self, from: bytes) }
+            decodeRecord: { bytes in try RecordDecoder().decode(Object.self, from: bytes) },
+            recordWriter: nil,
+            knownFields: { CodingKeyProbe.keys(of: Object.self) }
         )
     }
 }

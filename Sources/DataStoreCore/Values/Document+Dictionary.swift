@@ -21,6 +21,8 @@ extension Document {
     /// - `Decimal` and `NSDecimalNumber` (which JSONSerialization returns for long literals) are
     ///   read from their decimal digits: an integral one → int when it fits `Int64` (otherwise
     ///   `.outOfRange`, the rule for every integer), any other → the nearest double.
+    /// - any other ``ValueConvertible`` type (`UUID`, `URL`, an application's own) → its
+    ///   ``ValueConvertible/documentValue``.
     ///
     /// - Parameter dictionary: The fields, as `toDictionary()` returns them.
     /// - Throws: `CodecError.unsupportedType` naming the field path (such as
@@ -161,6 +163,12 @@ extension Value {
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
         if #available(macOS 11.0, iOS 14.0, *), let value = any as? Float16 { return .double(Double(value)) }
         #endif
+        // Last, so every type above keeps its rule (a Decimal stays a number here).
+        if let convertible = any as? any ValueConvertible {
+            let value = try convertible.documentValue
+            try value.checkNesting(limit: RecordCodec.maxDepth - depth)
+            return value
+        }
         throw CodecError(.unsupportedType, "values of type \(type(of: any)) cannot be stored")
     }
 

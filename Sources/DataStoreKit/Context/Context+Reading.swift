@@ -94,8 +94,13 @@ extension Context {
         params: [String: Value]?,
         options: [String: Value]? = nil
     ) throws -> [Object] {
-        let query = try Query(params: params, options: options)
-        let storage = collection.storage
+        try viewDocuments(matching: Query(params: params, options: options), in: collection.storage)
+            .map(collection.mapping.decode)
+    }
+
+    /// The documents matching `query` in this context's view, remembering the version of each
+    /// stored one read.
+    func viewDocuments(matching query: Query, in storage: CollectionTable) throws -> [Document] {
         let staged = stagedChanges(in: storage.name)
         // Without staged changes the store answers alone, limit and all; with them, the snapshot's
         // matches are merged with the staged documents and then sorted and cut.
@@ -112,11 +117,11 @@ extension Context {
             remember(Key(collection: storage.name, id: id), version: version, storage: storage)
             if staged[id] == nil { documents.append(document) }
         }
-        if staged.isEmpty { return try documents.map(collection.mapping.decode) }
+        if staged.isEmpty { return documents }
         for change in staged.values {
             if case .insert(let prepared) = change { documents.append(try prepared.document()) }
             if case .upsert(let prepared) = change { documents.append(try prepared.document()) }
         }
-        return try query.evaluate(documents, idField: storage.idField).map(collection.mapping.decode)
+        return query.evaluate(documents, idField: storage.idField)
     }
 }

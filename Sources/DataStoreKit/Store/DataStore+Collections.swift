@@ -11,8 +11,9 @@ extension DataStore {
     /// rebuilt. A stored index the declaration leaves out is kept, maintained and reported in
     /// ``StoreCollection/undeclaredIndexes`` unless `undeclaredIndexes` is ``UndeclaredIndexes/drop``.
     ///
-    /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` for an invalid declaration or an id field that
-    ///   differs from the stored one; `.storage` when the store cannot be written.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` for an invalid declaration, an id field that
+    ///   differs from the stored one, or — for a `Codable` mapping — an id field that is not one of
+    ///   the type's coding keys; `.storage` when the store cannot be written.
     public func collection<Object>(
         _ name: String,
         mapping: ObjectMapping<Object>,
@@ -20,6 +21,12 @@ extension DataStore {
         indexBuildChunk: Int = 1_000,
         undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws -> StoreCollection<Object> {
+        if let fields = mapping.knownFields(), !fields.contains(mapping.idField) {
+            throw DataStoreError(
+                .schemaMismatch,
+                "the id field \(mapping.idField) of collection \(name) is not a coding key of \(Object.self) "
+                    + "(its keys: \(fields.sorted().joined(separator: ", ")))")
+        }
         let storage = try await openCollection(
             name, idField: mapping.idField, indexes: indexes, buildChunk: indexBuildChunk,
             mode: .declaration(undeclaredIndexes))

@@ -69,7 +69,7 @@ public final class DataStore: Sendable {
     let changeHub: ChangeHub
     /// ``Options/maxSnapshotAge``.
     let maxSnapshotAge: Duration?
-    /// A directory to delete once the store closes (in-memory stores).
+    /// A directory to delete once the store closes or is released (in-memory stores).
     private let temporaryDirectory: String?
 
     private static let openStores = Mutex<[String: WeakStore]>([:])
@@ -91,11 +91,7 @@ public final class DataStore: Sendable {
 
     deinit {
         writer.close()
-        if let temporaryDirectory {
-            // The writer thread may still hold the environment; unlinking open files is safe on
-            // Linux, and the map stays valid until the environment closes.
-            try? FileManager.default.removeItem(atPath: temporaryDirectory)
-        }
+        removeTemporaryDirectory()
     }
 
     /// Opens the store in the directory at `path` (creating it), or returns the store already
@@ -110,11 +106,31 @@ public final class DataStore: Sendable {
         try open(path: path, options: options, temporaryDirectory: nil)
     }
 
-    /// Opens a store that lives only as long as this object: it needs no directory of the
-    /// caller's and leaves nothing behind (the seed's in-memory stack).
+    /// Opens a store that lives only as long as this object, in memory: it needs no directory of
+    /// the caller's and leaves nothing behind (the seed's in-memory stack).
+    ///
+    /// Its files are made in ``memoryDirectory`` — `/dev/shm`, a RAM-backed file system, where it
+    /// is present and has room, else the temporary directory — and deleted when the store closes
+    /// (``close()``) or is released, whichever comes first.
     public static func inMemory(options: Options = Options(durability: .none)) throws -> DataStore {
-        let directory = NSTemporaryDirectory() + "datastorekit-memory-\(UUID().uuidString)"
+        let directory = memoryDirectory + "/datastorekit-memory-\(UUID().uuidString)"
         return try open(path: directory, options: options, temporaryDirectory: directory)
+    }
+
+    /// Where ``inMemory(options:)`` puts its stores: `/dev/shm` when it is a writable directory
+    /// with at least 64 MiB free (containers often give it only 64 MiB in all), else the
+    /// temporary directory (`TMPDIR`, `/tmp`), which may be on disk.
+    public static var memoryDirectory: String {
+        var status = statvfs()
+        let shm = "/dev/shm"
+        if access(shm, W_OK | X_OK) == 0, statvfs(shm, &status) == 0,
+            UInt64(status.f_bavail) * UInt64(status.f_frsize) >= 64 << 20
+        {
+            return shm
+        }
+        var temporary = NSTemporaryDirectory()
+        while temporary.count > 1 && temporary.hasSuffix("/") { temporary.removeLast() }
+        return temporary
     }
 
     private static func open(path: String, options: Options, temporaryDirectory: String?) throws -> DataStore {
@@ -195,6 +211,16 @@ public final class DataStore: Sendable {
     /// ``/DataStoreCore/DataStoreError/Code/closed``; reads go on while the object lives.
     public func close() {
         writer.close()
+        removeTemporaryDirectory()
+    }
+
+    /// Deletes an in-memory store's files. The writer may still be finishing its last batch:
+    /// unlinking open files is safe on Linux, and the map stays valid until the environment closes.
+    private func removeTemporaryDirectory() {
+        guard let temporaryDirectory, FileManager.default.fileExists(atPath: temporaryDirectory) else { return }
+        // Called from close() and deinit, which cannot report: the data dies with the store either
+        // way, and a leftover would be in a temporary place.
+        try? FileManager.default.removeItem(atPath: temporaryDirectory)
     }
 }
 

@@ -10,6 +10,8 @@ on first use, with exactly the mapping of docs/rest.md:
     PUT    /{c}/{id}        replace or insert, JSON body               -> 200/201 {object}
     POST   /{c}             insert, JSON body; id generated if absent  -> 201 {object} | 409
     DELETE /{c}/{id}        remove                                     -> 200 {removed object} | 404
+    PATCH  /{c}/{id}        {"set": {...}, "unset": [...]}             -> 200 {updated object} | 404 | 400
+    DELETE /{c}?params      remove every match                         -> 200 {"removed": n}
     POST   /{c}/_reset      empty one collection                       -> 204
     POST   /_reset          empty every collection                     -> 204
 
@@ -447,6 +449,11 @@ class Handler(BaseHTTPRequestHandler):
                     return self.error(409, f"an object with id {key!r} already exists in {name}")
                 collection.documents[key] = document
                 return self.answer(201, document)
+            if method == "DELETE":
+                found = collection.query(query_string)
+                for document in found:
+                    collection.documents.pop(canonical_id(document.get(ID_KEY)), None)
+                return self.answer(200, {"removed": len(found)})
             return self.error(405, f"{method} is not allowed on a collection")
         if len(rest) != 1:
             return self.error(404, f"no such path {self.path}")
@@ -471,7 +478,24 @@ class Handler(BaseHTTPRequestHandler):
             if key not in collection.documents:
                 return self.error(404, f"no object with id {key!r} in {name}")
             return self.answer(200, collection.documents.pop(key))
+        if method == "PATCH":
+            return self.patch(collection, name, key)
         return self.error(405, f"{method} is not allowed on an object")
+
+    def patch(self, collection, name, key):
+        change = self.read_object()
+        assigned, removed = change.get("set", {}), change.get("unset", [])
+        if not isinstance(assigned, dict) or not isinstance(removed, list):
+            raise BadRequest('a PATCH body is {"set": {...}, "unset": [...]}')
+        if ID_KEY in assigned or ID_KEY in removed:
+            raise BadRequest(f"a PATCH may not change the id field {ID_KEY!r}")
+        if key not in collection.documents:
+            return self.error(404, f"no object with id {key!r} in {name}")
+        document = collection.documents[key]
+        document.update(assigned)
+        for field in removed:
+            document.pop(field, None)
+        return self.answer(200, document)
 
     def fault(self, kind):
         self.read_body()

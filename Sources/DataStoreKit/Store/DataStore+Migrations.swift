@@ -1,0 +1,138 @@
+import DataStoreCore
+import LMDB
+
+extension DataStore {
+    /// The `_meta` key recording that the migration `name` has run.
+    static func migrationKey(_ name: String) -> [UInt8] { Array("migration/\(name)".utf8) }
+
+    /// The names of the migrations recorded in `_meta`, in key order.
+    func appliedMigrations() throws -> [String] {
+        let prefix = Self.migrationKey("")
+        return try environment.read { transaction in
+            try transaction.withCursor(on: meta) { cursor in
+                var names: [String] = []
+                var entry = try cursor.seek(atOrAfter: prefix)
+                while let current = entry, current.key.starts(with: prefix) {
+                    names.append(String(decoding: current.key.dropFirst(prefix.count), as: UTF8.self))
+                    entry = try cursor.move(.next)
+                }
+                return names
+            }
+        }
+    }
+
+    /// Runs `migration`'s steps and records it, in one exclusive change set; on failure the
+    /// transaction is abandoned, the collections' index lists are put back, and databases opened
+    /// for its new indexes are dropped again.
+    func apply(_ migration: Migration) async throws {
+        try await schemaLock.withLock {
+            var found: [String: CollectionTable] = [:]
+            for name in Set(migration.steps.map(\.collection)) { found[name] = try migratedStorage(name) }
+            let storages = found
+            let prepared = try await prepareSteps(migration, storages: storages)
+            let restorers = storages.values.map { storage in
+                indexRestorer(for: storage, reopening: prepared.dropped.filter { $0.storage === storage }.map(\.index))
+            }
+            let key = Self.migrationKey(migration.name)
+            do {
+                _ = try await writer.submit(
+                    estimatedBytes: 0, exclusive: true, rollBack: { for undo in restorers { undo() } }
+                ) {
+                    [meta] transaction in
+                    for step in prepared.steps { try step(&transaction) }
+                    for storage in storages.values {
+                        try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+                    }
+                    try transaction.put([1], forKey: key, in: meta)
+                }
+            } catch {
+                try await dropUnused(prepared.created)
+                throw error
+            }
+        }
+    }
+
+    /// The storage of a collection the store holds.
+    private func migratedStorage(_ name: String) throws -> CollectionTable {
+        guard let schema = try environment.read({ try StoreSchema.read(name, in: $0, meta: meta) }) else {
+            throw DataStoreError(.notFound, "no collection \(name) in the store at \(path)")
+        }
+        return try registeredStorage(name, idField: schema.idField)
+    }
+
+    /// A migration's steps made ready for the writer: databases of new indexes opened, indexes
+    /// to drop found.
+    private struct PreparedSteps: Sendable {
+        var steps: [@Sendable (inout WriteTransaction) throws -> Void] = []
+        var created: [Database] = []
+        var dropped: [(storage: CollectionTable, index: IndexTable)] = []
+    }
+
+    private func prepareSteps(_ migration: Migration, storages: [String: CollectionTable]) async throws
+        -> PreparedSteps
+    {
+        var prepared = PreparedSteps()
+        var declared = storages.mapValues { Set($0.indexes.map(\.name)) }
+        do {
+            for step in migration.steps {
+                let storage = storages[step.collection]!
+                switch step {
+                case .transform(_, let transform):
+                    prepared.steps.append { transaction in try storage.transformAll(transform, in: &transaction) }
+                case .addIndex(_, let definition):
+                    try definition.validate(collection: storage.name)
+                    guard declared[storage.name]!.insert(definition.name).inserted else {
+                        throw DataStoreError(
+                            .schemaMismatch, "collection \(storage.name) already has an index \(definition.name)")
+                    }
+                    let database = try openStoreDatabase(
+                        named: StoreSchema.indexDatabaseName(storage.name, definition.name), options: .create)
+                    prepared.created.append(database)
+                    let index = IndexTable(definition: definition, database: database, state: .building)
+                    prepared.steps.append { transaction in try storage.addIndex(index, in: &transaction) }
+                case .dropIndex(_, let name):
+                    guard declared[storage.name]!.remove(name) != nil,
+                        let index = storage.indexes.first(where: { $0.name == name })
+                    else { throw DataStoreError(.schemaMismatch, "collection \(storage.name) has no index \(name)") }
+                    prepared.dropped.append((storage, index))
+                    prepared.steps.append { transaction in try storage.dropIndex(index, in: &transaction) }
+                }
+            }
+        } catch {
+            try await dropUnused(prepared.created)
+            throw error
+        }
+        return prepared
+    }
+
+    /// Drops databases a failed migration created for its indexes, so the store is as it was.
+    private func dropUnused(_ databases: [Database]) async throws {
+        guard !databases.isEmpty else { return }
+        _ = try await writer.submit(estimatedBytes: 0, exclusive: true) { transaction in
+            for database in databases { try transaction.dropDatabase(database) }
+        }
+    }
+}
+
+extension CollectionTable {
+    /// Adds `index` and fills it from every record inside `transaction` (idempotent: a change set
+    /// may be applied again).
+    func addIndex(_ index: IndexTable, in transaction: inout WriteTransaction) throws {
+        try transaction.empty(index.database)
+        replaceIndexes { list in
+            list.removeAll { $0.name == index.name }
+            list.append(index)
+        }
+        var after: [UInt8]? = nil
+        while let last = try indexChunk(index, after: after, limit: 1_000, in: &transaction) { after = last }
+        replaceIndexes { list in
+            for position in list.indices where list[position].name == index.name { list[position].state = .ready }
+        }
+    }
+
+    /// Drops `index`, entries and all, inside `transaction`.
+    func dropIndex(_ index: IndexTable, in transaction: inout WriteTransaction) throws {
+        try transaction.dropDatabase(index.database)
+        replaceIndexes { list in list.removeAll { $0.name == index.name } }
+    }
+}

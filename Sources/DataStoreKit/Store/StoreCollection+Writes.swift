@@ -1,0 +1,74 @@
+public import DataStoreCore
+
+extension StoreCollection: MappedModel {
+    /// Stores the fields in `set` and removes those in `unset` on the object under `id`, keeping
+    /// its other fields, and returns the object as stored.
+    ///
+    /// The change is applied inside the writer's transaction — the record read, merged and
+    /// written with its index entries in one step — so concurrent updates of different fields all
+    /// land. Field names are top-level names, as in queries.
+    ///
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id (an update never inserts);
+    ///   `.invalidValue` for a change to the id field, an empty name, a field both set and unset,
+    ///   a value the record format cannot hold, or a result that no longer decodes as `Object`
+    ///   (nothing is written); `.uniqueViolation`.
+    @discardableResult
+    public func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object {
+        if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
+        let changes = FieldChanges(set: set, unset: unset)
+        try changes.validate(idField: storage.idField, target: "\(name)/\(id)")
+        _ = try storage.idKey(id)
+        let (storage, mapping, name) = (self.storage, self.mapping, self.name)
+        let (report, _) = try await store.writer.submit(estimatedBytes: 256) { transaction -> UpdateReport in
+            let stored = try storage.update(
+                id: id, changes: changes,
+                check: { document in
+                    do { _ = try mapping.decode(document) } catch {
+                        throw DataStoreError(
+                            .invalidValue,
+                            "the update of \(name)/\(id) leaves a document that is no longer a \(Object.self): \(error)",
+                            underlying: error)
+                    }
+                }, in: &transaction)
+            var changed = CollectionChanges(collection: name)
+            if !changes.isEmpty { changed.updated = [id] }
+            return UpdateReport(changes: changes.isEmpty ? [] : [changed], stored: stored)
+        }
+        return try mapping.decode(report.stored)
+    }
+
+    /// Removes every object matching every condition in `params` in one change set — all of them
+    /// or, on any error, none — and returns how many it removed. `nil` or `[:]` removes every
+    /// object.
+    ///
+    /// The plan's candidates are walked inside the write transaction and only each match's id is
+    /// read: no document is built, and memory grows with the ids removed (which the commit's
+    /// change record lists), not with their documents. Index entries go with their records.
+    ///
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery` naming the bad key; `.codec` for a record
+    ///   that cannot be read.
+    /// - Complexity: that of the query's plan, plus O(log n) per object removed, in one commit.
+    @discardableResult
+    public func remove(params: [String: Value]?) async throws -> Int {
+        try await remove(Query(params: params, options: nil))
+    }
+
+    /// Removes every object matching `query`'s conditions (its sort, offset and limit do not
+    /// change what is removed) in one change set, and returns how many. See ``remove(params:)``.
+    @discardableResult
+    public func remove(_ query: Query) async throws -> Int {
+        let storage = self.storage
+        let (report, _) = try await store.writer.submit(estimatedBytes: 256) { transaction -> WriteReport in
+            var changes = CollectionChanges(collection: storage.name)
+            changes.removed = try storage.removeMatching(Query(conditions: query.conditions), in: &transaction)
+            return WriteReport(changes: changes.removed.isEmpty ? [] : [changes])
+        }
+        return report.changes.first?.removed.count ?? 0
+    }
+}
+
+/// What an update reports: its change, and the document as stored (returned to the caller).
+struct UpdateReport: ReportsChanges {
+    var changes: [CollectionChanges]
+    var stored: Document
+}
