@@ -51,6 +51,9 @@ public struct DataStoreError: Error, Sendable, Hashable, CustomStringConvertible
         /// A context's snapshot was ended (past `DataStore.Options.maxSnapshotAge`, or to let the
         /// map grow) after it had been read: `refresh()` the context to read on.
         public static let snapshotExpired = Code(rawValue: "snapshotExpired")
+        /// A page token (``PageToken`` of DataStoreKit) is damaged, or was made for another
+        /// collection, query or plan.
+        public static let invalidPageToken = Code(rawValue: "invalidPageToken")
 
         public var description: String { rawValue }
     }
