@@ -61,8 +61,25 @@ enum QueryCommand: Command {
             }
             return .success
         }
-        let documents = try await collection.query(params: params, options: options)
-        try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(documents)
+        let printer = DocumentPrinter(console: console, format: format, idField: collection.mapping.idField)
+        if format == .json, let stream = try streamIfServed(collection, params: params, options: options) {
+            // JSON Lines need no column widths: print a page at a time, in the memory of one page.
+            for try await document in stream { try printer.printJSON(document) }
+            return .success
+        }
+        try printer.print(try await collection.query(params: params, options: options))
         return .success
+    }
+
+    /// The results as a stream of pages, or `nil` when the sort is one no index serves (the store
+    /// then sorts every match in memory).
+    private static func streamIfServed(
+        _ collection: StoreCollection<Document>, params: [String: Value], options: [String: Value]
+    ) throws -> QueryStream<Document>? {
+        do {
+            return try collection.stream(params: params, options: options, pageSize: 1_000)
+        } catch let error as DataStoreError where error.code == .invalidOption && options["sort"] != nil {
+            return nil
+        }
     }
 }
