@@ -54,11 +54,7 @@ enum QueryCommand: Command {
         }
         if arguments.flag("count") {
             // Every match, whatever --limit and --offset say, counted without loading documents.
-            let count = try await collection.count(params: params)
-            switch format {
-            case .json: console.print(try JSONWriter.text(["count": .int(Int64(count))]))
-            case .table: console.print(grouped(count))
-            }
+            try CountCommand.print(try await collection.count(params: params), format: format, console: console)
             return .success
         }
         let printer = DocumentPrinter(console: console, format: format, idField: collection.mapping.idField)
