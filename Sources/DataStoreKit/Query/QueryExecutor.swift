@@ -168,7 +168,7 @@ struct QueryExecutor {
 
     private func field(_ name: String, in body: UnsafeRawBufferPointer) throws -> Value? {
         do {
-            return try RecordCodec.field(name, in: body)
+            return try RecordCodec.value(atPath: name, in: body)
         } catch {
             throw DataStoreError(
                 .codec, "a record in \(storage.name) cannot be read (field \(name))", underlying: error)

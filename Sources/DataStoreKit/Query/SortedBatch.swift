@@ -115,6 +115,6 @@ struct SortedBatch {
     private func field(_ name: String, in body: UnsafeRawBufferPointer, idKey: UnsafeRawBufferPointer) throws
         -> Value?
     {
-        do { return try RecordCodec.field(name, in: body) } catch { throw storage.unreadable(idKey, error) }
+        do { return try RecordCodec.value(atPath: name, in: body) } catch { throw storage.unreadable(idKey, error) }
     }
 }

@@ -72,6 +72,9 @@ public struct IndexDefinition: Sendable, Hashable, Codable, CustomStringConverti
         if fields.contains(where: { $0.name.isEmpty }) {
             throw DataStoreError(.schemaMismatch, "index \(name) on \(collection) names an empty field")
         }
+        for field in fields {
+            try FieldPath.check(field.name, context: "index \(name) on \(collection)", code: .schemaMismatch)
+        }
         if Set(fields.map(\.name)).count != fields.count {
             throw DataStoreError(.schemaMismatch, "index \(name) on \(collection) repeats a field")
         }
