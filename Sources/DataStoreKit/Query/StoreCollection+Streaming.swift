@@ -93,13 +93,14 @@ extension StoreCollection {
             next: batch.after.map { PageToken(fingerprint: fingerprint, position: $0) })
     }
 
-    /// The walk of `query`'s plan in batches; the plan ignores the limit and offset, which the
-    /// walker applies.
+    /// The walk of `query`'s plan in batches: the plan `query` itself gets (a limit can change
+    /// which index serves best), run without its limit and offset, which the walker applies.
     func resumableScan(_ query: Query) throws -> ResumableScan {
-        var unwindowed = query
-        unwindowed.limit = nil
-        unwindowed.offset = 0
-        return try ResumableScan(storage: storage, plan: plan(for: unwindowed))
+        var plan = plan(for: query)
+        plan.query.limit = nil
+        plan.query.offset = 0
+        plan.limitPushedDown = false
+        return try ResumableScan(storage: storage, plan: plan)
     }
 
     /// Runs `body` over a fresh, short snapshot.
