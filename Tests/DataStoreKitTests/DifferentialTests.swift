@@ -76,7 +76,8 @@ struct DifferentialTests {
         if Bool.random(using: &rng) {
             let keys = (0..<Int.random(in: 1...2, using: &rng)).map { _ in
                 Value.string(
-                    (Bool.random(using: &rng) ? "-" : "") + ["a", "b", "c", "id", "n.x", "n.y"].randomElement(using: &rng)!)
+                    (Bool.random(using: &rng) ? "-" : "") + ["a", "b", "c", "id", "n.x", "n.y"].randomElement(
+                        using: &rng)!)
             }
             if Set(keys.map { $0.stringValue!.trimmingCharacters(in: ["-"]) }).count == keys.count {
                 options["sort"] = .array(keys)
