@@ -12,29 +12,37 @@ import Foundation
 print("StreamBenchmark was built in DEBUG; run: swift run -c release StreamBenchmark")
 exit(1)
 #else
-/// The process's resident set (VmRSS) in bytes, from /proc/self/status.
-func residentBytes() -> Int {
+/// A line of /proc/self/status in bytes: `VmRSS` (all resident memory, the store's mapped file
+/// pages included) or `RssAnon` (anonymous memory: the heap, without the mapped file).
+func statusBytes(_ key: String) -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") })
     else { return 0 }
     return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
 }
 
 func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
 
-/// Tracks the highest resident set seen while walking, sampling every `every` rows.
+/// Tracks the highest anonymous and resident memory seen while walking, sampling every `every` rows.
 struct MemoryWatch {
-    let baseline = residentBytes()
-    var peak = 0
+    let anonymousBefore = statusBytes("RssAnon")
+    let residentBefore = statusBytes("VmRSS")
+    var anonymousPeak = 0
+    var residentPeak = 0
     var rows = 0
 
-    mutating func saw(every: Int = 20_000) {
+    mutating func saw(every: Int = 10_000) {
         rows += 1
-        if rows % every == 0 { peak = max(peak, residentBytes()) }
+        if rows % every == 0 {
+            anonymousPeak = max(anonymousPeak, statusBytes("RssAnon"))
+            residentPeak = max(residentPeak, statusBytes("VmRSS"))
+        }
     }
 
     var line: String {
-        "rows \(rows), resident before \(megabytes(baseline)), peak growth \(megabytes(max(0, peak - baseline)))"
+        "rows \(rows); heap (RssAnon) \(megabytes(anonymousBefore)) before, peak growth "
+            + "\(megabytes(max(0, anonymousPeak - anonymousBefore))); resident (VmRSS, mapped file included) "
+            + "peak growth \(megabytes(max(0, residentPeak - residentBefore)))"
     }
 }
 
@@ -83,5 +91,12 @@ print("stream (id order, page 1000): \(streamWatch.line), \(clock.now - streamSt
 
 let counted = try items.countOutcome(Query(params: ["n >=": 500], options: nil))
 print("count n >= 500: \(counted.count) from index \(counted.fromIndex), records read \(counted.recordsRead)")
+// For contrast, the eager answer holds every document at once.
+var eagerWatch = MemoryWatch()
+let eager = try items.documents(matching: Query())
+eagerWatch.saw(every: 1)
+print(
+    "eager documents(matching:) of \(eager.count): heap peak growth \(megabytes(max(0, eagerWatch.anonymousPeak - eagerWatch.anonymousBefore)))"
+)
 precondition(cursorWatch.rows == total && streamWatch.rows == total && counted.recordsRead == 0)
 #endif

@@ -45,6 +45,16 @@ public struct QueryStream<Object>: AsyncSequence, Sendable {
         /// - Throws: ``DataStoreError`` `.codec` for a record that cannot be read; `.schemaMismatch`
         ///   when the index the walk uses was dropped meanwhile.
         public mutating func next() async throws -> Object? {
+            try advance()
+        }
+
+        /// The next result, read on the caller's actor: a page is read synchronously, so iterating
+        /// never hops to another executor and back for each result.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> Object? {
+            try advance()
+        }
+
+        private mutating func advance() throws -> Object? {
             while remaining != 0 {
                 if taken == buffer.count {
                     if exhausted { return nil }
