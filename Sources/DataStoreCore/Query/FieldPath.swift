@@ -56,14 +56,14 @@ public struct FieldPath: Hashable, Sendable, CustomStringConvertible {
     /// Throws unless `field` is a valid path, with `context` (the query key or option) before the
     /// reason; a name without dots or backslashes is always valid.
     /// - Throws: ``DataStoreError`` `.invalidQuery`, or `code`.
-    public static func check(_ field: String, context: String, code: DataStoreError.Code = .invalidQuery)
-        throws(DataStoreError)
-    {
+    public static func check(
+        _ field: String, context: @autoclosure () -> String, code: DataStoreError.Code = .invalidQuery
+    ) throws(DataStoreError) {
         guard needsParsing(field) else { return }
         do {
             _ = try FieldPath(parsing: field)
         } catch {
-            throw DataStoreError(code, "\(context): \(error.message)")
+            throw DataStoreError(code, "\(context()): \(error.message)")
         }
     }
 

@@ -48,10 +48,11 @@ public struct RecordPredicate: Sendable {
     /// fields by name bytes, the order of a record's fields, then those on nested paths.
     public static func ordered(_ conditions: [Condition]) -> [RecordPredicate] {
         let predicates = conditions.map(RecordPredicate.init)
-        let plain = predicates.filter { !$0.isPath }.sorted { a, b in
+        let byName = { (a: RecordPredicate, b: RecordPredicate) in
             a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) < 0 } }
         }
-        return plain + predicates.filter(\.isPath)
+        guard predicates.contains(where: { $0.isPath }) else { return predicates.sorted(by: byName) }
+        return predicates.filter { !$0.isPath }.sorted(by: byName) + predicates.filter { $0.isPath }
     }
 
     /// Whether the record in `bytes` satisfies every predicate of `predicates`, which must be in
@@ -62,12 +63,19 @@ public struct RecordPredicate: Sendable {
         -> Bool
     {
         // Paths come last (``ordered(_:)``): the pass over top-level fields serves the others.
-        let end = predicates.firstIndex(where: \.isPath) ?? predicates.count
+        // Through a buffer pointer, so that reading `isPath` copies no predicate (see below).
+        let end = predicates.withUnsafeBufferPointer { predicates in
+            var end = predicates.count
+            while end > 0 && predicates[end - 1].isPath { end -= 1 }
+            return end
+        }
         assert(
             zip(predicates[..<end], predicates[..<end].dropFirst()).allSatisfy { a, b in
                 a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) <= 0 } }
             } && predicates[end...].allSatisfy(\.isPath), "RecordPredicate.all needs predicates in ordered(_:) order")
-        for predicate in predicates[end...] where try !predicate.matches(record: bytes) { return false }
+        if end < predicates.count {
+            for predicate in predicates[end...] where try !predicate.matches(record: bytes) { return false }
+        }
         func oneByOne() throws(CodecError) -> Bool {
             for predicate in predicates[..<end] where try !predicate.matches(record: bytes) { return false }
             return true
