@@ -80,6 +80,8 @@ public final class QueryCursor<Element>: Sequence {
     public struct Iterator: IteratorProtocol {
         let cursor: QueryCursor<Element>
 
+        /// The next result, or `nil` after the last or at the first error (which the read closure
+        /// then throws).
         public mutating func next() -> Element? {
             do {
                 return try cursor.next()
@@ -90,5 +92,6 @@ public final class QueryCursor<Element>: Sequence {
         }
     }
 
+    /// An iterator over the cursor's remaining results (iterating consumes them).
     public func makeIterator() -> Iterator { Iterator(cursor: self) }
 }

@@ -13,6 +13,7 @@ import DataStoreCore
 /// in the order is still ahead, and a document is never returned twice unless a write moves it
 /// ahead of the walk (a sort key changed, or, without a sort, a changed indexed value).
 public struct QueryStream<Object>: AsyncSequence, Sendable {
+    /// The stream yields the collection's objects.
     public typealias Element = Object
 
     let collection: StoreCollection<Object>
@@ -21,6 +22,7 @@ public struct QueryStream<Object>: AsyncSequence, Sendable {
     /// How many results each page reads.
     public let pageSize: Int
 
+    /// A walk from the start: each iterator reads its own pages.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(stream: self, toSkip: Swift.max(0, query.offset), remaining: query.limit.map { Swift.max(0, $0) })
     }
