@@ -72,6 +72,26 @@ struct BatchLineCommandTests {
         #expect(wrong.status == 4 && wrong.errors.contains("rating exists"), "\(wrong)")
     }
 
+    @Test func queryPagesResumeFromTheirToken() async throws {
+        let sandbox = try ToolSandbox()
+        let store = try await sandbox.seededStore(count: 7)
+        var ids: [Int] = []
+        var after: [String] = []
+        for _ in 0..<3 {
+            let page = try await sandbox.run(["query", store, "Message", "--page", "3", "--sort", "-id"] + after)
+            #expect(page.status == 0, "\(page)")
+            ids += try page.jsonLines().compactMap { $0["id"] as? Int }
+            let note = page.errors.split(separator: "\n").first { $0.hasPrefix("datastore: more results: --after ") }
+            after = note.map { ["--after", String($0.dropFirst("datastore: more results: --after ".count))] } ?? []
+        }
+        #expect(ids == [6, 5, 4, 3, 2, 1, 0])
+        #expect(after.isEmpty)
+        let bad = try await sandbox.run("query", store, "Message", "--page", "3", "--after", "nope!")
+        #expect(bad.status == 4 && bad.errors.contains("is not a token this store made"), "\(bad)")
+        let foreign = try await sandbox.run("query", store, "Message", "--page", "3", "--after", "AYCZm36l9TFaAQAwwAg")
+        #expect(foreign.status == 4 && foreign.errors.contains("page token"), "\(foreign)")
+    }
+
     @Test func versionPrintsTheVersion() async throws {
         let run = try await ToolSandbox().run("--version")
         #expect(run.status == 0)
