@@ -46,6 +46,11 @@ let package = Package(
             name: "StoreBenchmark", dependencies: ["DataStoreKit", "CLMDB", "CSQLite"],
             path: "Benchmarks/StoreBenchmark", swiftSettings: strict),
 
+        // The memory bound of lazy reads at full size (docs/queries.md, Reading lazily).
+        .executableTarget(
+            name: "StreamBenchmark", dependencies: ["DataStoreKit"], path: "Benchmarks/StreamBenchmark",
+            swiftSettings: strict),
+
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DataStoreCoreTests", dependencies: ["DataStoreCore", "ModelConformance"], swiftSettings: strict),

@@ -1,3 +1,5 @@
+import DataStoreCore
+
 /// The `datastore` command line: finds the command, parses its arguments, runs it, and turns
 /// every error into a message on standard error and an exit code.
 enum Tool {
@@ -14,6 +16,10 @@ enum Tool {
         }
         if first == "help" {
             return help(Array(arguments.dropFirst()), console: console)
+        }
+        if first == "--version" {
+            console.print(versionText)
+            return .success
         }
         do {
             let (command, rest) = try find(arguments)
@@ -75,6 +81,14 @@ enum Tool {
         }
     }
 
+    /// The tool's version, and the version of the record format it reads and writes.
+    static let version = "0.1.0"
+
+    /// What `datastore --version` prints.
+    static var versionText: String {
+        "datastore \(version) (DataStoreKit record format \(RecordCodec.formatVersion))"
+    }
+
     private static var commandNames: [String] {
         var names: [String] = []
         for command in allCommands where !names.contains(command.spec.words[0]) { names.append(command.spec.words[0]) }
@@ -94,7 +108,8 @@ enum Tool {
         lines += [
             "",
             "Every command takes --help. Results are tables on a terminal and JSON otherwise",
-            "(--json and --table choose). Errors go to standard error.",
+            "(--json and --table choose). Errors go to standard error. datastore --version",
+            "prints the version.",
             "",
             "exit codes:"
         ]

@@ -7,7 +7,7 @@ import Testing
 /// Random documents and random queries answered by the store and by brute force must agree.
 @Suite("Differential: store vs brute force")
 struct DifferentialTests {
-    static let fields = ["a", "b", "c", "tags", "id"]
+    static let fields = ["a", "b", "c", "tags", "id", "n.x", "n.y", "items.k"]
 
     static func randomValue(_ rng: inout SeededGenerator) -> Value? {
         switch Int.random(in: 0..<12, using: &rng) {
@@ -28,6 +28,23 @@ struct DifferentialTests {
         document["id"] = .string(String(format: "d%03d", id))
         for field in ["a", "b", "c"] {
             if let value = randomValue(&rng) { document[field] = value }
+        }
+        // Nested: an object (sometimes a scalar) under n, an array of objects under items.
+        switch Int.random(in: 0..<4, using: &rng) {
+        case 0: break
+        case 1: document["n"] = randomValue(&rng) ?? .null
+        default:
+            var nested = Document()
+            for field in ["x", "y"] { if let value = randomValue(&rng) { nested[field] = value } }
+            document["n"] = .object(nested)
+        }
+        if Bool.random(using: &rng) {
+            document["items"] = .array(
+                (0..<Int.random(in: 0...3, using: &rng)).map { _ in
+                    var item = Document()
+                    if let value = randomValue(&rng) { item["k"] = value }
+                    return Int.random(in: 0..<5, using: &rng) == 0 ? .int(7) : .object(item)
+                })
         }
         if Bool.random(using: &rng) {
             document["tags"] = .array(
@@ -58,7 +75,9 @@ struct DifferentialTests {
         var options: [String: Value] = [:]
         if Bool.random(using: &rng) {
             let keys = (0..<Int.random(in: 1...2, using: &rng)).map { _ in
-                Value.string((Bool.random(using: &rng) ? "-" : "") + ["a", "b", "c", "id"].randomElement(using: &rng)!)
+                Value.string(
+                    (Bool.random(using: &rng) ? "-" : "") + ["a", "b", "c", "id", "n.x", "n.y"].randomElement(
+                        using: &rng)!)
             }
             if Set(keys.map { $0.stringValue!.trimmingCharacters(in: ["-"]) }).count == keys.count {
                 options["sort"] = .array(keys)
@@ -85,7 +104,10 @@ struct DifferentialTests {
                 IndexDefinition("b_desc", fields: [.descending("b")]),
                 IndexDefinition("ab", fields: ["a", "b"]),
                 IndexDefinition("cb", fields: ["c", .descending("b")]),
-                IndexDefinition("tags", multiValue: true)
+                IndexDefinition("tags", multiValue: true),
+                IndexDefinition("nx", fields: ["n.x"]),
+                IndexDefinition("nxy", fields: ["n.x", .descending("n.y")]),
+                IndexDefinition("itemKeys", fields: ["items.k"], multiValue: true)
             ])
         var truth: [String: Document] = [:]
         for id in 0..<120 {
@@ -103,6 +125,13 @@ struct DifferentialTests {
                 let matchCount = Query(conditions: query.conditions).evaluate(Array(truth.values), idField: "id").count
                 let counted = try collection.countOutcome(query)
                 #expect(counted.count == matchCount, "count: \(query) | \(plan) | from index \(counted.fromIndex)")
+                // A walk in batches (as cursors, streams and pages make) gives query's answer in
+                // query's order, or refuses a sort the plan makes in memory.
+                if let walked = try Self.walk(collection, query, batch: Int.random(in: 1...4, using: &rng)) {
+                    #expect(walked == actual, "walk: \(query) | \(plan) | got \(walked) want \(actual)")
+                } else {
+                    #expect(!query.sort.isEmpty && !plan.sortFromScan, "walk refused: \(query) | \(plan)")
+                }
                 if query.sort.isEmpty {
                     // Without a sort the order is the plan's: compare as sets, and the count.
                     let matching = Set(
@@ -121,7 +150,7 @@ struct DifferentialTests {
                         let show = { (id: Value) in
                             truth[id.stringValue!].map { d in
                                 query.sort.map {
-                                    "\(d[$0.field].map(String.init(describing:)) ?? "missing")".prefix(12)
+                                    "\(d.value(atPath: $0.field).map(String.init(describing:)) ?? "missing")".prefix(12)
                                 }
                             } ?? []
                         }
@@ -145,5 +174,24 @@ struct DifferentialTests {
             }
         }
         try expectConsistent(temporary.store)
+    }
+
+    /// The ids `query` answers, read by a ``ResumableScan`` `batch` at a time, each batch in its
+    /// own read; `nil` when the walk refuses the query's sort.
+    static func walk(_ collection: StoreCollection<Document>, _ query: Query, batch: Int) throws -> [Value]? {
+        guard let scan = try? collection.resumableScan(query) else { return nil }
+        var position: ScanPosition?
+        var ids: [Value] = []
+        repeat {
+            let next = try collection.withReadTransaction { transaction in
+                try scan.batch(after: position, count: batch, in: transaction) { body, _ in
+                    try RecordCodec.field("id", in: body) ?? .null
+                }
+            }
+            ids += next.items
+            position = next.after
+        } while position != nil
+        let kept = ids.dropFirst(max(0, query.offset))
+        return Array(query.limit.map { kept.prefix(max(0, $0)) } ?? kept)
     }
 }

@@ -36,7 +36,7 @@ struct UsageTests {
             (
                 ["stat", "d"],
                 "datastore: unknown command 'stat' (did you mean 'stats'?); the commands are stats, get, query, "
-                    + "add, put, remove, import, "
+                    + "count, add, put, remove, import, "
                     + "export, check, index, backup (see 'datastore --help')\n"
             ),
             (
@@ -70,7 +70,7 @@ struct UsageTests {
             (["export", "d", "c", "--chunk", "0"], "datastore: option --chunk needs a positive integer, not 0\n"),
             (
                 ["help", "nope"],
-                "datastore: unknown command 'nope'; the commands are stats, get, query, add, put, remove, "
+                "datastore: unknown command 'nope'; the commands are stats, get, query, count, add, put, remove, "
                     + "import, export, check, index, backup (see 'datastore --help')\n"
             )
         ]

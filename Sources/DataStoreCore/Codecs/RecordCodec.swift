@@ -324,7 +324,7 @@ package enum RecordCodec {
     }
 
     /// Reads a body length and returns a reader confined to the body.
-    private static func openBody(_ reader: inout ByteReader, depth: Int, tagOffset: Int) throws(CodecError)
+    static func openBody(_ reader: inout ByteReader, depth: Int, tagOffset: Int) throws(CodecError)
         -> ByteReader
     {
         guard depth < maxDepth else {

@@ -56,6 +56,9 @@ public struct DataStoreError: Error, Sendable, Hashable, CustomStringConvertible
         public static let unsupported = Code(rawValue: "unsupported")
         /// A migration failed; the message names it, and the store is as it was before it.
         public static let migrationFailed = Code(rawValue: "migrationFailed")
+        /// A page token (`PageToken` of DataStoreKit) is damaged, or was made for another
+        /// collection, query or plan.
+        public static let invalidPageToken = Code(rawValue: "invalidPageToken")
 
         public var description: String { rawValue }
     }

@@ -5,7 +5,7 @@ extension Condition {
     ///
     /// - Complexity: See ``matches(fieldValue:)``.
     package func matches(_ document: Document) -> Bool {
-        matches(fieldValue: document[field])
+        matches(fieldValue: document.value(atPath: field))
     }
 
     /// Whether a document whose ``field`` holds `fieldValue` (`nil` when absent) satisfies this

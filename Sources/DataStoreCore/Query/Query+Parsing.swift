@@ -29,6 +29,7 @@ extension Condition {
     /// - Throws: ``DataStoreError`` `.invalidQuery` quoting `key`.
     init(key: String, value: Value) throws(DataStoreError) {
         let (field, op) = try Condition.parse(key: key)
+        try FieldPath.check(field, context: "query key \(Query.quoted(key))")
         switch op {
         case .in, .notIn:
             guard case .array = value else {

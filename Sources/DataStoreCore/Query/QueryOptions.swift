@@ -134,6 +134,7 @@ struct QueryOptions {
                 "query option \"sort\" has the field \(Query.quoted(written)); a field name is non-empty and has "
                     + "no whitespace")
         }
+        try FieldPath.check(field, context: "query option \"sort\"", code: .invalidOption)
         return field
     }
 }

@@ -17,7 +17,11 @@
 package struct RecordPredicate: Sendable {
     /// The condition this checks.
     package let condition: Condition
+    /// The top-level field's name bytes (unescaped), for a condition on a top-level field.
     private let name: [UInt8]
+    /// Whether the condition names a nested path (``FieldPath``), read by
+    /// ``RecordCodec/value(atPath:in:)-(_,UnsafeRawBufferPointer)`` instead of the one-pass scan.
+    private let isPath: Bool
     /// The UTF-8 bytes of a string condition value compared by `==`, `!=`, `^=` or a range operator.
     private let text: [UInt8]?
     /// The answer for a record without the field (`true` only for `exists false`).
@@ -26,7 +30,9 @@ package struct RecordPredicate: Sendable {
     /// Prepares `condition`.
     package init(_ condition: Condition) {
         self.condition = condition
-        name = Array(condition.field.utf8)
+        let path = FieldPath.needsParsing(condition.field) ? try? FieldPath(parsing: condition.field) : nil
+        isPath = (path?.components.count ?? 1) > 1
+        name = Array((path?.components.count == 1 ? path!.components[0] : condition.field).utf8)
         switch (condition.op, condition.value) {
         case (.equal, .string(let value)), (.notEqual, .string(let value)), (.less, .string(let value)),
             (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)),
@@ -38,12 +44,15 @@ package struct RecordPredicate: Sendable {
         matchesAbsent = condition.matches(fieldValue: nil)
     }
 
-    /// The predicates of `conditions` in the order ``all(_:match:)`` needs: by field name bytes,
-    /// the order of a record's fields.
+    /// The predicates of `conditions` in the order ``all(_:match:)`` needs: those on top-level
+    /// fields by name bytes, the order of a record's fields, then those on nested paths.
     package static func ordered(_ conditions: [Condition]) -> [RecordPredicate] {
-        conditions.map(RecordPredicate.init).sorted { a, b in
+        let predicates = conditions.map(RecordPredicate.init)
+        let byName = { (a: RecordPredicate, b: RecordPredicate) in
             a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) < 0 } }
         }
+        guard predicates.contains(where: { $0.isPath }) else { return predicates.sorted(by: byName) }
+        return predicates.filter { !$0.isPath }.sorted(by: byName) + predicates.filter { $0.isPath }
     }
 
     /// Whether the record in `bytes` satisfies every predicate of `predicates`, which must be in
@@ -53,15 +62,25 @@ package struct RecordPredicate: Sendable {
     package static func all(_ predicates: [RecordPredicate], match bytes: UnsafeRawBufferPointer) throws(CodecError)
         -> Bool
     {
+        // Paths come last (``ordered(_:)``): the pass over top-level fields serves the others.
+        // Through a buffer pointer, so that reading `isPath` copies no predicate (see below).
+        let end = predicates.withUnsafeBufferPointer { predicates in
+            var end = predicates.count
+            while end > 0 && predicates[end - 1].isPath { end -= 1 }
+            return end
+        }
         assert(
-            zip(predicates, predicates.dropFirst()).allSatisfy { a, b in
+            zip(predicates[..<end], predicates[..<end].dropFirst()).allSatisfy { a, b in
                 a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) <= 0 } }
-            }, "RecordPredicate.all needs predicates in ordered(_:) order")
+            } && predicates[end...].allSatisfy(\.isPath), "RecordPredicate.all needs predicates in ordered(_:) order")
+        if end < predicates.count {
+            for predicate in predicates[end...] where try !predicate.matches(record: bytes) { return false }
+        }
         func oneByOne() throws(CodecError) -> Bool {
-            for predicate in predicates where try !predicate.matches(record: bytes) { return false }
+            for predicate in predicates[..<end] where try !predicate.matches(record: bytes) { return false }
             return true
         }
-        guard !predicates.isEmpty else { return true }
+        guard end > 0 else { return true }
         guard let (start, count) = RecordScan.entries(ofRecord: bytes) else { return try oneByOne() }
         // Through a buffer pointer, `predicates[next]` is borrowed in place; an array subscript
         // copied the whole predicate (a condition, its value, two arrays) for every field compared,
@@ -74,7 +93,7 @@ package struct RecordPredicate: Sendable {
                 guard length >= 0, length <= bytes.count - offset else { return nil }
                 let field = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
                 offset += length
-                while next < predicates.count {
+                while next < end {
                     let order = predicates[next].name.withUnsafeBytes { UTF8Order.compare($0, field) }
                     if order > 0 { break }
                     // A predicate whose field sorts before this one has no field.
@@ -90,12 +109,12 @@ package struct RecordPredicate: Sendable {
                     }
                     next += 1
                 }
-                if next == predicates.count { return true }
+                if next == end { return true }
                 guard RecordScan.skipValue(bytes, &offset) else { return nil }
             }
             // The fields ran out before the predicates: those left have no field, if the record is whole.
             guard offset == bytes.count else { return nil }
-            return predicates[next...].allSatisfy(\.matchesAbsent)
+            return predicates[next..<end].allSatisfy(\.matchesAbsent)
         }
         if let walked { return walked }
         return try oneByOne()
@@ -103,13 +122,14 @@ package struct RecordPredicate: Sendable {
 
     /// The condition on the field as ``RecordCodec`` decodes it.
     private func generalAnswer(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
-        condition.matches(fieldValue: try RecordCodec.field(condition.field, in: bytes))
+        condition.matches(fieldValue: try RecordCodec.value(atPath: condition.field, in: bytes))
     }
 
     /// Whether the record in `bytes` satisfies the condition (a record without the field never
     /// does).
     /// - Throws: ``CodecError`` when the bytes the general path reads are damaged.
     package func matches(record bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
+        if isPath { return try generalAnswer(bytes) }
         let lookup = name.withUnsafeBytes { RecordScan.field($0, in: bytes) }
         switch lookup {
         case .absent:

@@ -43,7 +43,7 @@ extension Query {
     /// - Complexity: O(*k*) value comparisons for *k* sort keys (see ``Value/compare(_:_:)``).
     package func areInOrder(_ a: Document, _ b: Document, idField: String) -> Bool {
         for key in sort {
-            let order = Query.compareSortValues(a[key.field], b[key.field])
+            let order = Query.compareSortValues(a.value(atPath: key.field), b.value(atPath: key.field))
             if order != 0 { return key.ascending ? order < 0 : order > 0 }
         }
         return Query.compareSortValues(a[idField], b[idField]) < 0

@@ -164,3 +164,34 @@ struct IndexWindow {
         return nil
     }
 }
+
+extension IndexWindow {
+    /// Whether `key` lies inside the window.
+    func contains(_ key: [UInt8]) -> Bool {
+        key.withUnsafeBytes { !isBeforeStart($0) && !isAfterEnd($0) }
+    }
+
+    /// The part of the window that a walk in its direction meets after `key`, which is excluded.
+    /// (Keys are prefix-free, so the keys after `key` are exactly those from `key + [0]` on.)
+    func resuming(after key: [UInt8]) -> IndexWindow {
+        var window = self
+        if backward {
+            (window.end, window.endInclusive) = (key, false)
+        } else {
+            (window.start, window.startInclusive) = (key + [0], true)
+        }
+        return window
+    }
+
+    /// The part of the window that a walk in its direction meets from the first key that starts
+    /// with `prefix` on (its last, walking backward).
+    func resuming(at prefix: [UInt8]) -> IndexWindow {
+        var window = self
+        if backward {
+            (window.end, window.endInclusive) = (prefix, true)
+        } else {
+            (window.start, window.startInclusive) = (prefix, true)
+        }
+        return window
+    }
+}

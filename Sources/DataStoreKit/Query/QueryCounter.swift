@@ -3,18 +3,18 @@ import LMDB
 
 /// Counts what a plan matches without building any object: from the index entries alone when
 /// the index holds every condition's field, otherwise by checking conditions on record bytes.
-struct QueryCounter {
+package struct QueryCounter {
     let storage: CollectionTable
     let plan: QueryPlan
 
     /// A count, and how it was reached.
-    struct Outcome: Equatable {
-        var count: Int
+    package struct Outcome: Equatable {
+        package var count: Int
         /// Whether index entries were counted (they hold every condition's field).
-        var fromIndex: Bool
+        package var fromIndex: Bool
         /// Records read because an entry could not decide (a cut value, a missing field): 0 when
         /// the entries answered alone. Not counted on the other path, which reads every candidate.
-        var recordsRead: Int
+        package var recordsRead: Int
     }
 
     /// - Complexity: O(entries in the window) when counted from the index, otherwise that of

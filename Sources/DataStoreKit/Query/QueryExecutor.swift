@@ -30,38 +30,15 @@ struct QueryExecutor {
         in transaction: borrowing some ReadableTransaction & ~Copyable,
         materialize: (_ body: UnsafeRawBufferPointer, _ version: Int) throws -> Item
     ) throws -> [Item] {
-        let query = plan.query
-        // Negative values mean 0 (``/DataStoreCore/Query/limit``, ``/DataStoreCore/Query/offset``).
-        let offset = max(0, query.offset), limit = query.limit.map { max(0, $0) }
-        let wanted = limit.map { offset + $0 }
-        let stopEarly = plan.limitPushedDown ? wanted : nil
-        let sortBudget: Int? = {
-            if case .indexScan(let scan) = plan.access, plan.sortFromScan {
-                return StorageKeys.componentBudget(fieldCount: scan.index.fields.count)
-            }
-            return nil
-        }()
-        // Without a sort, items are kept as they come (scan order); rows carry sort keys and ids
-        // only for a sort.
-        let sorted = !query.sort.isEmpty
-        var items: [Item] = []
-        var rows: [Row<Item>] = []
-        if sorted {
-            rows.reserveCapacity(min(stopEarly ?? 64, 1_024))
-        } else {
-            items.reserveCapacity(min(stopEarly ?? 64, 1_024))
-        }
-        var seen = Set<[UInt8]>()
-        var lastGroup: [UInt8]?
-
-        // Returns false to stop the scan. A record that cannot be read is named by its id.
-        func consider(_ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool {
+        if case .empty = plan.access { return [] }
+        var collector = Collector<Item>(self)
+        try visitCandidates(in: transaction) { idKey, record in
             // Most candidates of a filtered scan fail: check them in non-generic code first, so
             // that only matches reach the code generic over `Item` (unspecialized when the
             // caller's module cannot see it, and paying generic-metadata lookups per call).
             guard try candidateMatches(idKey, record) else { return true }
             do {
-                return try considerMatching(record)
+                return try collector.consider(record, materialize)
             } catch let error as DataStoreError where error.code == .codec {
                 throw storage.unreadable(idKey, error.underlying ?? error)
             } catch let error as DataStoreError {
@@ -70,43 +47,18 @@ struct QueryExecutor {
                 throw storage.unreadable(idKey, error)
             }
         }
+        return collector.results()
+    }
 
-        func considerMatching(_ record: UnsafeRawBufferPointer) throws -> Bool {
-            let body = RecordVersion.body(record)
-            guard sorted else {
-                if let stopEarly, items.count >= stopEarly { return false }
-                items.append(try materialize(body, try RecordVersion.read(record)))
-                // With the limit reached, stop without reading another record.
-                return stopEarly.map { items.count < $0 } ?? true
-            }
-            let sortValues = try query.sort.map { try field($0.field, in: body) }
-            var group: [UInt8] = []
-            if let sortBudget {
-                // Entries sharing a cut component are in id order, not value order, whatever
-                // follows it: a run of equal keys ends at the first cut component.
-                for (key, value) in zip(query.sort, sortValues) {
-                    if StorageKeys.appendComponent(value, descending: !key.ascending, budget: sortBudget, to: &group) {
-                        break
-                    }
-                }
-            }
-            if let stopEarly, rows.count >= stopEarly {
-                // Past the limit: finish only the run of equal sort keys that straddles it.
-                guard sortBudget != nil, group == lastGroup else { return false }
-            }
-            // Ids break ties between sort keys.
-            let id = try field(storage.idField, in: body) ?? .null
-            rows.append(
-                Row(
-                    id: id, sortValues: sortValues, group: group,
-                    item: try materialize(body, try RecordVersion.read(record))))
-            lastGroup = group
-            return true
-        }
-
+    /// Calls `consider` with the record key and record of each candidate the plan's access
+    /// yields, once per document, until it returns `false`.
+    private func visitCandidates(
+        in transaction: borrowing some ReadableTransaction & ~Copyable,
+        _ consider: (_ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         switch plan.access {
         case .empty:
-            return []
+            return
         case .primaryKey(let ids):
             for id in ids {
                 guard let key = try? storage.idKey(id) else { continue }
@@ -126,33 +78,122 @@ struct QueryExecutor {
                 while more == true { more = try cursor.withMove(.next) { key, value in try consider(key, value) } }
             }
         case .indexScan(let scan):
-            guard let index = storage.indexes.first(where: { $0.definition == scan.index }) else {
-                throw DataStoreError(.schemaMismatch, "index \(scan.index.name) of \(storage.name) is gone")
+            try visitIndex(scan, in: transaction, consider)
+        }
+    }
+
+    /// The candidates of an index scan, each document once.
+    private func visitIndex(
+        _ scan: QueryPlan.IndexScan,
+        in transaction: borrowing some ReadableTransaction & ~Copyable,
+        _ consider: (_ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        guard let index = storage.indexes.first(where: { $0.definition == scan.index }) else {
+            throw DataStoreError(.schemaMismatch, "index \(scan.index.name) of \(storage.name) is gone")
+        }
+        let windows = IndexWindow.windows(for: scan, budget: index.componentBudget)
+        var seen = Set<[UInt8]>()
+        var stopped = false
+        for window in windows where !stopped {
+            try window.visit(index.database, in: transaction) { idKey in
+                // A document can have several entries (elements of a multi-value field), and
+                // overlapping windows of cut keys can both hold it.
+                if (index.definition.multiValue || windows.count > 1) && !seen.insert(Array(idKey)).inserted {
+                    return true
+                }
+                let outcome = try transaction.withValue(forKey: idKey, in: storage.records) {
+                    try consider(idKey, $0)
+                }
+                stopped = outcome == false // an entry without a record cannot happen inside one snapshot
+                return !stopped
             }
-            let windows = IndexWindow.windows(for: scan, budget: index.componentBudget)
-            var stopped = false
-            for window in windows where !stopped {
-                try window.visit(index.database, in: transaction) { idKey in
-                    // A document can have several entries (elements of a multi-value field), and
-                    // overlapping windows of cut keys can both hold it.
-                    if (index.definition.multiValue || windows.count > 1) && !seen.insert(Array(idKey)).inserted {
-                        return true
+        }
+    }
+
+    /// Gathers the matches of one run: in scan order without a sort, else as rows with their sort
+    /// values, then sorted; offset and limit apply at the end.
+    private struct Collector<Item> {
+        let executor: QueryExecutor
+        let offset: Int
+        let limit: Int?
+        /// Where the scan may stop: `offset + limit` when the limit is pushed into it.
+        let stopEarly: Int?
+        /// The per-component budget of the index whose order is the sort, for runs of cut keys.
+        let sortBudget: Int?
+        var items: [Item] = []
+        var rows: [Row<Item>] = []
+        var lastGroup: [UInt8]?
+
+        init(_ executor: QueryExecutor) {
+            self.executor = executor
+            let plan = executor.plan
+            // Negative values mean 0 (``/DataStoreCore/Query/limit``, ``/DataStoreCore/Query/offset``).
+            let offset = max(0, plan.query.offset)
+            let limit = plan.query.limit.map { max(0, $0) }
+            (self.offset, self.limit) = (offset, limit)
+            let stopEarly = plan.limitPushedDown ? limit.map { offset + $0 } : nil
+            self.stopEarly = stopEarly
+            if case .indexScan(let scan) = plan.access, plan.sortFromScan {
+                sortBudget = StorageKeys.componentBudget(fieldCount: scan.index.fields.count)
+            } else {
+                sortBudget = nil
+            }
+            // Without a sort, items are kept as they come (scan order); rows carry sort keys and
+            // ids only for a sort.
+            if plan.query.sort.isEmpty {
+                items.reserveCapacity(min(stopEarly ?? 64, 1_024))
+            } else {
+                rows.reserveCapacity(min(stopEarly ?? 64, 1_024))
+            }
+        }
+
+        /// Takes a matching record; returns `false` to stop the scan.
+        mutating func consider(
+            _ record: UnsafeRawBufferPointer, _ materialize: (UnsafeRawBufferPointer, Int) throws -> Item
+        ) throws -> Bool {
+            let query = executor.plan.query
+            let body = RecordVersion.body(record)
+            guard !query.sort.isEmpty else {
+                if let stopEarly, items.count >= stopEarly { return false }
+                items.append(try materialize(body, try RecordVersion.read(record)))
+                // With the limit reached, stop without reading another record.
+                return stopEarly.map { items.count < $0 } ?? true
+            }
+            let sortValues = try query.sort.map { try executor.field($0.field, in: body) }
+            var group: [UInt8] = []
+            if let sortBudget {
+                // Entries sharing a cut component are in id order, not value order, whatever
+                // follows it: a run of equal keys ends at the first cut component.
+                for (key, value) in zip(query.sort, sortValues) {
+                    if StorageKeys.appendComponent(value, descending: !key.ascending, budget: sortBudget, to: &group) {
+                        break
                     }
-                    let outcome = try transaction.withValue(forKey: idKey, in: storage.records) {
-                        try consider(idKey, $0)
-                    }
-                    stopped = outcome == false // an entry without a record cannot happen inside one snapshot
-                    return !stopped
                 }
             }
+            if let stopEarly, rows.count >= stopEarly {
+                // Past the limit: finish only the run of equal sort keys that straddles it.
+                guard sortBudget != nil, group == lastGroup else { return false }
+            }
+            // Ids break ties between sort keys.
+            let id = try executor.field(executor.storage.idField, in: body) ?? .null
+            rows.append(
+                Row(
+                    id: id, sortValues: sortValues, group: group,
+                    item: try materialize(body, try RecordVersion.read(record))))
+            lastGroup = group
+            return true
         }
-        guard sorted else {
-            let kept = Self.window(items.count, offset: offset, limit: limit)
-            return kept == items.indices ? items : Array(items[kept])
+
+        /// The results, sorted when the query has a sort, within the offset and the limit.
+        func results() -> [Item] {
+            guard !executor.plan.query.sort.isEmpty else {
+                let kept = QueryExecutor.window(items.count, offset: offset, limit: limit)
+                return kept == items.indices ? items : Array(items[kept])
+            }
+            let ordered = executor.sortRows(rows)
+            // A closure, not `\.item`: a key path is instantiated at run time on every call.
+            return ordered[QueryExecutor.window(ordered.count, offset: offset, limit: limit)].map { $0.item }
         }
-        let ordered = sortRows(rows)
-        // A closure, not `\.item`: a key path is instantiated at run time on every call.
-        return ordered[Self.window(ordered.count, offset: offset, limit: limit)].map { $0.item }
     }
 
     /// The positions of `count` results that `offset` and `limit` (already clamped to ≥ 0) keep.
@@ -168,7 +209,7 @@ struct QueryExecutor {
 
     private func field(_ name: String, in body: UnsafeRawBufferPointer) throws -> Value? {
         do {
-            return try RecordCodec.field(name, in: body)
+            return try RecordCodec.value(atPath: name, in: body)
         } catch {
             throw DataStoreError(
                 .codec, "a record in \(storage.name) cannot be read (field \(name))", underlying: error)

@@ -21,6 +21,29 @@ enum StoreSchema {
         /// `false` when the application's last declaration left the index out; absent (true)
         /// in schemas written before indexes were kept.
         var declared: Bool?
+        /// `true` when the field names are written as paths (``/DataStoreCore/FieldPath``: a dot steps into an
+        /// object, `\.` is a dot within a name); absent in schemas written before paths, whose
+        /// field names were top-level names whatever they held.
+        var paths: Bool?
+
+        init(definition: IndexDefinition, state: IndexTable.State, declared: Bool?) {
+            self.definition = definition
+            self.state = state
+            self.declared = declared
+            paths = true
+        }
+
+        /// The index as written before paths existed, read as it was meant: a field name that
+        /// holds a dot or a backslash named the top-level field of that name, so it is escaped.
+        var readingPaths: Index {
+            guard paths == nil else { return self }
+            var index = self
+            for position in index.definition.fields.indices {
+                index.definition.fields[position].name = FieldPath.escaping(index.definition.fields[position].name)
+            }
+            index.paths = true
+            return index
+        }
     }
 
     static func collectionKey(_ name: String) -> [UInt8] { Array("collection/\(name)".utf8) }
@@ -49,7 +72,9 @@ enum StoreSchema {
     ) throws -> Collection? {
         guard let bytes = try transaction.value(forKey: collectionKey(collection), in: meta) else { return nil }
         do {
-            return try JSONDecoder().decode(Collection.self, from: Data(bytes))
+            var schema = try JSONDecoder().decode(Collection.self, from: Data(bytes))
+            schema.indexes = schema.indexes.map(\.readingPaths)
+            return schema
         } catch {
             throw DataStoreError(
                 .schemaMismatch, "the stored schema of collection \(collection) cannot be read", underlying: error)

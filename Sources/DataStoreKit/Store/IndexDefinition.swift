@@ -15,7 +15,8 @@ import DataStoreCore
 public struct IndexDefinition: Sendable, Hashable, Codable, CustomStringConvertible {
     /// One field of an index and its direction.
     public struct Field: Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
-        /// The document field.
+        /// The document field: a top-level name, or a dotted path into nested objects
+        /// (`"address.city"`; `\.` is a dot within a name, see `FieldPath`).
         public var name: String
         /// Whether the index orders this field from high to low.
         public var descending: Bool
@@ -71,6 +72,9 @@ public struct IndexDefinition: Sendable, Hashable, Codable, CustomStringConverti
         }
         if fields.contains(where: { $0.name.isEmpty }) {
             throw DataStoreError(.schemaMismatch, "index \(name) on \(collection) names an empty field")
+        }
+        for field in fields {
+            try FieldPath.check(field.name, context: "index \(name) on \(collection)", code: .schemaMismatch)
         }
         if Set(fields.map(\.name)).count != fields.count {
             throw DataStoreError(.schemaMismatch, "index \(name) on \(collection) repeats a field")

@@ -151,7 +151,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     }
 
     /// The count of `query`'s matches, with how it was reached.
-    func countOutcome(_ query: Query) throws -> QueryCounter.Outcome {
+    package func countOutcome(_ query: Query) throws -> QueryCounter.Outcome {
         var conditions = query
         conditions.sort = []
         conditions.limit = nil

@@ -37,7 +37,8 @@ struct IndexTable: Sendable {
     ///   value when a field of a single-value index holds an array (declare the index
     ///   `multiValue` to index elements).
     func entries(for document: Document, idKey: [UInt8], collection: String) throws(DataStoreError) -> [Entry] {
-        try entries(idKey: idKey, collection: collection) { name throws(DataStoreError) in document[name] }
+        try entries(idKey: idKey, collection: collection) { name throws(DataStoreError) in document.value(atPath: name)
+        }
     }
 
     /// The entries of the record `body` (``RecordCodec`` format, without a version) in this index,
@@ -49,7 +50,7 @@ struct IndexTable: Sendable {
         -> [Entry]
     {
         try entries(idKey: idKey, collection: collection) { name throws(DataStoreError) in
-            do { return try RecordCodec.field(name, in: body) } catch {
+            do { return try RecordCodec.value(atPath: name, in: body) } catch {
                 throw DataStoreError(
                     .codec, "field \(name) of a record in \(collection) cannot be read", underlying: error)
             }
@@ -107,6 +108,6 @@ struct IndexTable: Sendable {
     /// The values of this index's fields in `document`, for comparing against a unique
     /// candidate whose key was cut.
     func values(in document: Document) -> [Value?] {
-        definition.fields.map { document[$0.name] }
+        definition.fields.map { document.value(atPath: $0.name) }
     }
 }

@@ -11,7 +11,7 @@ protocol Command {
 var allCommands: [any Command.Type] {
     [
         StatsCommand.self,
-        GetCommand.self, QueryCommand.self, AddCommand.self, PutCommand.self, RemoveCommand.self,
+        GetCommand.self, QueryCommand.self, CountCommand.self, AddCommand.self, PutCommand.self, RemoveCommand.self,
         ImportCommand.self, ExportCommand.self,
         CheckCommand.self,
         IndexListCommand.self, IndexAddCommand.self, IndexDropCommand.self,

@@ -16,8 +16,9 @@ enum ExportCommand: Command {
             .value("chunk", "N", "Read N documents per query (default: 5000).")
         ],
         discussion: """
-            Documents are read in chunks of ids greater than the last one written, so memory does
-            not grow with the collection. Each chunk is read from its own snapshot: export a
+            Documents are streamed in id order a chunk at a time, each chunk resuming after the last
+            id written, so memory does not grow with the collection. Each chunk is read from its own
+            snapshot: export a
             backup (datastore backup) for a copy of a single moment of a store in use.
             Bytes are written as {"$base64": "…"}, doubles always with a "." or an exponent, so
             import reads back the same values.
@@ -57,40 +58,23 @@ enum ExportCommand: Command {
         return .success
     }
 
-    /// Calls `body` with successive chunks of at most `size` documents, in id order: each chunk
-    /// is the query `id > last` (the last id of the previous chunk) with a limit. Ids are
-    /// integers, then strings; a range stays within one type, so the strings are asked for
-    /// separately once the integers run out.
-    ///
-    /// - Throws: ``ToolError`` `.storage` if a chunk comes back out of id order (which would
-    ///   skip documents), rather than write an incomplete export.
+    /// Calls `body` with successive chunks of at most `size` documents, in id order: the pages of
+    /// a stream sorted by id, each read from its own snapshot and resumed after the last id.
     static func forEachChunk(
         of collection: StoreCollection<Document>, size: Int, _ body: ([Document]) async throws -> Void
     ) async throws {
-        let idField = collection.mapping.idField
-        var last: Value?
-        while true {
-            let params: [String: Value] = last.map { ["\(idField) >": $0] } ?? [:]
-            let documents = try await collection.query(params: params, options: ["limit": .int(Int64(size))])
-            var previous = last
-            for document in documents {
-                guard let id = document[idField], previous.map({ Value.compare($0, id) < 0 }) ?? true else {
-                    throw ToolError(
-                        .storage,
-                        "the store answered a chunk of \(collection.name) out of id order "
-                            + "after id \(previous.map(\.description) ?? "(start)"); the export is incomplete")
-                }
-                previous = id
-            }
-            if !documents.isEmpty { try await body(documents) }
-            if documents.count == size {
-                last = previous
-            } else if case .int? = last {
-                last = .string("") // the integers are done: on to the strings
-            } else {
-                return
+        var chunk: [Document] = []
+        chunk.reserveCapacity(size)
+        let stream = try collection.stream(
+            params: nil, options: ["sort": .string(collection.mapping.idField)], pageSize: size)
+        for try await document in stream {
+            chunk.append(document)
+            if chunk.count == size {
+                try await body(chunk)
+                chunk.removeAll(keepingCapacity: true)
             }
         }
+        if !chunk.isEmpty { try await body(chunk) }
     }
 
     private static func openFile(_ path: String) throws(ToolError) -> OutputStream {

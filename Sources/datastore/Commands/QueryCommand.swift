@@ -17,6 +17,9 @@ enum QueryCommand: Command {
             .value("limit", "N", "Return at most N documents."),
             .value("offset", "N", "Skip the first N matching documents."),
             .value("sort", "KEYS", "Sort by fields, comma-separated, '-' for descending (-created_ts,name), or JSON."),
+            .value(
+                "page", "N", "Print one page of N documents (keyset pagination); the next page's token goes to stderr."),
+            .value("after", "TOKEN", "With --page: start after the page that printed TOKEN."),
             .flag("explain", "Print how the store would answer, without running the query."),
             .flag(
                 "count", "Print only the number of matching documents (all of them: --limit and --offset do not apply)."
@@ -54,15 +57,46 @@ enum QueryCommand: Command {
         }
         if arguments.flag("count") {
             // Every match, whatever --limit and --offset say, counted without loading documents.
-            let count = try await collection.count(params: params)
-            switch format {
-            case .json: console.print(try JSONWriter.text(["count": .int(Int64(count))]))
-            case .table: console.print(grouped(count))
-            }
+            try CountCommand.print(try await collection.count(params: params), format: format, console: console)
             return .success
         }
-        let documents = try await collection.query(params: params, options: options)
-        try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(documents)
+        let printer = DocumentPrinter(console: console, format: format, idField: collection.mapping.idField)
+        if let size = try arguments.count("page") {
+            return try await printPage(collection, size: size, params: params, options: options, arguments, printer)
+        }
+        if arguments.values["after"] != nil { throw ToolError(.usage, "--after needs --page N") }
+        if format == .json, let stream = try streamIfServed(collection, params: params, options: options) {
+            // JSON Lines need no column widths: print a page at a time, in the memory of one page.
+            for try await document in stream { try printer.printJSON(document) }
+            return .success
+        }
+        try printer.print(try await collection.query(params: params, options: options))
         return .success
+    }
+
+    /// Prints one keyset page, and the token of the next one on standard error.
+    private static func printPage(
+        _ collection: StoreCollection<Document>, size: Int, params: [String: Value], options: [String: Value],
+        _ arguments: ParsedArguments, _ printer: DocumentPrinter
+    ) async throws -> ExitCode {
+        let token = try arguments.values["after"].map { text throws(DataStoreError) in try PageToken(text) }
+        let page = try await collection.page(params: params, options: options, size: size, after: token)
+        try printer.print(page.objects)
+        if let next = page.next {
+            printer.console.note("more results: --after \(next)")
+        }
+        return .success
+    }
+
+    /// The results as a stream of pages, or `nil` when the sort is one no index serves (the store
+    /// then sorts every match in memory).
+    private static func streamIfServed(
+        _ collection: StoreCollection<Document>, params: [String: Value], options: [String: Value]
+    ) throws -> QueryStream<Document>? {
+        do {
+            return try collection.stream(params: params, options: options, pageSize: 1_000)
+        } catch let error as DataStoreError where error.code == .invalidOption && options["sort"] != nil {
+            return nil
+        }
     }
 }

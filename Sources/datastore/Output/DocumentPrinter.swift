@@ -43,7 +43,8 @@ struct DocumentPrinter {
         }
     }
 
-    private func printJSON(_ document: Document) throws(ToolError) {
+    /// Prints one document as a line of JSON.
+    func printJSON(_ document: Document) throws(ToolError) {
         var writer = JSONWriter()
         try writer.append(document)
         console.output.write(bytes: writer.bytes)

@@ -1,5 +1,8 @@
+import Glibc
+
 /// Progress of a long command on standard error: a bar redrawn in place on a terminal, a plain
-/// line every few seconds otherwise.
+/// line every few seconds otherwise; both show an estimate of the time left when the fraction
+/// done is known.
 final class Progress {
     private let stream: OutputStream
     private let label: String
@@ -34,20 +37,15 @@ final class Progress {
             return
         }
         lastShown = now
-        let rate = Int(Double(completed) / max(seconds(now - started), 0.001))
+        let elapsed = seconds(now - started)
+        let status = ProgressLine(
+            label: label, unit: unit, completed: completed, fraction: fraction, elapsedSeconds: elapsed)
         if stream.isTerminal {
-            var line = "\r\(label) "
-            if let fraction {
-                let filled = Int((min(max(fraction, 0), 1) * 30).rounded(.down))
-                line += "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled) + "] "
-                line += "\(Int(fraction * 100))%  "
-            }
-            line += "\(grouped(completed)) \(unit)  \(grouped(rate))/s\u{1B}[K"
-            stream.write(line)
+            // One column short of the width: writing the last column makes some terminals wrap.
+            stream.write("\r" + status.text(width: TerminalWidth.of(stream.descriptor) - 1) + "\u{1B}[K")
             drawn = true
         } else {
-            let percent = fraction.map { " (\(Int($0 * 100))%)" } ?? ""
-            stream.write("\(label): \(grouped(completed)) \(unit)\(percent)\n")
+            stream.write(status.plainText + "\n")
         }
         stream.flush()
     }
@@ -66,5 +64,19 @@ final class Progress {
     private func seconds(_ duration: Duration) -> Double {
         let (whole, fraction) = duration.components
         return Double(whole) + Double(fraction) / 1e18
+    }
+}
+
+/// The width of the terminal on a descriptor: the kernel's (`TIOCGWINSZ`), else `COLUMNS`, else 80.
+enum TerminalWidth {
+    static func of(_ descriptor: Int32) -> Int {
+        var size = winsize()
+        if ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return fromEnvironment(getenv("COLUMNS").map { String(cString: $0) })
+    }
+
+    /// `COLUMNS` as a width, or 80 when it is not a positive number.
+    static func fromEnvironment(_ columns: String?) -> Int {
+        columns.flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 80
     }
 }
