@@ -120,10 +120,38 @@ extension Value {
         if type(of: any) is AnyClass, let value = try convert(object: any, depth: depth) {
             return value
         }
+        if let scalar = try convertScalar(any) { return scalar }
         switch any {
         case let value as Value:
             try value.checkNesting(limit: RecordCodec.maxDepth - depth)
             return value
+        case let value as Document:
+            try Value.object(value).checkNesting(limit: RecordCodec.maxDepth - depth)
+            return .object(value)
+        case let value as [String: Any]:
+            return .object(try Document.convert(value, depth: depth + 1))
+        case let value as [Any]:
+            return try convertArray(value, depth: depth + 1)
+        default:
+            break
+        }
+        // `Optional.none` inside `Any` is not matched by the patterns above.
+        if let optional = any as? any OptionalProtocol {
+            guard let wrapped = optional.wrappedAny else { return .null }
+            return try convert(wrapped, depth: depth)
+        }
+        // Last, so every type above keeps its rule (a Decimal stays a number here).
+        if let convertible = any as? any ValueConvertible {
+            let value = try convertible.documentValue
+            try value.checkNesting(limit: RecordCodec.maxDepth - depth)
+            return value
+        }
+        throw CodecError(.unsupportedType, "values of type \(type(of: any)) cannot be stored")
+    }
+
+    /// A Swift or Foundation scalar as a value, or `nil` when `any` is none of them.
+    private static func convertScalar(_ any: Any) throws(CodecError) -> Value? {
+        switch any {
         case let value as Decimal where type(of: any) == Decimal.self: return try convert(value)
         case let value as Bool: return .bool(value)
         case let value as String: return .string(value)
@@ -145,31 +173,13 @@ extension Value {
         // An exact type test: `as [UInt8]` would also match an empty `[Int]` or an NSArray of numbers.
         case let value as [UInt8] where type(of: any) == [UInt8].self: return .bytes(value)
         case let value as Date: return .double(value.timeIntervalSince1970)
-        case let value as Document:
-            try Value.object(value).checkNesting(limit: RecordCodec.maxDepth - depth)
-            return .object(value)
-        case let value as [String: Any]:
-            return .object(try Document.convert(value, depth: depth + 1))
-        case let value as [Any]:
-            return try convertArray(value, depth: depth + 1)
         default:
             break
-        }
-        // `Optional.none` inside `Any` is not matched by the patterns above.
-        if let optional = any as? any OptionalProtocol {
-            guard let wrapped = optional.wrappedAny else { return .null }
-            return try convert(wrapped, depth: depth)
         }
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
         if #available(macOS 11.0, iOS 14.0, *), let value = any as? Float16 { return .double(Double(value)) }
         #endif
-        // Last, so every type above keeps its rule (a Decimal stays a number here).
-        if let convertible = any as? any ValueConvertible {
-            let value = try convertible.documentValue
-            try value.checkNesting(limit: RecordCodec.maxDepth - depth)
-            return value
-        }
-        throw CodecError(.unsupportedType, "values of type \(type(of: any)) cannot be stored")
+        return nil
     }
 
     /// Converts a Foundation object: `NSNull`, `NSDictionary`, `NSArray`; `nil` for another class.

@@ -16,10 +16,40 @@ extension Context {
             try mergeIntoParent(parent)
             return nil
         }
-        // Take what to save, and end the snapshot: a save must not hold a reader open while it
-        // waits for the writer (the writer may need every reader gone to grow the map).
         let policy = self.policy
-        let taken = try state.withLock { state throws(DataStoreError) in
+        guard let taken = try takeForSaving(policy: policy) else { return nil }
+        defer { state.withLock { $0.saving = false } }
+        // Encode here, in the caller's task, into a list of steps: the writer thread — which
+        // every write in the process passes through — only walks it and stores bytes.
+        let (steps, bytes) = Self.saveSteps(taken, policy: policy)
+        let expected = policy == .detect ? try Self.rememberedVersions(taken) : []
+        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes) {
+            [steps, expected] transaction -> ContextSaveReport in
+            try Self.checkThenApply(steps, expected: expected, policy: policy, in: &transaction)
+        }
+        // Nothing could be staged while the save ran (`saving`), so what is staged now is what was
+        // saved — or nothing, after a `discard()`.
+        state.withLock { state in
+            state.changes = [:]
+            state.order = []
+            for key in taken.versions.keys { state.versions[key] = nil }
+        }
+        return commit
+    }
+
+    /// What a root context's save takes from its state.
+    struct TakenChanges {
+        let order: [Key]
+        let changes: [Key: Change]
+        let versions: [Key: Int?]
+        let storages: [String: CollectionTable]
+    }
+
+    /// Takes what to save and marks the context as saving, or returns `nil` when there is nothing
+    /// to save. Ends the snapshot: a save must not hold a reader open while it waits for the writer
+    /// (the writer may need every reader gone to grow the map).
+    private func takeForSaving(policy: ConflictPolicy) throws(DataStoreError) -> TakenChanges? {
+        try state.withLock { state throws(DataStoreError) in
             guard !state.saving else {
                 throw DataStoreError(
                     .conflict, "this context's save() is already committing; call it again after it returns")
@@ -27,19 +57,20 @@ extension Context {
             state.snapshot = nil
             state.snapshotEnded = nil
             let nothing = state.order.isEmpty && (policy == .lastWriterWins || state.versions.isEmpty)
-            if !nothing { state.saving = true }
-            return (state.order, state.changes, state.versions, state.storages, nothing)
+            if nothing { return nil }
+            state.saving = true
+            return TakenChanges(
+                order: state.order, changes: state.changes, versions: state.versions, storages: state.storages)
         }
-        let (order, changes, versions, storages, nothing) = taken
-        if nothing { return nil }
-        defer { state.withLock { $0.saving = false } }
-        // Encode here, in the caller's task, into a list of steps: the writer thread — which
-        // every write in the process passes through — only walks it and stores bytes.
+    }
+
+    /// The staged changes as steps for the writer, in staging order, and an estimate of their bytes.
+    private static func saveSteps(_ taken: TakenChanges, policy: ConflictPolicy) -> (steps: [SaveStep], bytes: Int) {
         var steps: [SaveStep] = []
-        steps.reserveCapacity(order.count)
+        steps.reserveCapacity(taken.order.count)
         var bytes = 0
-        for key in order {
-            guard let storage = storages[key.collection], let change = changes[key] else { continue }
+        for key in taken.order {
+            guard let storage = taken.storages[key.collection], let change = taken.changes[key] else { continue }
             switch change {
             case .insert(let ready), .upsert(let ready):
                 bytes += ready.body.count
@@ -51,39 +82,30 @@ extension Context {
                 steps.append(SaveStep(id: key.id, storage: storage, write: nil))
             }
         }
+        return (steps, bytes)
+    }
+
+    /// The versions the context remembers, to check against the store before applying.
+    private static func rememberedVersions(_ taken: TakenChanges) throws -> [RememberedVersion] {
         var expected: [RememberedVersion] = []
-        if policy == .detect {
-            expected.reserveCapacity(versions.count)
-            for (key, version) in versions {
-                guard let storage = storages[key.collection] else { continue }
-                let staged = changes[key]
-                // An insert of a record seen absent finds it present by itself (the put refuses an
-                // existing key), so its version needs no lookup before applying.
-                let insert = if version == nil, case .insert? = staged { true } else { false }
-                // The record key, from the staged record when there is one.
-                let recordKey =
-                    switch staged {
-                    case .insert(let ready)?, .upsert(let ready)?: ready.key
-                    case .remove?, nil: try storage.idKey(key.id)
-                    }
-                expected.append(
-                    RememberedVersion(
-                        key: key, recordKey: recordKey, storage: storage, version: version,
-                        checkedByInsert: insert))
-            }
+        expected.reserveCapacity(taken.versions.count)
+        for (key, version) in taken.versions {
+            guard let storage = taken.storages[key.collection] else { continue }
+            let staged = taken.changes[key]
+            // An insert of a record seen absent finds it present by itself (the put refuses an
+            // existing key), so its version needs no lookup before applying.
+            let insert = if version == nil, case .insert? = staged { true } else { false }
+            // The record key, from the staged record when there is one.
+            let recordKey =
+                switch staged {
+                case .insert(let ready)?, .upsert(let ready)?: ready.key
+                case .remove?, nil: try storage.idKey(key.id)
+                }
+            expected.append(
+                RememberedVersion(
+                    key: key, recordKey: recordKey, storage: storage, version: version, checkedByInsert: insert))
         }
-        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes) {
-            [steps, expected] transaction -> ContextSaveReport in
-            try Self.checkThenApply(steps, expected: expected, policy: policy, in: &transaction)
-        }
-        // Nothing could be staged while the save ran (`saving`), so what is staged now is what was
-        // saved — or nothing, after a `discard()`.
-        state.withLock { state in
-            state.changes = [:]
-            state.order = []
-            for key in versions.keys { state.versions[key] = nil }
-        }
-        return commit
+        return expected
     }
 
     private func mergeIntoParent(_ parent: Context) throws {
