@@ -6,7 +6,7 @@ SWIFT ?= swift
 APT_PACKAGES := liblmdb-dev libsqlite3-dev pkg-config
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build test run bench fuzz sanitize powerloss lint format docs ci clean
+.PHONY: deps build test run bench fuzz sanitize powerloss lint format docs api-check ci clean
 
 ## deps: install the Debian packages the build needs, only when missing.
 deps:
@@ -67,6 +67,14 @@ sanitize: deps
 ## .build/docs/DataStoreKit-all.doccarchive, with the toolchain's docc; any warning fails it.
 docs: deps
 	docs/make-docs.sh
+
+## api-check: the CLI type-checks as an outside package would see the libraries (no `package` symbols),
+## so the tool uses only public store API. Needs the debug build `make test` leaves.
+api-check: deps
+	$(SWIFT) build --product datastore
+	swiftc -typecheck -swift-version 6 -package-name OutsidePackage -I $$($(SWIFT) build --show-bin-path)/Modules \
+	  $$(for m in Sources/C*/module.modulemap; do echo -Xcc -fmodule-map-file=$$m; done) \
+	  $$(find Sources/datastore -name '*.swift')
 
 ## lint: the house format (.swift-format: 4 spaces, 120 columns), checked strictly.
 SWIFT_FORMAT ?= swift-format

@@ -1,3 +1,4 @@
+import DataStoreKit
 import DataStoreCore
 
 /// The `datastore` command line: finds the command, parses its arguments, runs it, and turns
@@ -86,7 +87,7 @@ enum Tool {
 
     /// What `datastore --version` prints.
     static var versionText: String {
-        "datastore \(version) (DataStoreKit record format \(RecordCodec.formatVersion))"
+        "datastore \(version) (DataStoreKit store format \(DataStore.formatVersions.store), record format \(DataStore.formatVersions.record))"
     }
 
     private static var commandNames: [String] {

@@ -86,7 +86,7 @@ public struct DataStoreError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// What the underlying error adds to the message: `nil` when the message already says all of
     /// it, its name (the text before its first `": "`) when the message repeats the rest.
-    package var underlyingNote: String? {
+    public var underlyingNote: String? {
         guard let underlying else { return nil }
         let cause = (underlying as? DataStoreError)?.message ?? "\(underlying)"
         if message.contains(cause) { return nil }

@@ -94,6 +94,12 @@ public final class DataStore: Sendable {
         removeTemporaryDirectory()
     }
 
+    /// The store format this build writes (`_meta`'s format version) and the record format inside it,
+    /// for tools that report what they read and write (docs/encoding.md).
+    public static var formatVersions: (store: Int, record: Int) {
+        (StoreSchema.formatVersion, Int(RecordCodec.formatVersion))
+    }
+
     /// Opens the store in the directory at `path` (creating it), or returns the store already
     /// open at that path in this process. A store that was closed is not returned: a new one on
     /// the same environment replaces it (the closed object still reads, but its observers see no
