@@ -42,8 +42,7 @@ port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
 )
 
 export PGHOST=127.0.0.1 PGPORT="$port" PGUSER=dsk PGDATABASE=postgres
-# The failure tests stop and restart this server through these.
-export DATASTORE_PG_CTL="$bindir/pg_ctl" DATASTORE_PG_DATA="$dir/data" DATASTORE_PG_LOG="$dir/server.log"
-if [ "$(id -u)" = "0" ]; then export DATASTORE_PG_RUNAS=postgres; fi
+# The failure tests make clusters of their own (which they stop and restart) with these tools.
+export DATASTORE_PG_BINDIR="$bindir"
 echo "with-cluster: PostgreSQL on 127.0.0.1:$port (data in $dir/data)" >&2
 "$@"

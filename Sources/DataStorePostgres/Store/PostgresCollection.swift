@@ -67,8 +67,13 @@ public final class PostgresCollection<Object>: ModelProtocol, Sendable {
 
     /// The number of objects matching every condition in `params`.
     public func count(params: [String: Value]?) async throws -> Int {
-        let conditions = try Query(params: params, options: nil)
-        return try run(Query(conditions: conditions.conditions)) { _, _ in () }.count
+        try count(Query(params: params, options: nil))
+    }
+
+    /// The number of objects matching `query`'s conditions (its sort, offset and limit aside),
+    /// each candidate re-checked on its record bytes.
+    public func count(_ query: Query) throws -> Int {
+        try run(Query(conditions: query.conditions)) { _, _ in () }.count
     }
 
     /// How the store would answer `params` and `options`: the planner's choice, as on LMDB.
