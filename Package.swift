@@ -43,7 +43,8 @@ let package = Package(
             swiftSettings: strict),
 
         // The command-line tool over a store directory.
-        .executableTarget(name: "datastore", dependencies: ["DataStoreKit"], swiftSettings: strict),
+        .executableTarget(
+            name: "datastore", dependencies: ["DataStoreKit", "DataStorePostgres"], swiftSettings: strict),
 
         // Benchmarks: release-only executables (they refuse to run in debug builds).
         .executableTarget(

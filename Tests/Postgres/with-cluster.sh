@@ -30,6 +30,7 @@ stop() {
   rm -rf "$dir"
 }
 trap stop EXIT
+trap "exit 143" INT TERM
 
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 (

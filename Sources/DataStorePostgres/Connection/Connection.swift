@@ -22,8 +22,8 @@ package final class Connection: @unchecked Sendable {
         self.handle = handle
         self.target = conninfo.isEmpty ? "the server the PG* variables name" : Self.withoutPassword(conninfo)
         guard PQstatus(handle) == CONNECTION_OK else {
+            // No PQfinish here: the initializer has set every property, so deinit runs and frees it.
             let message = Self.message(handle)
-            PQfinish(handle)
             throw PostgresError(.cannotConnect, "cannot connect to \(target): \(message)")
         }
         // Notices ("relation already exists, skipping") are not errors: libpq would print them.

@@ -113,3 +113,17 @@ public final class PostgresStore: Sendable {
             undeclaredIndexes: undeclaredIndexes)
     }
 }
+
+extension PostgresStore {
+    /// The stored collection `name`, as documents, with its stored id field and indexes.
+    /// - Throws: ``DataStoreError`` `.notFound` naming the collection.
+    public func documentCollection(_ name: String) async throws -> PostgresCollection<Document> {
+        let stored = try pool.read("reading the schema of \(name)") { connection in
+            do { return try SchemaCatalog.load(name, on: connection) } catch let error as PostgresError
+                where error.code == .undefinedTable
+            { return nil }
+        }
+        guard let stored else { throw DataStoreError(.notFound, "no collection \(name) on \(url)") }
+        return PostgresCollection(store: self, layout: stored, mapping: .documents(idField: stored.idField))
+    }
+}

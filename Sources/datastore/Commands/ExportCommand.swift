@@ -30,10 +30,10 @@ enum ExportCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let chunk = try arguments.positive("chunk", default: 5_000)
         let path = arguments.positionals["FILE"] ?? "-"
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: true)
+        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         let output = try path == "-" ? console.output : openFile(path)
-        let total = try collection.count()
+        let total = try collection.documentCount()
         let progress = Progress(stream: console.errors, label: "exporting", unit: "documents")
         var exported = 0
         try await forEachChunk(of: collection, size: chunk) { documents in
@@ -65,9 +65,9 @@ enum ExportCommand: Command {
     /// - Throws: ``ToolError`` `.storage` if a chunk comes back out of id order (which would
     ///   skip documents), rather than write an incomplete export.
     static func forEachChunk(
-        of collection: StoreCollection<Document>, size: Int, _ body: ([Document]) async throws -> Void
+        of collection: any DocumentModel, size: Int, _ body: ([Document]) async throws -> Void
     ) async throws {
-        let idField = collection.mapping.idField
+        let idField = collection.idField
         var last: Value?
         while true {
             let params: [String: Value] = last.map { ["\(idField) >": $0] } ?? [:]

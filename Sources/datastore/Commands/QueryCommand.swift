@@ -40,7 +40,7 @@ enum QueryCommand: Command {
         if let offset = try arguments.count("offset") { options["offset"] = .int(Int64(offset)) }
         if let sort = arguments.values["sort"] { options["sort"] = try InputArguments.sort(sort) }
 
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: true)
+        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         if arguments.flag("explain") {
             let plan = try collection.explain(params: params, options: options)
@@ -62,7 +62,7 @@ enum QueryCommand: Command {
             return .success
         }
         let documents = try await collection.query(params: params, options: options)
-        try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(documents)
+        try DocumentPrinter(console: console, format: format, idField: collection.idField).print(documents)
         return .success
     }
 }

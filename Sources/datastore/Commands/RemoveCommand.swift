@@ -16,11 +16,11 @@ enum RemoveCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let id = try InputArguments.id(arguments.required("ID"))
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: false)
+        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: false)
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         let removed = try await collection.remove(id: id)
         store.close()
-        try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(removed)
+        try DocumentPrinter(console: console, format: format, idField: collection.idField).print(removed)
         return .success
     }
 }
