@@ -11,8 +11,7 @@ import Testing
 struct PostgresConformanceTests {
     @Test(arguments: ModelConformance.scenarios)
     func conforms(_ scenario: Scenario) async throws {
-        let store = try await PostgresTestServer.store()
-        defer { store.close() }
+        let store = try await PostgresTestServer.sharedStore()
         let messages = try await store.collection(
             ConformanceMessage.self, name: PostgresTestServer.uniqueName("Message"),
             indexes: [
@@ -24,8 +23,7 @@ struct PostgresConformanceTests {
 
     @Test("the battery also passes with no secondary index at all (full scans)", arguments: ModelConformance.scenarios)
     func conformsWithoutIndexes(_ scenario: Scenario) async throws {
-        let store = try await PostgresTestServer.store()
-        defer { store.close() }
+        let store = try await PostgresTestServer.sharedStore()
         try await scenario.run(
             try await store.collection(ConformanceMessage.self, name: PostgresTestServer.uniqueName("Message")))
     }

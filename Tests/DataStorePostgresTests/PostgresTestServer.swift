@@ -18,6 +18,15 @@ enum PostgresTestServer {
         try await PostgresStore.open(url: "", options: options)
     }
 
+    /// One store shared by the suites whose tests run in parallel by the dozen (the conformance
+    /// battery), so that they hold a handful of connections rather than one writer and a
+    /// reader pool each. Never closed: it lives as long as the test process.
+    static func sharedStore() async throws -> PostgresStore {
+        try await shared.value
+    }
+
+    private static let shared = Task { try await store(options: PostgresStore.Options(readers: 8)) }
+
     /// A collection name no other test uses.
     static func uniqueName(_ prefix: String) -> String {
         "\(prefix)-\(UUID().uuidString.prefix(8))"

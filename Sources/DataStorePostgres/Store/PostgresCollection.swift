@@ -181,8 +181,7 @@ public final class PostgresCollection<Object>: ModelProtocol, Sendable {
                 underlying: error)
         }
         let own = Self.identity(document[layout.idField])
-        let generated: Value? = generatingMissingID ? .string(IDGenerator.next()) : nil
-        guard let chosen = id ?? own ?? generated else {
+        guard let chosen = id ?? own ?? (generatingMissingID ? Optional(.string(IDGenerator.next())) : nil) else {
             throw DataStoreError(
                 .invalidID, "an object without an id in field \(layout.idField) cannot be put into \(name)")
         }
