@@ -1,9 +1,9 @@
 # DataStoreKit — every target installs what it needs on a fresh Debian machine
 # that has only the Swift toolchain, then does its job. (python3 serves the REST tests'
-# loopback server.)
+# loopback server; postgresql gives the PostgreSQL tests a throwaway server.)
 
 SWIFT ?= swift
-APT_PACKAGES := liblmdb-dev libsqlite3-dev pkg-config
+APT_PACKAGES := liblmdb-dev libsqlite3-dev libpq-dev postgresql pkg-config
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
 .PHONY: deps build test run bench fuzz sanitize powerloss lint format docs api-check ci clean
@@ -29,9 +29,13 @@ $(POWERLOSS_RECORDER): Tests/PowerLoss/recorder.c
 	mkdir -p $(dir $@)
 	cc -shared -fPIC -O2 -Wall -Wextra -o $@ $< -ldl -lpthread
 
-## test: the whole test suite.
+## with-cluster: runs its arguments against a throwaway PostgreSQL server (docs/postgres.md, Tests),
+## or against the one PGHOST names.
+WITH_CLUSTER := Tests/Postgres/with-cluster.sh
+
+## test: the whole test suite, the PostgreSQL tests against a throwaway server.
 test: deps $(POWERLOSS_RECORDER)
-	POWERLOSS_RECORDER=$(POWERLOSS_RECORDER) $(SWIFT) test
+	POWERLOSS_RECORDER=$(POWERLOSS_RECORDER) $(WITH_CLUSTER) $(SWIFT) test
 
 ## powerloss: the power-loss tests alone, at POWERLOSS_IMAGES crash images (two thirds durable).
 POWERLOSS_IMAGES ?= 5000
@@ -74,6 +78,7 @@ api-check: deps
 	$(SWIFT) build --product datastore
 	swiftc -typecheck -swift-version 6 -package-name OutsidePackage -I $$($(SWIFT) build --show-bin-path)/Modules \
 	  $$(for m in Sources/C*/module.modulemap; do echo -Xcc -fmodule-map-file=$$m; done) \
+	  $$(pkg-config --cflags-only-I libpq lmdb | sed 's/-I/-Xcc -I/g') \
 	  $$(find Sources/datastore -name '*.swift')
 
 ## lint: the house format (.swift-format: 4 spaces, 120 columns), checked strictly.

@@ -4,6 +4,7 @@
 // Module imports run one way, top to bottom (see docs/architecture.md):
 //   CLMDB → LMDB → DataStoreCore → DataStoreKit → (datastore CLI, Benchmarks)
 //   DataStoreCore → DataStoreREST (never LMDB)
+//   CPostgres → DataStorePostgres ← DataStoreKit (never LMDB directly)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -17,7 +18,8 @@ let package = Package(
         .library(name: "LMDB", targets: ["LMDB"]),
         .library(name: "DataStoreCore", targets: ["DataStoreCore"]),
         .library(name: "DataStoreKit", targets: ["DataStoreKit"]),
-        .library(name: "DataStoreREST", targets: ["DataStoreREST"])
+        .library(name: "DataStoreREST", targets: ["DataStoreREST"]),
+        .library(name: "DataStorePostgres", targets: ["DataStorePostgres"])
     ],
     targets: [
         // The one door to C. Debian's liblmdb-dev provides the header and lmdb.pc.
@@ -30,9 +32,19 @@ let package = Package(
         .target(name: "DataStoreCore", swiftSettings: strict),
         .target(name: "DataStoreKit", dependencies: ["LMDB", "DataStoreCore"], swiftSettings: strict),
         .target(name: "DataStoreREST", dependencies: ["DataStoreCore"], swiftSettings: strict),
+        // The door to PostgreSQL. Debian's libpq-dev provides libpq-fe.h and libpq.pc.
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(
+            name: "DataStorePostgres", dependencies: ["CPostgres", "DataStoreCore", "DataStoreKit"],
+            swiftSettings: strict),
 
         // The command-line tool over a store directory.
-        .executableTarget(name: "datastore", dependencies: ["DataStoreKit"], swiftSettings: strict),
+        .executableTarget(
+            name: "datastore", dependencies: ["DataStoreKit", "DataStorePostgres"], swiftSettings: strict),
 
         // Benchmarks: release-only executables (they refuse to run in debug builds).
         .executableTarget(
@@ -76,7 +88,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DataStoreRESTTests", dependencies: ["DataStoreREST", "ModelConformance"],
-            resources: [.copy("Server")], swiftSettings: strict)
+            resources: [.copy("Server")], swiftSettings: strict),
+        // Runs against the server the PG* variables name (make test starts a throwaway one).
+        .testTarget(
+            name: "DataStorePostgresTests", dependencies: ["DataStorePostgres", "DataStoreKit", "ModelConformance"],
+            swiftSettings: strict)
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,6 +15,7 @@ swift package dump-symbol-graph --minimum-access-level public --skip-inherited-d
 articles_DataStoreKit="queries:Queries concurrency:Concurrency reliability:Reliability encoding:Encoding
   architecture:Architecture benchmarks:Benchmarks cli:CLI"
 articles_DataStoreREST="rest:REST"
+articles_DataStorePostgres="postgres:Postgres"
 articles_DataStoreCore=""
 articles_LMDB=""
 
@@ -38,6 +39,7 @@ convert LMDB
 convert DataStoreCore
 convert DataStoreKit DataStoreCore
 convert DataStoreREST DataStoreCore
-docc merge "$out"/{DataStoreKit,DataStoreCore,DataStoreREST,LMDB}.doccarchive \
+convert DataStorePostgres DataStoreCore DataStoreKit
+docc merge "$out"/{DataStoreKit,DataStoreCore,DataStoreREST,DataStorePostgres,LMDB}.doccarchive \
     --synthesized-landing-page-name DataStoreKit --output-path "$out/DataStoreKit-all.doccarchive"
 echo "documentation: $out/DataStoreKit-all.doccarchive (static HTML; serve the folder, open /documentation/)"

@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 import LMDB
 
 /// The span of index keys an ``QueryPlan/IndexScan`` covers, in key bytes.
@@ -7,18 +7,18 @@ import LMDB
 /// value compares as its entries do; a bound that was cut is made inclusive, because entries
 /// sharing its cut bytes may hold values on either side of it. The executor re-checks every
 /// condition, so a window may be wider than the conditions, never narrower.
-struct IndexWindow {
+package struct IndexWindow {
     /// Keys below this are outside.
-    var start: [UInt8]
+    package var start: [UInt8]
     /// Whether keys that begin with `start` are inside.
-    var startInclusive: Bool
+    package var startInclusive: Bool
     /// Keys above this are outside; `nil` for no upper end.
-    var end: [UInt8]?
+    package var end: [UInt8]?
     /// Whether keys that begin with `end` are inside.
-    var endInclusive: Bool
-    var backward: Bool
+    package var endInclusive: Bool
+    package var backward: Bool
 
-    init(scan: QueryPlan.IndexScan, budget: Int) {
+    package init(scan: QueryPlan.IndexScan, budget: Int) {
         var prefix: [UInt8] = []
         for (field, value) in zip(scan.index.fields, scan.equalities) {
             StorageKeys.appendComponent(value, descending: field.descending, budget: budget, to: &prefix)
@@ -49,7 +49,7 @@ struct IndexWindow {
 
     /// The windows `scan` covers: one, or one per value of an `in` on the first field, each
     /// once (values whose keys are cut alike give the same window).
-    static func windows(for scan: QueryPlan.IndexScan, budget: Int) -> [IndexWindow] {
+    package static func windows(for scan: QueryPlan.IndexScan, budget: Int) -> [IndexWindow] {
         let scans =
             scan.firstFieldValues.map { values in
                 values.map { value in
@@ -68,7 +68,7 @@ struct IndexWindow {
     }
 
     /// The window of record keys (encoded ids) in `range`, for a walk of the records database.
-    init(idRange range: ValueRange?, backward: Bool) {
+    package init(idRange range: ValueRange?, backward: Bool) {
         func encode(_ bound: ValueRange.Bound?) -> (key: [UInt8], inclusive: Bool)? {
             guard let bound else { return nil }
             var key: [UInt8] = []
@@ -152,7 +152,7 @@ struct IndexWindow {
 
     /// The smallest byte string greater than every string that starts with `prefix`, or `nil`
     /// when there is none (all 0xFF).
-    static func successor(of prefix: [UInt8]) -> [UInt8]? {
+    package static func successor(of prefix: [UInt8]) -> [UInt8]? {
         var bytes = prefix
         while let last = bytes.last {
             if last < 0xFF {

@@ -15,7 +15,7 @@ import Synchronization
 /// score higher; the plan is still right, since every candidate is re-checked against every
 /// condition. Each collection keeps its own choices and forgets them all whenever its indexes
 /// change (declared, built, dropped).
-final class PlanCache: Sendable {
+package final class PlanCache: Sendable {
     /// The parts of a query that decide its plan, without the values.
     struct Shape: Hashable, Sendable {
         private let conditions: [ConditionShape]
@@ -77,10 +77,13 @@ final class PlanCache: Sendable {
 
     private let state = Mutex<(generation: Int, table: [Shape: Choice])>((0, [:]))
 
+    /// An empty cache.
+    package init() {}
+
     /// Changes whenever the choices are forgotten. Read it before the index list a plan uses,
     /// and pass it to ``remember(_:for:generation:)``: a choice made from an index list that
     /// changed meanwhile is then dropped instead of outliving the change.
-    var generation: Int { state.withLock { $0.generation } }
+    package var generation: Int { state.withLock { $0.generation } }
 
     /// The choice remembered for `shape`, if any.
     func choice(for shape: Shape) -> Choice? { state.withLock { $0.table[shape] } }
@@ -98,7 +101,7 @@ final class PlanCache: Sendable {
     var count: Int { state.withLock { $0.table.count } }
 
     /// Forgets every choice (the indexes changed).
-    func forgetAll() {
+    package func forgetAll() {
         state.withLock { state in
             state.generation += 1
             state.table.removeAll()

@@ -1,16 +1,16 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// Chooses how to answer a query: a primary-key lookup, the index that serves the most (equality
 /// prefix, then one range, then the sort), or a full scan.
-enum QueryPlanner {
+package enum QueryPlanner {
     /// - Parameters:
     ///   - indexes: the complete indexes (``CollectionTable/readyIndexes``).
     ///   - choices: where to remember and reuse the choice for this query's shape, with the
     ///     generation read before `indexes` (``PlanCache``); `nil` plans afresh.
-    static func plan(
+    package static func plan<Index: DeclaredIndex>(
         _ query: Query,
         idField: String,
-        indexes: [IndexTable],
+        indexes: [Index],
         collection: String,
         choices: (table: PlanCache, generation: Int)? = nil
     ) -> QueryPlan {

@@ -1,24 +1,16 @@
 /// What reconciling a collection's stored indexes with a declaration changes.
-struct IndexReconciliation {
+package struct IndexReconciliation<Index: DeclaredIndex> {
     /// How the declaration is read.
-    enum Mode {
-        /// The application's declaration of the collection: indexes it leaves out are handled
-        /// by the policy, and the stored ones it names are declared again.
-        case declaration(UndeclaredIndexes)
-        /// Indexes added to what is stored (`addIndex`): every other index is left as it is.
-        case adding
-        /// The one stored index of this name dropped (`dropIndex`), every other left as it is.
-        case dropping(String)
-    }
+    package typealias Mode = ReconciliationMode
 
     /// Stored indexes to drop, data and all: redefined under their name, or left out under `.drop`.
-    var drop: [IndexTable] = []
+    package var drop: [Index] = []
     /// Definitions to build from the records.
-    var build: [IndexDefinition] = []
+    package var build: [IndexDefinition] = []
     /// Names of kept indexes whose `declared` flag changes, with its new value.
-    var declaredChanges: [String: Bool] = [:]
+    package var declaredChanges: [String: Bool] = [:]
 
-    init(current: [IndexTable], declared: [IndexDefinition], mode: Mode) {
+    package init(current: [Index], declared: [IndexDefinition], mode: Mode) {
         if case .dropping(let name) = mode {
             drop = current.filter { $0.name == name }
             return
@@ -42,5 +34,5 @@ struct IndexReconciliation {
     }
 
     /// Whether the stored schema stays as it is.
-    var changesNothing: Bool { drop.isEmpty && build.isEmpty && declaredChanges.isEmpty }
+    package var changesNothing: Bool { drop.isEmpty && build.isEmpty && declaredChanges.isEmpty }
 }

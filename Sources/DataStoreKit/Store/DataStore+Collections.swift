@@ -78,7 +78,7 @@ extension DataStore {
 
     func openCollection(
         _ name: String, idField: String, indexes declared: [IndexDefinition], buildChunk: Int,
-        mode: IndexReconciliation.Mode
+        mode: ReconciliationMode
     ) async throws -> CollectionTable {
         if name.isEmpty || name.contains("/") {
             throw DataStoreError(.schemaMismatch, "collection name \"\(name)\" must be non-empty and contain no \"/\"")
@@ -107,7 +107,9 @@ extension DataStore {
     }
 
     /// Drops, registers and re-flags indexes as `plan` says, each step one exclusive change set.
-    private func apply(_ plan: IndexReconciliation, to storage: CollectionTable, recorded: Bool) async throws {
+    private func apply(_ plan: IndexReconciliation<IndexTable>, to storage: CollectionTable, recorded: Bool)
+        async throws
+    {
         let name = storage.name
         // 1. Drop what is redefined, or left out under `.drop`, data and all.
         if !plan.drop.isEmpty {

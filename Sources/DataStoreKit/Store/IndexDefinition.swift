@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// A secondary index declared on a collection: which fields it orders documents by.
 ///
@@ -65,7 +65,7 @@ public struct IndexDefinition: Sendable, Hashable, Codable, CustomStringConverti
     }
 
     /// Checks the declaration itself, naming what is wrong.
-    func validate(collection: String) throws(DataStoreError) {
+    package func validate(collection: String) throws(DataStoreError) {
         if name.isEmpty || name.contains("/") {
             throw DataStoreError(
                 .schemaMismatch, "index name \"\(name)\" on \(collection) must be non-empty and contain no \"/\"")

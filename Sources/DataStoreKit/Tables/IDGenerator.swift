@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Format: 12 hex digits of milliseconds since 1970, 6 of a counter within the millisecond, 8 of
 /// a per-process random number (26 characters), e.g. `018c5f3a2b4c000001a9f03c11`.
-enum IDGenerator {
+package enum IDGenerator {
     private struct State {
         var millisecond: UInt64 = 0
         var counter: UInt64 = 0
@@ -15,7 +15,7 @@ enum IDGenerator {
     private static let state = Mutex(State())
     private static let processTag = UInt32.random(in: 0...UInt32.max)
 
-    static func next() -> String {
+    package static func next() -> String {
         let now = UInt64(Date().timeIntervalSince1970 * 1000)
         let (millisecond, counter) = state.withLock { state -> (UInt64, UInt64) in
             if now > state.millisecond {

@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// The byte layout of record keys and index keys (docs/encoding.md, "Store layout").
 ///
@@ -8,9 +8,9 @@ import DataStoreCore
 ///   ordered-key encoding (each cut to a fixed budget so the key fits LMDB's 511 bytes), then
 ///   the record key, then its length in one byte, so the id is found from the end of the key
 ///   without parsing the components.
-enum StorageKeys {
+package enum StorageKeys {
     /// The longest encoded id. Fixed, so every index component has a budget independent of the id.
-    static let maxIDKeyBytes = 128
+    package static let maxIDKeyBytes = 128
     /// The component that stands for a field the document does not have: below every value
     /// (`null` is 0x10), so *missing* sorts first ascending and last descending.
     static let missingTag: UInt8 = 0x05
@@ -18,7 +18,7 @@ enum StorageKeys {
     /// The record key of `id`.
     /// - Throws: ``/DataStoreCore/DataStoreError/Code/invalidID`` naming the collection and the id when the id is
     ///   not a non-empty string or an integer, or encodes to more than ``maxIDKeyBytes``.
-    static func idKey(_ id: Value, collection: String) throws(DataStoreError) -> [UInt8] {
+    package static func idKey(_ id: Value, collection: String) throws(DataStoreError) -> [UInt8] {
         switch id {
         case .string(let text) where text.isEmpty:
             throw DataStoreError(.invalidID, "an empty string is not an id (collection \(collection))")
@@ -44,13 +44,13 @@ enum StorageKeys {
     }
 
     /// The budget of each component of an index with `fieldCount` fields.
-    static func componentBudget(fieldCount: Int) -> Int {
+    package static func componentBudget(fieldCount: Int) -> Int {
         (KeyCodec.maxKeyBytes - maxIDKeyBytes - 1) / max(fieldCount, 1)
     }
 
     /// Appends one index component for `value` (or *missing* for `nil`); returns whether it was cut.
     @discardableResult
-    static func appendComponent(_ value: Value?, descending: Bool, budget: Int, to key: inout [UInt8]) -> Bool {
+    package static func appendComponent(_ value: Value?, descending: Bool, budget: Int, to key: inout [UInt8]) -> Bool {
         guard let value else {
             key.append(descending ? ~missingTag : missingTag)
             return false
@@ -59,7 +59,7 @@ enum StorageKeys {
     }
 
     /// Appends the id suffix to an index key.
-    static func appendIDSuffix(_ idKey: [UInt8], to key: inout [UInt8]) {
+    package static func appendIDSuffix(_ idKey: [UInt8], to key: inout [UInt8]) {
         key.append(contentsOf: idKey)
         key.append(UInt8(idKey.count))
     }

@@ -31,13 +31,13 @@ enum ExportCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let chunk = try arguments.positive("chunk", default: 5_000)
         let path = arguments.positionals["FILE"] ?? "-"
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: true)
+        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         let output = try path == "-" ? console.output : openFile(path)
-        let total = try collection.count()
+        let total = try collection.documentCount()
         let progress = Progress(stream: console.errors, label: "exporting", unit: "documents")
         var exported = 0
-        try await forEachChunk(of: collection, size: chunk) { documents in
+        try await collection.forEachChunk(size: chunk) { documents in
             var writer = JSONWriter()
             for document in documents {
                 try writer.append(document)
@@ -56,25 +56,6 @@ enum ExportCommand: Command {
             console.print("exported \(grouped(exported)) documents from \(collection.name) to \(path)")
         }
         return .success
-    }
-
-    /// Calls `body` with successive chunks of at most `size` documents, in id order: the pages of
-    /// a stream sorted by id, each read from its own snapshot and resumed after the last id.
-    static func forEachChunk(
-        of collection: StoreCollection<Document>, size: Int, _ body: ([Document]) async throws -> Void
-    ) async throws {
-        var chunk: [Document] = []
-        chunk.reserveCapacity(size)
-        let stream = try collection.stream(
-            params: nil, options: ["sort": .string(collection.mapping.idField)], pageSize: size)
-        for try await document in stream {
-            chunk.append(document)
-            if chunk.count == size {
-                try await body(chunk)
-                chunk.removeAll(keepingCapacity: true)
-            }
-        }
-        if !chunk.isEmpty { try await body(chunk) }
     }
 
     private static func openFile(_ path: String) throws(ToolError) -> OutputStream {

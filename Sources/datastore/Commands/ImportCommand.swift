@@ -62,12 +62,12 @@ enum ImportCommand: Command {
         let path = arguments.positionals["FILE"] ?? "-"
         let reader = try LineReader(path: path)
         let noSync = arguments.flag("no-sync")
-        let store = try StoreAccess.open(
+        let store = try await StoreAccess.openAny(
             arguments.required("DIR"), readOnly: false, create: arguments.flag("create"),
             durability: noSync ? .none : .durable)
         let collection = try await StoreAccess.writableCollection(
             arguments.required("COLLECTION"), in: store, idField: arguments.values["id-field"], console: console)
-        let idField = collection.mapping.idField
+        let idField = collection.idField
         let progress = Progress(stream: console.errors, label: "importing", unit: "documents")
 
         var stored = 0

@@ -37,12 +37,13 @@ enum PutCommand: Command {
         }
         let id = try InputArguments.id(idText)
         let document = try InputArguments.document(arguments.positionals["DOCUMENT"])
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: false, create: arguments.flag("create"))
+        let store = try await StoreAccess.openAny(
+            arguments.required("DIR"), readOnly: false, create: arguments.flag("create"))
         let collection = try await StoreAccess.writableCollection(
             arguments.required("COLLECTION"), in: store, idField: arguments.values["id-field"], console: console)
         let stored = try await collection.put(id: id, object: document)
         store.close()
-        try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(stored)
+        try DocumentPrinter(console: console, format: format, idField: collection.idField).print(stored)
         return .success
     }
 

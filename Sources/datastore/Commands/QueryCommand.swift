@@ -43,7 +43,7 @@ enum QueryCommand: Command {
         if let offset = try arguments.count("offset") { options["offset"] = .int(Int64(offset)) }
         if let sort = arguments.values["sort"] { options["sort"] = try InputArguments.sort(sort) }
 
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: true)
+        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         if arguments.flag("explain") {
             let plan = try collection.explain(params: params, options: options)
@@ -60,16 +60,20 @@ enum QueryCommand: Command {
             try CountCommand.print(try await collection.count(params: params), format: format, console: console)
             return .success
         }
-        let printer = DocumentPrinter(console: console, format: format, idField: collection.mapping.idField)
-        if let size = try arguments.count("page") {
-            return try await printPage(collection, size: size, params: params, options: options, arguments, printer)
+        let printer = DocumentPrinter(console: console, format: format, idField: collection.idField)
+        if let local = collection as? StoreCollection<Document> {
+            if let size = try arguments.count("page") {
+                return try await printPage(local, size: size, params: params, options: options, arguments, printer)
+            }
+            if format == .json, let stream = try streamIfServed(local, params: params, options: options) {
+                // JSON Lines need no column widths: print a page at a time, in the memory of one page.
+                for try await document in stream { try printer.printJSON(document) }
+                return .success
+            }
+        } else if arguments.values["page"] != nil {
+            throw ToolError(.usage, "--page works on a store directory, not on a postgresql:// URL")
         }
         if arguments.values["after"] != nil { throw ToolError(.usage, "--after needs --page N") }
-        if format == .json, let stream = try streamIfServed(collection, params: params, options: options) {
-            // JSON Lines need no column widths: print a page at a time, in the memory of one page.
-            for try await document in stream { try printer.printJSON(document) }
-            return .success
-        }
         try printer.print(try await collection.query(params: params, options: options))
         return .success
     }

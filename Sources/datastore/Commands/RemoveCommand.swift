@@ -32,11 +32,11 @@ enum RemoveCommand: Command {
             throw ToolError(.usage, "remove needs an ID (or --jsonl FILE); see 'datastore remove --help'")
         }
         let id = try InputArguments.id(idText)
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: false)
+        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: false)
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         let removed = try await collection.remove(id: id)
         store.close()
-        try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(removed)
+        try DocumentPrinter(console: console, format: format, idField: collection.idField).print(removed)
         return .success
     }
 

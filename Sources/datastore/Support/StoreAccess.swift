@@ -1,5 +1,6 @@
 import DataStoreCore
 import DataStoreKit
+import DataStorePostgres
 import Foundation
 
 /// Opening the store directory and the collections that commands name, with errors that say
@@ -28,6 +29,60 @@ enum StoreAccess {
         do {
             return try DataStore.open(
                 path: path, options: DataStore.Options(durability: durability, readOnly: readOnly))
+        } catch {
+            throw ToolError(error)
+        }
+    }
+
+    /// Opens the store at `location`: a directory as ``open(_:readOnly:create:durability:)``
+    /// does, or the PostgreSQL server a `postgresql://` URL names.
+    /// - Throws: ``ToolError`` `.notFound` for a missing directory, `.storage` (or the store's
+    ///   error) when it cannot be opened or the server cannot be reached.
+    static func openAny(
+        _ location: String, readOnly: Bool, create: Bool = false, durability: Durability = .durable
+    ) async throws(ToolError) -> OpenedStore {
+        guard OpenedStore.isURL(location) else {
+            return .directory(try open(location, readOnly: readOnly, create: create, durability: durability))
+        }
+        do { return .postgres(try await PostgresStore.open(url: location)) } catch { throw ToolError(error) }
+    }
+
+    /// The existing collection `name` of either kind of store, as documents.
+    /// - Throws: ``ToolError`` `.notFound` naming the collection and listing those that exist.
+    static func collection(_ name: String, in store: OpenedStore) async throws(ToolError) -> any DocumentModel {
+        do {
+            return try await store.collection(name)
+        } catch let error as DataStoreError where error.code == .notFound {
+            let names = (try? store.collectionNames()) ?? []
+            let listing =
+                names.isEmpty
+                ? "; the store has no collections" : "; the collections are " + names.joined(separator: ", ")
+            throw ToolError(.notFound, "no collection \(name) in the store at \(store.location)" + listing)
+        } catch {
+            throw ToolError(error)
+        }
+    }
+
+    /// The collection `name` of either kind of store for writing; created, identified by
+    /// `idField` (default `id`), when the store has none of that name.
+    /// - Throws: ``ToolError`` `.badInput` when `idField` differs from the stored collection's.
+    static func writableCollection(
+        _ name: String, in store: OpenedStore, idField: String?, console: Console
+    ) async throws(ToolError) -> any DocumentModel {
+        do {
+            if try store.collectionNames().contains(name) {
+                let collection = try await store.collection(name)
+                if let idField, idField != collection.idField {
+                    throw ToolError(
+                        .badInput, "collection \(name) is identified by the field \(collection.idField), not \(idField)"
+                    )
+                }
+                return collection
+            }
+            let field = idField ?? "id"
+            let collection = try await store.createCollection(name, idField: field)
+            console.note("created collection \(name) (id field \(field))")
+            return collection
         } catch {
             throw ToolError(error)
         }

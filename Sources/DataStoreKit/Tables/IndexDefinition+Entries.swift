@@ -1,0 +1,81 @@
+package import DataStoreCore
+
+extension IndexDefinition {
+    /// The entries `document` has in this index.
+    ///
+    /// - Throws: ``/DataStoreCore/DataStoreError/Code/invalidValue`` naming the collection, index, field and
+    ///   value when a field of a single-value index holds an array (declare the index
+    ///   `multiValue` to index elements).
+    package func entries(for document: Document, idKey: [UInt8], collection: String) throws(DataStoreError)
+        -> [IndexEntry]
+    {
+        try entries(idKey: idKey, collection: collection) { name throws(DataStoreError) in
+            document.value(atPath: name)
+        }
+    }
+
+    /// The entries of the record `body` (``RecordCodec`` format, without a version) in this index,
+    /// read field by field from the bytes.
+    ///
+    /// - Throws: as ``entries(for:idKey:collection:)``, and ``/DataStoreCore/DataStoreError/Code/codec`` for
+    ///   damaged bytes.
+    package func entries(forRecord body: UnsafeRawBufferPointer, idKey: [UInt8], collection: String)
+        throws(DataStoreError)
+        -> [IndexEntry]
+    {
+        try entries(idKey: idKey, collection: collection) { name throws(DataStoreError) in
+            do { return try RecordCodec.value(atPath: name, in: body) } catch {
+                throw DataStoreError(
+                    .codec, "field \(name) of a record in \(collection) cannot be read", underlying: error)
+            }
+        }
+    }
+
+    /// The entries of the document whose fields (paths) `lookup` finds.
+    private func entries(
+        idKey: [UInt8], collection: String, field lookup: (String) throws(DataStoreError) -> Value?
+    ) throws(DataStoreError) -> [IndexEntry] {
+        let budget = StorageKeys.componentBudget(fieldCount: fields.count)
+        if multiValue {
+            let field = fields[0]
+            let values: [Value?]
+            switch try lookup(field.name) {
+            case .array(let elements) where !elements.isEmpty:
+                var seen = Set<Value>()
+                values = elements.filter { seen.insert($0).inserted }
+            case .array, nil:
+                values = [nil]
+            case let value?:
+                values = [value]
+            }
+            return values.map { value in
+                var key: [UInt8] = []
+                let cut = StorageKeys.appendComponent(
+                    value, descending: field.descending, budget: budget, to: &key)
+                let count = key.count
+                StorageKeys.appendIDSuffix(idKey, to: &key)
+                return IndexEntry(key: key, componentsCount: count, isTruncated: cut, hasMissingField: value == nil)
+            }
+        }
+        var key: [UInt8] = []
+        key.reserveCapacity(64)
+        var cut = false
+        var missing = false
+        for field in fields {
+            let value = try lookup(field.name)
+            if case .array? = value {
+                throw DataStoreError(
+                    .invalidValue,
+                    "field \(field.name) of a document in \(collection) holds an array, "
+                        + "but index \(name) is not multi-value (declare it with multiValue: true to index elements)")
+            }
+            missing = missing || value == nil
+            cut =
+                StorageKeys.appendComponent(value, descending: field.descending, budget: budget, to: &key)
+                || cut
+        }
+        let count = key.count
+        StorageKeys.appendIDSuffix(idKey, to: &key)
+        return [IndexEntry(key: key, componentsCount: count, isTruncated: cut, hasMissingField: missing)]
+    }
+}

@@ -1,0 +1,206 @@
+internal import CPostgres
+
+/// One connection to a PostgreSQL server, used by one thread at a time.
+///
+/// The corresponding C type is `PGconn`. libpq's documentation: "libpq is reentrant and
+/// thread-safe … two threads must not attempt to manipulate the same PGconn object at the same
+/// time": the store's pool and writer hand each connection to one caller at a time.
+package final class Connection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// The connection string or URL it was made from, for messages.
+    package let target: String
+
+    /// Connects to `conninfo` (a `postgresql://` URL or `key=value` pairs; an empty string
+    /// means the `PG*` environment variables).
+    ///
+    /// The corresponding C function is `PQconnectdb`.
+    /// - Throws: ``PostgresError`` of class 08 when the server cannot be reached or refuses.
+    package init(_ conninfo: String) throws(PostgresError) {
+        guard let handle = PQconnectdb(conninfo) else {
+            throw PostgresError(.cannotConnect, "libpq could not allocate a connection")
+        }
+        self.handle = handle
+        self.target = conninfo.isEmpty ? "the server the PG* variables name" : Self.withoutPassword(conninfo)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            // No PQfinish here: the initializer has set every property, so deinit runs and frees it.
+            let message = Self.message(handle)
+            throw PostgresError(.cannotConnect, "cannot connect to \(target): \(message)")
+        }
+        // Notices ("relation already exists, skipping") are not errors: libpq would print them.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Whether the connection is still usable.
+    package var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Whether the connection is inside a transaction block (or a failed one).
+    package var isInTransaction: Bool {
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// Makes the connection again after the server went away.
+    ///
+    /// The corresponding C function is `PQreset`.
+    /// - Throws: ``PostgresError`` of class 08 when the server is still unreachable.
+    package func reconnect() throws(PostgresError) {
+        PQreset(handle)
+        guard isHealthy else {
+            throw PostgresError(.cannotConnect, "cannot reconnect to \(target): \(Self.message(handle))")
+        }
+    }
+
+    /// Runs one statement with its parameters bound (never spliced into `sql`), results in
+    /// binary format.
+    ///
+    /// The corresponding C function is `PQexecParams`.
+    /// - Throws: ``PostgresError`` with the server's SQLSTATE, or of class 08 when the
+    ///   connection is lost.
+    @discardableResult
+    package func execute(_ sql: String, _ parameters: [SQLParameter] = []) throws(PostgresError) -> QueryResult {
+        let result = Self.withParameters(parameters) { count, values, lengths, formats in
+            PQexecParams(handle, sql, count, nil, values, lengths, formats, 1)
+        }
+        return try check(result)
+    }
+
+    /// Runs `statements` in libpq's pipeline mode: all are sent, then one sync, so the batch
+    /// costs one round trip. After a failure the server skips the rest up to the sync; each
+    /// skipped statement's outcome is ``PipelineOutcome/skipped``.
+    ///
+    /// The corresponding C functions are `PQenterPipelineMode`, `PQsendQueryParams`,
+    /// `PQpipelineSync` and `PQgetResult`.
+    /// - Throws: ``PostgresError`` of class 08 when the connection is lost.
+    package func pipeline(_ statements: [(sql: String, parameters: [SQLParameter])]) throws(PostgresError)
+        -> [PipelineOutcome]
+    {
+        guard PQenterPipelineMode(handle) == 1 else { throw lost("cannot enter pipeline mode") }
+        defer { _ = PQexitPipelineMode(handle) }
+        for statement in statements {
+            let sent = Self.withParameters(statement.parameters) { count, values, lengths, formats in
+                PQsendQueryParams(handle, statement.sql, count, nil, values, lengths, formats, 1)
+            }
+            guard sent == 1 else { throw lost("sending a statement failed") }
+        }
+        guard PQpipelineSync(handle) == 1 else { throw lost("sending the pipeline sync failed") }
+        var outcomes: [PipelineOutcome] = []
+        outcomes.reserveCapacity(statements.count)
+        while outcomes.count < statements.count {
+            guard let result = PQgetResult(handle) else { throw lost("the pipeline ended early") }
+            // Each statement's results are followed by a NULL that ends them.
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_ABORTED {
+                PQclear(result)
+                outcomes.append(.skipped)
+            } else {
+                do throws(PostgresError) { outcomes.append(.done(try check(result))) } catch {
+                    if error.isUnavailable { throw error }
+                    outcomes.append(.failed(error))
+                }
+            }
+        }
+        guard let sync = PQgetResult(handle), PQresultStatus(sync) == PGRES_PIPELINE_SYNC else {
+            throw lost("the pipeline sync was not answered")
+        }
+        PQclear(sync)
+        return outcomes
+    }
+
+    /// Checks a result: the rows or command status, or the error it carries.
+    private func check(_ result: OpaquePointer?) throws(PostgresError) -> QueryResult {
+        guard let result else { throw lost("no result") }
+        let status = PQresultStatus(result)
+        if status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK { return QueryResult(result) }
+        let state = PQresultErrorField(result, Self.field("C")).map { String(cString: $0) }
+        let primary = PQresultErrorField(result, Self.field("M")).map { String(cString: $0) }
+        let constraint = PQresultErrorField(result, Self.field("n")).map { String(cString: $0) }
+        let text = String(cString: PQresultErrorMessage(result))
+        PQclear(result)
+        guard let state, isHealthy else { throw lost(primary ?? text) }
+        throw PostgresError(.init(rawValue: state), primary ?? text, constraint: constraint)
+    }
+
+    /// The error for a connection that went away.
+    private func lost(_ what: String) -> PostgresError {
+        let detail = Self.message(handle)
+        return PostgresError(
+            .connectionFailure, "connection to \(target) lost: \(what)\(detail.isEmpty ? "" : " (\(detail))")")
+    }
+
+    /// A diagnostic field code (libpq's `PG_DIAG_*` character macros, which Swift does not import).
+    private static func field(_ code: Unicode.Scalar) -> Int32 { Int32(code.value) }
+
+    private static func message(_ handle: OpaquePointer) -> String {
+        String(cString: PQerrorMessage(handle)).trimmingTrailingWhitespace()
+    }
+
+    /// A URL without its password, for messages.
+    private static func withoutPassword(_ target: String) -> String {
+        guard let scheme = target.firstRange(of: "://"), let at = target[scheme.upperBound...].firstIndex(of: "@")
+        else {
+            return target
+        }
+        let credentials = target[scheme.upperBound..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return target }
+        return String(target[..<colon]) + ":***" + String(target[at...])
+    }
+
+    /// Calls `body` with `parameters` laid out as libpq wants them: values, lengths and formats
+    /// (bytes in binary format, the rest in text format).
+    private static func withParameters<R>(
+        _ parameters: [SQLParameter],
+        _ body: (
+            Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
+        ) -> R
+    ) -> R {
+        var storage: [UInt8] = []
+        var spans: [(offset: Int, count: Int)?] = []
+        var formats: [Int32] = []
+        for parameter in parameters {
+            switch parameter {
+            case .null:
+                spans.append(nil)
+                formats.append(0)
+            case .text(let text):
+                spans.append((storage.count, text.utf8.count))
+                storage.append(contentsOf: text.utf8)
+                storage.append(0)
+                formats.append(0)
+            case .int(let value):
+                let text = String(value)
+                spans.append((storage.count, text.utf8.count))
+                storage.append(contentsOf: text.utf8)
+                storage.append(0)
+                formats.append(0)
+            case .bytes(let bytes):
+                spans.append((storage.count, bytes.count))
+                storage.append(contentsOf: bytes)
+                formats.append(1)
+            }
+        }
+        if storage.isEmpty { storage.append(0) }
+        return storage.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let values: [UnsafePointer<CChar>?] = spans.map { span in span.map { base + $0.offset } }
+            let lengths = spans.map { Int32($0?.count ?? 0) }
+            return values.withUnsafeBufferPointer { values in
+                lengths.withUnsafeBufferPointer { lengths in
+                    formats.withUnsafeBufferPointer { formats in
+                        body(Int32(parameters.count), values.baseAddress, lengths.baseAddress, formats.baseAddress)
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingWhitespace() -> String {
+        var text = self
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return text
+    }
+}

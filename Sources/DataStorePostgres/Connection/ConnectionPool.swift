@@ -1,0 +1,61 @@
+import DataStoreCore
+import Synchronization
+
+/// The store's readers: connections made on demand, each lent to one call at a time.
+final class ConnectionPool: Sendable {
+    private let conninfo: String
+    private let idle = Mutex<[Connection]>([])
+    private let maxIdle: Int
+
+    init(conninfo: String, maxIdle: Int) {
+        self.conninfo = conninfo
+        self.maxIdle = maxIdle
+    }
+
+    /// Makes a connection to the store's server.
+    func connect() throws(PostgresError) -> Connection { try Connection(conninfo) }
+
+    /// Runs `body` on a pooled connection. A connection the server dropped is made again and
+    /// `body` retried once; a second loss is the caller's `.network` error.
+    func read<R>(_ what: String, _ body: (Connection) throws -> R) throws -> R {
+        for attempt in 0..<2 {
+            let connection: Connection
+            do throws(PostgresError) {
+                if let pooled = idle.withLock({ $0.popLast() }) {
+                    connection = pooled
+                } else {
+                    connection = try connect()
+                }
+            } catch {
+                throw DataStoreError.postgres(error, what)
+            }
+            do {
+                let result = try body(connection)
+                release(connection)
+                return result
+            } catch let error as PostgresError {
+                if error.isUnavailable && attempt == 0 { continue }
+                if connection.isHealthy {
+                    if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+                    release(connection)
+                }
+                throw DataStoreError.postgres(error, what)
+            } catch {
+                if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+                release(connection)
+                throw error
+            }
+        }
+        throw DataStoreError(.network, "PostgreSQL is unavailable while \(what)")
+    }
+
+    private func release(_ connection: Connection) {
+        guard connection.isHealthy, !connection.isInTransaction else { return }
+        idle.withLock { connections in
+            if connections.count < maxIdle { connections.append(connection) }
+        }
+    }
+
+    /// Closes every idle connection.
+    func close() { idle.withLock { $0.removeAll() } }
+}

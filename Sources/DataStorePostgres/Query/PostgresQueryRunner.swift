@@ -1,0 +1,186 @@
+import DataStoreCore
+import DataStoreKit
+
+/// Runs a ``QueryPlan`` against the server as the LMDB store's executor runs it over a
+/// snapshot: candidates in scan order, every condition re-checked on the record bytes, sorted
+/// (unless the scan order is the sort), then offset and limit. With the limit pushed down,
+/// candidates come in pages of `LIMIT` rows, so the scan stops about where LMDB's would.
+struct PostgresQueryRunner {
+    let layout: TableLayout
+    let plan: QueryPlan
+    private let predicates: [RecordPredicate]
+
+    init(layout: TableLayout, plan: QueryPlan) {
+        self.layout = layout
+        self.plan = plan
+        predicates = RecordPredicate.ordered(plan.query.conditions)
+    }
+
+    /// Whether the plan may need more than one statement (pages, or several windows), and so
+    /// a transaction to keep one snapshot.
+    var mayTakeSeveralStatements: Bool {
+        switch plan.access {
+        case .empty, .primaryKey: return false
+        case .indexScan(let scan): return plan.limitPushedDown || scan.firstFieldValues != nil
+        case .idRange, .fullScan: return plan.limitPushedDown
+        }
+    }
+
+    private struct Row<Item> {
+        var id: Value
+        var sortValues: [Value?]
+        var group: [UInt8]
+        var item: Item
+    }
+
+    /// The matching records, each turned into an `Item` by `materialize` (given the record
+    /// bytes and its version), over one snapshot of `connection`.
+    /// - Complexity: O(candidates × conditions), plus O(r log r) for an in-memory sort.
+    func run<Item>(
+        on connection: Connection, materialize: (_ body: UnsafeRawBufferPointer, _ version: Int64) throws -> Item
+    ) throws -> [Item] {
+        let query = plan.query
+        let offset = max(0, query.offset), limit = query.limit.map { max(0, $0) }
+        let stopEarly = plan.limitPushedDown ? limit.map { offset + $0 } : nil
+        let sortBudget: Int? = {
+            if case .indexScan(let scan) = plan.access, plan.sortFromScan {
+                return StorageKeys.componentBudget(fieldCount: scan.index.fields.count)
+            }
+            return nil
+        }()
+        let sorted = !query.sort.isEmpty
+        var items: [Item] = []
+        var rows: [Row<Item>] = []
+        var lastGroup: [UInt8]?
+
+        // Returns false to stop the scan.
+        func consider(_ record: UnsafeRawBufferPointer, _ version: Int64) throws -> Bool {
+            guard try matches(record) else { return true }
+            guard sorted else {
+                if let stopEarly, items.count >= stopEarly { return false }
+                items.append(try materialize(record, version))
+                return stopEarly.map { items.count < $0 } ?? true
+            }
+            let sortValues = try query.sort.map { try field($0.field, in: record) }
+            var group: [UInt8] = []
+            if let sortBudget {
+                for (key, value) in zip(query.sort, sortValues) {
+                    if StorageKeys.appendComponent(value, descending: !key.ascending, budget: sortBudget, to: &group) {
+                        break
+                    }
+                }
+            }
+            if let stopEarly, rows.count >= stopEarly {
+                // Past the limit: finish only the run of equal sort keys that straddles it.
+                guard sortBudget != nil, group == lastGroup else { return false }
+            }
+            let id = try field(layout.idField, in: record) ?? .null
+            rows.append(
+                Row(id: id, sortValues: sortValues, group: group, item: try materialize(record, version)))
+            lastGroup = group
+            return true
+        }
+
+        try visitCandidates(on: connection, pageSize: stopEarly, consider)
+        guard sorted else { return Array(items[Self.window(items.count, offset: offset, limit: limit)]) }
+        let ordered = sortRows(rows)
+        return ordered[Self.window(ordered.count, offset: offset, limit: limit)].map { $0.item }
+    }
+
+    /// Calls `consider` with each candidate's record and version in scan order until it returns
+    /// `false`; a record met twice (a multi-value index, overlapping windows) only once.
+    private func visitCandidates(
+        on connection: Connection, pageSize: Int?, _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
+    ) throws {
+        if case .primaryKey(let ids) = plan.access {
+            try visitIDs(ids, on: connection, consider)
+            return
+        }
+        let scans = try CandidateScan.scans(plan, layout: layout)
+        var seen = Set<[UInt8]>()
+        let deduplicate =
+            scans.count > 1 || { if case .indexScan(let s) = plan.access { s.index.multiValue } else { false } }()
+        for scan in scans {
+            var last: [UInt8]?
+            var page = pageSize.map { max($0, 16) }
+            while true {
+                let statement = scan.statement(after: last, limit: page)
+                let result = try connection.execute(statement.sql, statement.parameters)
+                for row in 0..<result.rowCount {
+                    if deduplicate, let id = result.bytes(row, 0), !seen.insert(id).inserted { continue }
+                    let version = result.int(row, 2) ?? 0
+                    let more = try result.withBytes(row, 1) { record in
+                        try consider(record ?? UnsafeRawBufferPointer(start: nil, count: 0), version)
+                    }
+                    if !more { return }
+                }
+                guard let size = page, result.rowCount == size else { break }
+                last = result.bytes(result.rowCount - 1, 3)
+                page = size * 2
+            }
+        }
+    }
+
+    /// The records of `ids`, in the order given.
+    private func visitIDs(
+        _ ids: [Value], on connection: Connection, _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
+    ) throws {
+        let keys = ids.compactMap { try? layout.idKey($0) }
+        guard !keys.isEmpty else { return }
+        let result = try connection.execute(
+            "SELECT id, record, version FROM \(layout.table) WHERE id = ANY($1::bytea[])",
+            [.byteaArray(keys)])
+        var position: [[UInt8]: Int] = [:]
+        for row in 0..<result.rowCount { if let id = result.bytes(row, 0) { position[id] = row } }
+        for key in keys {
+            guard let row = position.removeValue(forKey: key) else { continue }
+            let version = result.int(row, 2) ?? 0
+            let more = try result.withBytes(row, 1) { record in
+                try consider(record ?? UnsafeRawBufferPointer(start: nil, count: 0), version)
+            }
+            if !more { return }
+        }
+    }
+
+    private func matches(_ record: UnsafeRawBufferPointer) throws -> Bool {
+        do { return try RecordPredicate.all(predicates, match: record) } catch {
+            throw DataStoreError(.codec, "a record in \(layout.name) cannot be read", underlying: error)
+        }
+    }
+
+    private func field(_ name: String, in record: UnsafeRawBufferPointer) throws -> Value? {
+        do { return try RecordCodec.field(name, in: record) } catch {
+            throw DataStoreError(.codec, "a record in \(layout.name) cannot be read (field \(name))", underlying: error)
+        }
+    }
+
+    private static func window(_ count: Int, offset: Int, limit: Int?) -> Range<Int> {
+        let from = min(offset, count)
+        return from..<(limit.map { min(count, from + $0) } ?? count)
+    }
+
+    /// Sorts in memory, or — when the scan gave the order — within runs of equal index keys.
+    private func sortRows<Item>(_ rows: [Row<Item>]) -> [Row<Item>] {
+        let query = plan.query
+        var rows = rows
+        let inOrder: (Row<Item>, Row<Item>) -> Bool = { a, b in
+            for (position, key) in query.sort.enumerated() {
+                let order = Query.compareSortValues(a.sortValues[position], b.sortValues[position])
+                if order != 0 { return key.ascending ? order < 0 : order > 0 }
+            }
+            return Value.compare(a.id, b.id) < 0
+        }
+        guard plan.sortFromScan else {
+            rows.sort(by: inOrder)
+            return rows
+        }
+        var start = 0
+        while start < rows.count {
+            var end = start + 1
+            while end < rows.count && rows[end].group == rows[start].group { end += 1 }
+            if end - start > 1 { rows[start..<end].sort(by: inOrder) }
+            start = end
+        }
+        return rows
+    }
+}

@@ -1,0 +1,203 @@
+public import DataStoreCore
+public import DataStoreKit
+
+/// A collection in a ``PostgresStore``: the model protocol over a PostgreSQL table, with the
+/// semantics of `StoreCollection` (the shared conformance battery checks both).
+///
+/// Get one with ``PostgresStore/collection(_:mapping:indexes:indexBuildChunk:undeclaredIndexes:)``.
+public final class PostgresCollection<Object>: ModelProtocol, Sendable {
+    /// The store holding the collection.
+    public let store: PostgresStore
+    /// How objects become documents and back.
+    public let mapping: ObjectMapping<Object>
+    let layout: TableLayout
+
+    init(store: PostgresStore, layout: TableLayout, mapping: ObjectMapping<Object>) {
+        self.store = store
+        self.layout = layout
+        self.mapping = mapping
+    }
+
+    /// The collection's name.
+    public var name: String { layout.name }
+    /// The stored indexes, including any the last declaration left out.
+    public var indexes: [IndexDefinition] { layout.indexes.map(\.definition) }
+    /// Stored indexes the last declaration left out (kept and maintained, as on LMDB).
+    public var undeclaredIndexes: [IndexDefinition] { layout.indexes.filter { !$0.declared }.map(\.definition) }
+
+    // MARK: Reads
+
+    /// The object stored under `id`.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id, `.invalidID`, `.codec`, `.network`.
+    public func get(id: Value) async throws -> Object {
+        if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
+        let key = try layout.idKey(id)
+        let object = try store.pool.read("reading \(name)/\(id)") { connection in
+            let result = try connection.execute(
+                "SELECT record FROM \(layout.table) WHERE id = $1", [.bytes(key)])
+            guard result.rowCount == 1 else { return Object?.none }
+            return try result.withBytes(0, 0) { try decode($0 ?? UnsafeRawBufferPointer(start: nil, count: 0), id: id) }
+        }
+        guard let object else { throw DataStoreError(.notFound, "no object with id \(id) in \(name)") }
+        return object
+    }
+
+    /// The objects matching `params`, shaped by `options` (docs/queries.md).
+    public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
+        try query(Query(params: params, options: options))
+    }
+
+    /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec`, `.network`.
+    public func query(_ query: Query) throws -> [Object] {
+        try run(query) { body, _ in try decode(body, id: nil) }
+    }
+
+    /// The stored documents matching `query`.
+    public func documents(matching query: Query) throws -> [Document] {
+        try run(query) { body, _ in
+            do { return try RecordCodec.decode(body) } catch {
+                throw DataStoreError(.codec, "a record in \(name) cannot be decoded", underlying: error)
+            }
+        }
+    }
+
+    /// Every object, in id order.
+    public func all() async throws -> [Object] { try query(Query()) }
+
+    /// The number of objects matching every condition in `params`.
+    public func count(params: [String: Value]?) async throws -> Int {
+        try count(Query(params: params, options: nil))
+    }
+
+    /// The number of objects matching `query`'s conditions (its sort, offset and limit aside),
+    /// each candidate re-checked on its record bytes.
+    public func count(_ query: Query) throws -> Int {
+        try run(Query(conditions: query.conditions)) { _, _ in () }.count
+    }
+
+    /// How the store would answer `params` and `options`: the planner's choice, as on LMDB.
+    public func explain(params: [String: Value]?, options: [String: Value]? = nil) throws -> QueryPlan {
+        layout.plan(try Query(params: params, options: options))
+    }
+
+    /// The planner's choice and the server's `EXPLAIN` of the first statement it runs.
+    public func explainOnServer(params: [String: Value]?, options: [String: Value]? = nil) throws -> String {
+        let plan = try explain(params: params, options: options)
+        guard let scan = try CandidateScan.scans(plan, layout: layout).first else { return plan.description }
+        let statement = scan.statement(after: nil, limit: plan.limitPushedDown ? plan.query.limit : nil)
+        let lines = try store.pool.read("explaining a query on \(name)") { connection in
+            let result = try connection.execute("EXPLAIN " + statement.sql, statement.parameters)
+            return (0..<result.rowCount).compactMap { result.text($0, 0) }
+        }
+        return plan.description + "\nserver: " + lines.joined(separator: "\n        ")
+    }
+
+    /// `query` run against one snapshot (a `REPEATABLE READ` transaction when it takes more
+    /// than one statement).
+    func run<Item>(_ query: Query, _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item) throws -> [Item] {
+        let plan = layout.plan(query)
+        return try store.pool.read("querying \(name)") { connection in
+            let runner = PostgresQueryRunner(layout: layout, plan: plan)
+            guard runner.mayTakeSeveralStatements else {
+                return try runner.run(on: connection, materialize: materialize)
+            }
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            let items = try runner.run(on: connection, materialize: materialize)
+            try connection.execute("COMMIT")
+            return items
+        }
+    }
+
+    func decode(_ body: UnsafeRawBufferPointer, id: Value?) throws -> Object {
+        do { return try mapping.decodeRecord(body) } catch {
+            let record = id.map { "the record \($0)" } ?? "a record"
+            throw DataStoreError(
+                .codec, "\(record) in \(name) cannot be decoded into \(Object.self)", underlying: error)
+        }
+    }
+
+    // MARK: Writes
+
+    /// Stores `object` under `id`, replacing or inserting it, and returns it as stored.
+    public func put(id: Value, object: Object) async throws -> Object {
+        let (row, kept) = try prepare(object, id: id)
+        _ = try await store.writer.submit([.upsert(row, layout, version: nil)])
+        return kept ? object : try stored(row)
+    }
+
+    /// Inserts `object` (a new id when it has none) and returns it as stored.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.duplicateID`, `.uniqueViolation`, `.invalidValue`.
+    public func add(object: Object) async throws -> Object {
+        let (row, kept) = try prepare(object, id: nil, generatingMissingID: true)
+        _ = try await store.writer.submit([.insert(row, layout, expectingAbsent: false)])
+        return kept ? object : try stored(row)
+    }
+
+    /// Inserts every object as one change set — all or none — and returns their ids.
+    @discardableResult
+    public func add(contentsOf objects: [Object]) async throws -> [Value] {
+        let rows = try objects.map { try prepare($0, id: nil, generatingMissingID: true).row }
+        _ = try await store.writer.submit(rows.map { .insert($0, layout, expectingAbsent: false) })
+        return rows.map(\.id)
+    }
+
+    /// Stores every object under its id, as one change set — all or none — and returns the ids.
+    @discardableResult
+    public func put(contentsOf objects: [Object]) async throws -> [Value] {
+        let rows = try objects.map { try prepare($0, id: nil).row }
+        _ = try await store.writer.submit(rows.map { .upsert($0, layout, version: nil) })
+        return rows.map(\.id)
+    }
+
+    /// Removes the object stored under `id` and returns it.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id.
+    public func remove(id: Value) async throws -> Object {
+        if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
+        let key = try layout.idKey(id)
+        let (outcomes, _) = try await store.writer.submit([.remove(id: id, key: key, layout, version: nil)])
+        guard let record = outcomes.first?.removedRecord else {
+            throw DataStoreError(.notFound, "no object with id \(id) in \(name)")
+        }
+        return try record.withUnsafeBytes { try decode($0, id: id) }
+    }
+
+    /// `object` made ready to write, and whether its id is the one it held.
+    func prepare(_ object: Object, id: Value?, generatingMissingID: Bool = false) throws -> (
+        row: PreparedRow, kept: Bool
+    ) {
+        let document: Document
+        do {
+            if let encodeRecord = mapping.encodeRecord {
+                document = try RecordCodec.decode(encodeRecord(object).bytes)
+            } else {
+                document = try mapping.encode(object)
+            }
+        } catch let error as DataStoreError {
+            throw error
+        } catch {
+            throw DataStoreError(
+                .invalidValue, "an object of type \(Object.self) cannot be stored in \(name): \(error)",
+                underlying: error)
+        }
+        let own = Self.identity(document[layout.idField])
+        guard let chosen = id ?? own ?? (generatingMissingID ? Optional(.string(IDGenerator.next())) : nil) else {
+            throw DataStoreError(
+                .invalidID, "an object without an id in field \(layout.idField) cannot be put into \(name)")
+        }
+        return (try PreparedRow(document, id: chosen, layout: layout), own == chosen)
+    }
+
+    private func stored(_ row: PreparedRow) throws -> Object {
+        try row.body.withUnsafeBytes { try decode($0, id: row.id) }
+    }
+
+    /// `value` as an id, or `nil` when it is absent, `null` or an empty string (the seed's rule).
+    static func identity(_ value: Value?) -> Value? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)? where text.isEmpty: return nil
+        case let id?: return id
+        }
+    }
+}

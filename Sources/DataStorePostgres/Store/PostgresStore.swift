@@ -1,0 +1,129 @@
+public import DataStoreCore
+public import DataStoreKit
+
+/// A store on PostgreSQL (or an engine that speaks its protocol): the same collections,
+/// indexes, queries and errors as `DataStore`, with the server keeping the data.
+///
+/// ```swift
+/// let store = try await PostgresStore.open(url: "postgresql://app@db.internal:5432/app")
+/// let messages = try await store.collection(Message.self, indexes: [IndexDefinition("created_ts")])
+/// ```
+///
+/// DataStoreKit's planner and order-preserving key codec decide every query, as on LMDB; the
+/// server stores the keys they compute (docs/postgres.md). Writes go through one coalescing
+/// writer per store; reads use a pool of connections, one snapshot per call.
+public final class PostgresStore: Sendable {
+    /// How the store connects and writes.
+    public struct Options: Sendable {
+        /// Idle read connections kept open.
+        public var readers: Int
+        /// Change sets per batch (at most 64 savepoints per transaction).
+        public var maxBatch: Int
+        /// Attempts of a change set that meets a serialization failure or deadlock (40001, 40P01).
+        public var maxAttempts: Int
+
+        /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts.
+        public init(readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6) {
+            self.readers = readers
+            self.maxBatch = max(1, min(maxBatch, 64))
+            self.maxAttempts = max(1, maxAttempts)
+        }
+    }
+
+    /// The URL (or connection string) the store was opened with; empty for the `PG*` variables.
+    public let url: String
+    let pool: ConnectionPool
+    let writer: PostgresWriter
+
+    private init(url: String, pool: ConnectionPool, writer: PostgresWriter) {
+        self.url = url
+        self.pool = pool
+        self.writer = writer
+    }
+
+    /// Connects to the server at `url` (`postgresql://user@host:port/database`, or `""` for the
+    /// server the `PG*` environment variables name).
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.network` when the server cannot be reached.
+    public static func open(url: String, options: Options = Options()) async throws -> PostgresStore {
+        let pool = ConnectionPool(conninfo: url, maxIdle: options.readers)
+        let connection: Connection
+        do { connection = try pool.connect() } catch { throw DataStoreError.postgres(error, "opening the store") }
+        var limits = PostgresWriter.Limits()
+        limits.maxBatch = options.maxBatch
+        limits.maxAttempts = options.maxAttempts
+        return PostgresStore(url: url, pool: pool, writer: PostgresWriter(connection: connection, limits: limits))
+    }
+
+    /// Stops writing once what is queued has committed, and closes the connections.
+    public func close() {
+        writer.close()
+        pool.close()
+    }
+
+    /// How many batches the writer committed and how many change sets they carried.
+    public var writerBatches: (batches: Int, changeSets: Int) { writer.metrics }
+
+    /// The names of the stored collections.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.network` when the server is unreachable.
+    public func collectionNames() throws -> [String] {
+        try pool.read("listing collections") { connection in
+            do { return try SchemaCatalog.names(on: connection) } catch let error as PostgresError
+                where error.code == .undefinedTable
+            { return [] }
+        }
+    }
+
+    /// The collection `name`, storing objects through `mapping`, with the declared indexes,
+    /// reconciled with what is stored as `DataStore/collection(_:mapping:indexes:indexBuildChunk:undeclaredIndexes:)`
+    /// does: new indexes are built before this returns, a stored index the declaration leaves
+    /// out is kept unless `undeclaredIndexes` is `UndeclaredIndexes/drop`.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch`, `.uniqueViolation`, `.network`.
+    public func collection<Object>(
+        _ name: String,
+        mapping: ObjectMapping<Object>,
+        indexes: [IndexDefinition] = [],
+        indexBuildChunk: Int = 1_000,
+        undeclaredIndexes: UndeclaredIndexes = .keep
+    ) async throws -> PostgresCollection<Object> {
+        let layout = try await writer.exclusive { connection in
+            try SchemaCatalog.declare(
+                name, idField: mapping.idField, indexes: indexes, mode: .declaration(undeclaredIndexes),
+                chunk: indexBuildChunk, on: connection)
+        }
+        return PostgresCollection(store: self, layout: layout, mapping: mapping)
+    }
+
+    /// The collection of an ``/DataStoreCore/ObjectCoder`` class, named after the class unless `name` is given.
+    public func collection<Object: ObjectCoder & SendableMetatype>(
+        _ type: Object.Type, name: String? = nil, indexes: [IndexDefinition] = [],
+        undeclaredIndexes: UndeclaredIndexes = .keep
+    ) async throws -> PostgresCollection<Object> {
+        try await collection(
+            name ?? String(describing: type), mapping: .objectCoder, indexes: indexes,
+            undeclaredIndexes: undeclaredIndexes)
+    }
+
+    /// The collection of a `Codable` type whose identifier is the property `idField`.
+    public func collection<Object: Codable & SendableMetatype>(
+        _ type: Object.Type, name: String? = nil, idField: String, indexes: [IndexDefinition] = [],
+        undeclaredIndexes: UndeclaredIndexes = .keep
+    ) async throws -> PostgresCollection<Object> {
+        try await collection(
+            name ?? String(describing: type), mapping: .codable(idField: idField), indexes: indexes,
+            undeclaredIndexes: undeclaredIndexes)
+    }
+}
+
+extension PostgresStore {
+    /// The stored collection `name`, as documents, with its stored id field and indexes.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the collection.
+    public func documentCollection(_ name: String) async throws -> PostgresCollection<Document> {
+        let stored = try pool.read("reading the schema of \(name)") { connection in
+            do { return try SchemaCatalog.load(name, on: connection) } catch let error as PostgresError
+                where error.code == .undefinedTable
+            { return nil }
+        }
+        guard let stored else { throw DataStoreError(.notFound, "no collection \(name) on \(url)") }
+        return PostgresCollection(store: self, layout: stored, mapping: .documents(idField: stored.idField))
+    }
+}

@@ -1,0 +1,68 @@
+import DataStoreCore
+import DataStoreKit
+
+/// A document made ready to write: its id, record bytes, JSON rendering and index entries.
+struct PreparedRow: Sendable {
+    /// The id.
+    let id: Value
+    /// The record key of the id (the `id` column).
+    let idKey: [UInt8]
+    /// The record in this store's codec (the `record` column).
+    let body: [UInt8]
+    /// The document as JSON text (the `doc` column), `nil` when JSON cannot carry it
+    /// (NaN, infinities, or a NUL character, which `jsonb` refuses).
+    let json: String?
+    /// The document.
+    let document: Document
+    /// The entries of each index by column number, with each entry's unique value (`nil` where a field is missing).
+    let entries: [Int: [(entry: IndexEntry, unique: [UInt8]?)]]
+
+    /// Prepares `document` under `id` for every index of `layout`.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidID`, `.invalidValue` (as the LMDB store).
+    init(_ document: Document, id: Value, layout: TableLayout) throws(DataStoreError) {
+        let key = try layout.idKey(id)
+        var document = document
+        document[layout.idField] = id
+        do {
+            body = try RecordCodec.encode(document)
+        } catch {
+            throw DataStoreError(
+                .invalidValue, "the object \(id) cannot be stored in \(layout.name): \(error)", underlying: error)
+        }
+        var entries: [Int: [(entry: IndexEntry, unique: [UInt8]?)]] = [:]
+        for index in layout.indexes {
+            let made = try index.definition.entries(for: document, idKey: key, collection: layout.name)
+            entries[index.column] = zip(made, Self.uniqueValues(document, index)).map {
+                ($0, $0.hasMissingField ? nil : $1)
+            }
+        }
+        let text = try? JSONForm.text(document)
+        self.id = id
+        self.idKey = key
+        self.document = document
+        self.json = text.flatMap { $0.contains("\\u0000") ? nil : $0 }
+        self.entries = entries
+    }
+
+    /// The uncut encoding of the indexed values of each entry, in entry order: what a unique
+    /// index compares, so values cut alike in their keys still differ.
+    static func uniqueValues(_ document: Document, _ index: StoredIndex) -> [[UInt8]] {
+        let fields = index.definition.fields
+        if index.definition.multiValue {
+            switch document[fields[0].name] {
+            case .array(let elements) where !elements.isEmpty:
+                var seen = Set<Value>()
+                return elements.filter { seen.insert($0).inserted }.map { KeyCodec.encode([$0]) }
+            case .array, nil: return [[]]
+            case let value?: return [KeyCodec.encode([value])]
+            }
+        }
+        return [KeyCodec.encode(fields.compactMap { document[$0.name] })]
+    }
+
+    /// The values `index` holds for this document, as the LMDB store names them in a unique violation.
+    func shownValues(_ index: StoredIndex) -> String {
+        index.definition.fields.map { document[$0.name].map(String.init(describing:)) ?? "missing" }
+            .joined(separator: ", ")
+    }
+}

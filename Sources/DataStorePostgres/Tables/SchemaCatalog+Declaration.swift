@@ -1,0 +1,129 @@
+import DataStoreCore
+import DataStoreKit
+
+extension SchemaCatalog {
+    /// Opens `name` as declared: creates its table when new, and reconciles its stored indexes
+    /// with `declared` by the LMDB store's rules (``IndexReconciliation``): a new index is built
+    /// from the existing rows in chunks of `chunk`, a redefined one rebuilt, and one the
+    /// declaration leaves out kept unless `mode` says to drop it. One transaction, under the
+    /// schema lock.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` for a bad declaration or another id field,
+    ///   `.uniqueViolation` when existing rows break a new unique index, `.invalidValue`.
+    static func declare(
+        _ name: String, idField: String, indexes declared: [IndexDefinition], mode: ReconciliationMode, chunk: Int,
+        on connection: Connection
+    ) throws -> TableLayout {
+        for definition in declared { try definition.validate(collection: name) }
+        try connection.execute("BEGIN")
+        do {
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(lockKey)])
+            try connection.execute(createMeta)
+            let layout = try load(name, on: connection) ?? create(name, idField: idField, on: connection)
+            guard layout.idField == idField else {
+                throw DataStoreError(
+                    .schemaMismatch,
+                    "collection \(name) is stored with id field \(layout.idField), not \(idField)")
+            }
+            let plan = IndexReconciliation(current: layout.indexes, declared: declared, mode: mode)
+            var indexes = layout.indexes.filter { index in !plan.drop.contains { $0.column == index.column } }
+            for dropped in plan.drop { try drop(dropped, of: layout, on: connection) }
+            for (index, declared) in plan.declaredChanges {
+                if let position = indexes.firstIndex(where: { $0.definition.name == index }) {
+                    indexes[position].declared = declared
+                }
+            }
+            for definition in plan.build {
+                let column = ((layout.indexes + indexes).map(\.column).max() ?? 0) + 1
+                let index = StoredIndex(definition: definition, column: column, declared: true)
+                try build(index, of: layout, chunk: chunk, on: connection)
+                indexes.append(index)
+            }
+            if !plan.changesNothing { try save(layout, indexes: indexes, on: connection) }
+            try connection.execute("COMMIT")
+            layout.replaceIndexes(indexes)
+            return layout
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            if let error = error as? PostgresError {
+                if error.code == .uniqueViolation {
+                    throw DataStoreError(
+                        .uniqueViolation, "existing objects of \(name) share values of a unique index being declared",
+                        underlying: error)
+                }
+                throw DataStoreError.postgres(error, "declaring collection \(name)")
+            }
+            throw error
+        }
+    }
+
+    /// Drops an index's columns or side table, data and all.
+    private static func drop(_ index: StoredIndex, of layout: TableLayout, on connection: Connection) throws {
+        if index.definition.multiValue {
+            try connection.execute("DROP TABLE IF EXISTS \(layout.sideTable(index))")
+        } else {
+            try connection.execute(
+                "ALTER TABLE \(layout.table) DROP COLUMN IF EXISTS \(index.keyColumn), "
+                    + "DROP COLUMN IF EXISTS \(index.uniqueColumn)")
+        }
+    }
+
+    /// Adds an index's columns (or side table), fills them from the rows in chunks, then makes
+    /// its b-tree and, when unique, its unique index over the uncut values.
+    private static func build(_ index: StoredIndex, of layout: TableLayout, chunk: Int, on connection: Connection)
+        throws
+    {
+        let side = layout.sideTable(index)
+        if index.definition.multiValue {
+            try connection.execute(
+                "CREATE TABLE \(side) (key bytea NOT NULL PRIMARY KEY, id bytea NOT NULL, u bytea)")
+            try connection.execute("CREATE INDEX \(side)_id ON \(side) (id)")
+        } else {
+            try connection.execute(
+                "ALTER TABLE \(layout.table) ADD COLUMN \(index.keyColumn) bytea, ADD COLUMN \(index.uniqueColumn) bytea"
+            )
+        }
+        var last: [UInt8] = []
+        while true {
+            let rows = try connection.execute(
+                "SELECT id, record FROM \(layout.table) WHERE id > $1 ORDER BY id LIMIT $2",
+                [.bytes(last), .int(Int64(max(chunk, 1)))])
+            if rows.rowCount == 0 { break }
+            var ids: [[UInt8]?] = [], keys: [[UInt8]?] = [], uniques: [[UInt8]?] = []
+            for row in 0..<rows.rowCount {
+                guard let id = rows.bytes(row, 0), let record = rows.bytes(row, 1) else { continue }
+                let document: Document
+                do { document = try RecordCodec.decode(record) } catch {
+                    throw DataStoreError(.codec, "a record of \(layout.name) cannot be decoded", underlying: error)
+                }
+                let made = try index.definition.entries(for: document, idKey: id, collection: layout.name)
+                let values = PreparedRow.uniqueValues(document, index)
+                for (entry, unique) in zip(made, values) {
+                    ids.append(id)
+                    keys.append(entry.key)
+                    uniques.append(entry.hasMissingField ? nil : unique)
+                }
+                last = id
+            }
+            try connection.execute(
+                index.definition.multiValue
+                    ? "INSERT INTO \(side) (id, key, u) SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[])"
+                    : "UPDATE \(layout.table) t SET \(index.keyColumn) = e.k, \(index.uniqueColumn) = e.u "
+                        + "FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]) AS e(id, k, u) WHERE t.id = e.id",
+                [.byteaArray(ids), .byteaArray(keys), .byteaArray(uniques)])
+        }
+        if index.definition.multiValue {
+            if index.definition.unique {
+                try connection.execute("CREATE UNIQUE INDEX \(layout.uniqueConstraint(index)) ON \(side) (sha256(u))")
+            }
+        } else {
+            // The key ends with the record key, so this b-tree orders entries as (key, id).
+            try connection.execute(
+                "CREATE INDEX \(layout.table)_k\(index.column) ON \(layout.table) (\(index.keyColumn))")
+            if index.definition.unique {
+                try connection.execute(
+                    "CREATE UNIQUE INDEX \(layout.uniqueConstraint(index)) ON \(layout.table) "
+                        + "(sha256(\(index.uniqueColumn)))")
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import DataStoreCore
+import DataStoreKit
+import Synchronization
+
+/// One collection as the PostgreSQL store holds it: its table, its id field and its indexes.
+///
+/// Table and column names are made from numbers kept in `_meta`, never from collection, index
+/// or field names, so no name a user gives ever reaches SQL text.
+final class TableLayout: Sendable {
+    /// The collection's name.
+    let name: String
+    /// The field holding each object's id.
+    let idField: String
+    /// The number naming the table (`dsk_c<tag>`).
+    let tag: Int
+    private let indexList: Mutex<[StoredIndex]>
+    /// The planner's remembered choices, forgotten when the indexes change.
+    let planCache = PlanCache()
+
+    init(name: String, idField: String, tag: Int, indexes: [StoredIndex]) {
+        self.name = name
+        self.idField = idField
+        self.tag = tag
+        self.indexList = Mutex(indexes)
+    }
+
+    /// The table's name.
+    var table: String { "dsk_c\(tag)" }
+    /// The side table of a multi-value index.
+    func sideTable(_ index: StoredIndex) -> String { "\(table)_m\(index.column)" }
+
+    /// The name of the unique index that enforces `index`.
+    func uniqueConstraint(_ index: StoredIndex) -> String {
+        index.definition.multiValue ? "\(sideTable(index))_u" : "\(table)_u\(index.column)"
+    }
+
+    /// Every stored index.
+    var indexes: [StoredIndex] { indexList.withLock { $0 } }
+    /// Single-value indexes, whose entries are columns of the table.
+    var columnIndexes: [StoredIndex] { indexes.filter { !$0.definition.multiValue } }
+
+    /// Replaces the index list after a schema change.
+    func replaceIndexes(_ indexes: [StoredIndex]) {
+        indexList.withLock { $0 = indexes }
+        planCache.forgetAll()
+    }
+
+    /// The plan for `query`, chosen by the same planner as the LMDB store's.
+    func plan(_ query: Query) -> QueryPlan {
+        let generation = planCache.generation
+        return QueryPlanner.plan(
+            query, idField: idField, indexes: indexes, collection: name, choices: (planCache, generation))
+    }
+
+    /// The record key of `id`.
+    func idKey(_ id: Value) throws(DataStoreError) -> [UInt8] {
+        try StorageKeys.idKey(id, collection: name)
+    }
+}

@@ -1,0 +1,152 @@
+import DataStoreCore
+import Foundation
+
+/// Commits batches of change sets on the writer's connection (``PostgresWriter``): used only by
+/// the writer thread, which is why it may hold the connection without a lock.
+final class BatchCommitter: @unchecked Sendable {
+    private let connection: Connection
+    private let limits: PostgresWriter.Limits
+
+    init(connection: Connection, limits: PostgresWriter.Limits) {
+        self.connection = connection
+        self.limits = limits
+    }
+
+    typealias Completion = @Sendable (Result<(outcomes: [RowOutcome], commit: Int64), any Error>) -> Void
+
+    /// One change set of the batch being committed.
+    private struct Entry {
+        var statements: [RowStatements]
+        var complete: Completion
+        var failure: (any Error)?
+        var outcomes: [RowOutcome] = []
+        var attempts = 0
+    }
+
+    /// Runs an exclusive job, reconnecting first when the server went away meanwhile.
+    func runExclusive(_ body: (Connection) -> Void) {
+        if !connection.isHealthy { try? connection.reconnect() }
+        body(connection)
+    }
+
+    /// Commits `jobs` (all change sets) as one transaction and answers every caller; returns
+    /// how many committed.
+    func commit(_ jobs: [WriterJob]) -> Int {
+        var entries: [Entry] = []
+        for job in jobs {
+            guard case .changeSet(let operations, let complete) = job else { continue }
+            do {
+                entries.append(Entry(statements: try operations.map(RowStatements.init), complete: complete))
+            } catch {
+                complete(.failure(error))
+            }
+        }
+        guard !entries.isEmpty else { return 0 }
+        do {
+            let commit = try apply(&entries)
+            var committed = 0
+            for entry in entries {
+                if let failure = entry.failure {
+                    entry.complete(.failure(failure))
+                } else {
+                    committed += 1
+                    entry.complete(.success((entry.outcomes, commit)))
+                }
+            }
+            return committed
+        } catch {
+            if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+            let failure = Self.storeError(error, "committing a batch")
+            for entry in entries { entry.complete(.failure(entry.failure ?? failure)) }
+            return 0
+        }
+    }
+
+    /// Applies the change sets in one transaction, each under its own savepoint, and commits.
+    /// - Returns: the commit identity (the server's transaction id).
+    private func apply(_ entries: inout [Entry]) throws -> Int64 {
+        if !connection.isHealthy { try connection.reconnect() }
+        try connection.execute("BEGIN")
+        var next = 0
+        while next < entries.count {
+            var statements: [(sql: String, parameters: [SQLParameter])] = []
+            var owners: [(entry: Int, operation: Int?)] = []
+            for position in next..<entries.count where entries[position].failure == nil {
+                statements.append(("SAVEPOINT s\(position)", []))
+                owners.append((position, nil))
+                for (operation, row) in entries[position].statements.enumerated() {
+                    for statement in row.statements {
+                        statements.append(statement)
+                        owners.append((position, operation))
+                    }
+                }
+            }
+            if statements.isEmpty { break }
+            let outcomes = try connection.pipeline(statements)
+            guard let failed = record(outcomes, owners: owners, into: &entries) else { break }
+            try connection.execute("ROLLBACK TO SAVEPOINT s\(failed)")
+            next = failed
+            if entries[failed].failure != nil { next += 1 }
+        }
+        let result = try connection.pipeline([("SELECT pg_current_xact_id()::text::int8", []), ("COMMIT", [])])
+        for outcome in result { if case .failed(let error) = outcome { throw error } }
+        guard case .done(let identity) = result[0], case .done = result[1], let commit = identity.int(0, 0) else {
+            throw PostgresError(.connectionFailure, "the commit was not answered")
+        }
+        return commit
+    }
+
+    /// Reads a pipeline's outcomes into the entries; returns the first change set that failed
+    /// (its savepoint must be rolled back), with its failure set unless it is to be retried.
+    private func record(
+        _ outcomes: [PipelineOutcome], owners: [(entry: Int, operation: Int?)], into entries: inout [Entry]
+    ) -> Int? {
+        var current = -1
+        for (outcome, owner) in zip(outcomes, owners) {
+            if owner.entry != current {
+                current = owner.entry
+                entries[current].outcomes = []
+            }
+            guard let operation = owner.operation else { continue }
+            switch outcome {
+            case .skipped:
+                return current
+            case .failed(let error):
+                if error.isRetryable && entries[current].attempts + 1 < limits.maxAttempts {
+                    entries[current].attempts += 1
+                    Thread.sleep(forTimeInterval: backoff(entries[current].attempts))
+                } else {
+                    entries[current].failure = Self.storeError(error, "writing", entries[current], operation)
+                }
+                return current
+            case .done(let result):
+                let row = entries[current].statements[operation]
+                if entries[current].outcomes.count <= operation {
+                    // The first statement of an operation answers it.
+                    if let failure = row.check(result) {
+                        entries[current].failure = failure
+                        return current
+                    }
+                    entries[current].outcomes.append(row.outcome(result))
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The pause before retry `attempt`, doubled each time with up to half again of jitter.
+    private func backoff(_ attempt: Int) -> TimeInterval {
+        let (seconds, attoseconds) = limits.firstBackoff.components
+        let base = (Double(seconds) + Double(attoseconds) / 1e18) * Double(1 << min(attempt - 1, 10))
+        return base * Double.random(in: 1...1.5)
+    }
+
+    /// The caller's error for a server error.
+    private static func storeError(
+        _ error: any Error, _ what: String, _ entry: Entry? = nil, _ operation: Int? = nil
+    ) -> any Error {
+        guard let error = error as? PostgresError else { return error }
+        if let entry, let operation, let named = entry.statements[operation].named(error) { return named }
+        return DataStoreError.postgres(error, what)
+    }
+}

@@ -1,0 +1,108 @@
+import DataStoreCore
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The one writer of a ``PostgresStore``: queues change sets from every caller and commits them
+/// in batches on its own thread and connection, as the LMDB store's writer does.
+///
+/// A batch is one transaction; each change set runs under a savepoint of its own, so one that
+/// fails (a unique violation, a conflict) is rolled back alone and only its caller sees the
+/// error. The statements of a batch are sent in libpq's pipeline mode: one round trip for the
+/// batch and one for the commit when nothing fails, one more per change set that fails.
+final class PostgresWriter: Sendable {
+    /// Bounds and retry policy.
+    struct Limits: Sendable {
+        /// Change sets per batch: at most 64 savepoints, which PostgreSQL tracks without overflow.
+        var maxBatch = 64
+        /// Attempts of a change set that meets a serialization failure or a deadlock.
+        var maxAttempts = 6
+        /// The first back-off before a retry, doubled each time.
+        var firstBackoff: Duration = .milliseconds(2)
+    }
+
+    private let queue = WriterQueue()
+    private let batcher: BatchCommitter
+
+    /// Starts the writer thread over `connection`, which it alone uses from now on.
+    init(connection: Connection, limits: Limits = Limits()) {
+        batcher = BatchCommitter(connection: connection, limits: limits)
+        let thread = Thread { [queue, batcher] in
+            Thread.current.name = "PostgresWriter"
+            Self.run(queue, batcher: batcher, limit: limits.maxBatch)
+        }
+        thread.start()
+    }
+
+    deinit { close() }
+
+    /// How many batches and change sets were committed (for tests and the benchmark).
+    var metrics: (batches: Int, changeSets: Int) { queue.state.withLock { ($0.batches, $0.changeSets) } }
+
+    /// Queues `operations` as one change set; returns what they found and the commit identity
+    /// once the batch carrying them has committed.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` of the failing operation (only this change set was rolled
+    ///   back), `.network` when the server went away (nothing of it was applied, or, when the
+    ///   connection was lost during the commit, the outcome is unknown), `.closed` after close.
+    func submit(_ operations: [RowOperation]) async throws -> (outcomes: [RowOutcome], commit: Int64) {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(.changeSet(operations) { continuation.resume(with: $0) })
+        }
+    }
+
+    /// Runs `body` alone on the writer's connection, between batches (schema changes).
+    func exclusive<R: Sendable>(_ body: @escaping @Sendable (Connection) throws -> R) async throws -> R {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(
+                .exclusive { connection in
+                    continuation.resume(with: Result { try body(connection) })
+                })
+        }
+    }
+
+    /// Stops accepting work; what is queued still commits, then the thread ends.
+    func close() {
+        let wasOpen = queue.state.withLock { state in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        if wasOpen { queue.wake.signal() }
+    }
+
+    private func enqueue(_ job: WriterJob) {
+        let accepted = queue.state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.pending.append(job)
+            return true
+        }
+        guard accepted else {
+            job.fail(DataStoreError(.closed, "the PostgreSQL store is closed"))
+            return
+        }
+        queue.wake.signal()
+    }
+
+    /// The writer thread: waits for work, commits what gathered meanwhile, until closed.
+    private static func run(_ queue: WriterQueue, batcher: BatchCommitter, limit: Int) {
+        while true {
+            queue.wake.wait()
+            while true {
+                let (jobs, finished) = queue.state.withLock { state -> ([WriterJob], Bool) in
+                    let taken = WriterState.takeBatch(&state.pending, limit: limit)
+                    return (taken, taken.isEmpty && state.closed)
+                }
+                if finished { return }
+                if jobs.isEmpty { break }
+                if case .exclusive(let body) = jobs[0] {
+                    batcher.runExclusive(body)
+                    continue
+                }
+                let committed = batcher.commit(jobs)
+                queue.state.withLock { state in
+                    state.batches += 1
+                    state.changeSets += committed
+                }
+            }
+        }
+    }
+}

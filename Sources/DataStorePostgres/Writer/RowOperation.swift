@@ -1,0 +1,18 @@
+import DataStoreCore
+
+/// One write of a change set.
+enum RowOperation: Sendable {
+    /// Insert; the id must be free (``/DataStoreCore/DataStoreError/Code/duplicateID``), or with an expected
+    /// version of `.absent`, a stored id is a conflict.
+    case insert(PreparedRow, TableLayout, expectingAbsent: Bool)
+    /// Replace or insert (the seed's `put`), or with `version`, replace only that version.
+    case upsert(PreparedRow, TableLayout, version: Int?)
+    /// Delete the row under `id`, or with `version`, only that version.
+    case remove(id: Value, key: [UInt8], TableLayout, version: Int?)
+
+    var layout: TableLayout {
+        switch self {
+        case .insert(_, let layout, _), .upsert(_, let layout, _), .remove(_, _, let layout, _): layout
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import DataStoreCore
+import DataStoreKit
+
+/// The SQL of one ``RowOperation``: table and column names come from numbers (``TableLayout``),
+/// every value is a bound parameter.
+struct RowStatements {
+    /// The statements, in order; the first one's result answers the operation.
+    var statements: [(sql: String, parameters: [SQLParameter])] = []
+    /// The operation they carry out.
+    let operation: RowOperation
+
+    /// The version written: the server's transaction id, the commit identity.
+    static let version = "pg_current_xact_id()::text::int8"
+
+    init(_ operation: RowOperation) throws(DataStoreError) {
+        self.operation = operation
+        switch operation {
+        case .insert(let row, let layout, _):
+            try write(row, layout, conflict: "")
+        case .upsert(let row, let layout, nil):
+            try write(row, layout, conflict: "ON CONFLICT (id) DO UPDATE SET " + Self.assignments(layout))
+        case .upsert(let row, let layout, let version?):
+            let (columns, parameters) = try Self.columns(row, layout)
+            let sets = zip(columns, 1...).dropFirst().map { "\($0) = $\($1)" }
+            statements.append(
+                (
+                    "UPDATE \(layout.table) SET \(sets.joined(separator: ", ")), version = \(Self.version) "
+                        + "WHERE id = $1 AND version = $\(parameters.count + 1) RETURNING true",
+                    parameters + [.int(Int64(version))]
+                ))
+            sideRows(row, layout)
+        case .remove(_, let key, let layout, let version):
+            let check = version.map { " AND version = \($0)" } ?? ""
+            statements.append(
+                ("DELETE FROM \(layout.table) WHERE id = $1\(check) RETURNING record", [.bytes(key)]))
+            for index in layout.indexes where index.definition.multiValue {
+                statements.append(("DELETE FROM \(layout.sideTable(index)) WHERE id = $1", [.bytes(key)]))
+            }
+        }
+    }
+
+    private mutating func write(_ row: PreparedRow, _ layout: TableLayout, conflict: String) throws(DataStoreError) {
+        let (columns, parameters) = try Self.columns(row, layout)
+        let values = (1...parameters.count).map { "$\($0)" } + [Self.version]
+        statements.append(
+            (
+                "INSERT INTO \(layout.table) AS t (\(columns.joined(separator: ", ")), version) "
+                    + "VALUES (\(values.joined(separator: ", "))) \(conflict)",
+                parameters
+            ))
+        sideRows(row, layout)
+    }
+
+    /// The table's columns and their values for `row`.
+    private static func columns(_ row: PreparedRow, _ layout: TableLayout) throws(DataStoreError) -> (
+        [String], [SQLParameter]
+    ) {
+        var columns = ["id", "record", "doc"]
+        var parameters: [SQLParameter] = [.bytes(row.idKey), .bytes(row.body), row.json.map { .text($0) } ?? .null]
+        for index in layout.columnIndexes {
+            let entry = try entries(row, index, layout).first
+            columns += [index.keyColumn, index.uniqueColumn]
+            parameters += [entry.map { .bytes($0.entry.key) } ?? .null, entry?.unique.map { .bytes($0) } ?? .null]
+        }
+        return (columns, parameters)
+    }
+
+    /// `SET` clauses taking every column from the proposed row.
+    private static func assignments(_ layout: TableLayout) -> String {
+        let columns = ["record", "doc"] + layout.columnIndexes.flatMap { [$0.keyColumn, $0.uniqueColumn] }
+        return (columns.map { "\($0) = EXCLUDED.\($0)" } + ["version = EXCLUDED.version"]).joined(separator: ", ")
+    }
+
+    /// Replaces the row's entries in each multi-value side table, one statement per table.
+    private mutating func sideRows(_ row: PreparedRow, _ layout: TableLayout) {
+        for index in layout.indexes where index.definition.multiValue {
+            let entries = (try? Self.entries(row, index, layout)) ?? []
+            statements.append(("DELETE FROM \(layout.sideTable(index)) WHERE id = $1", [.bytes(row.idKey)]))
+            statements.append(
+                (
+                    "INSERT INTO \(layout.sideTable(index)) (key, id, u) "
+                        + "SELECT k, $1, u FROM unnest($2::bytea[], $3::bytea[]) AS e(k, u)",
+                    [
+                        .bytes(row.idKey), .byteaArray(entries.map { $0.entry.key }),
+                        .byteaArray(entries.map { $0.unique })
+                    ]
+                ))
+        }
+    }
+
+    /// The entries of `index`, computed now when the row was prepared before the index existed.
+    private static func entries(_ row: PreparedRow, _ index: StoredIndex, _ layout: TableLayout) throws(DataStoreError)
+        -> [(entry: IndexEntry, unique: [UInt8]?)]
+    {
+        if let entries = row.entries[index.column] { return entries }
+        return try PreparedRow(row.document, id: row.id, layout: layout).entries[index.column] ?? []
+    }
+
+    /// The error for an operation whose first statement found nothing to change, or `nil`.
+    func check(_ result: QueryResult) -> DataStoreError? {
+        switch operation {
+        case .upsert(let row, let layout, _?) where result.rowCount == 0:
+            return DataStoreError(.conflict, "\(layout.name)/\(row.id) changed since it was read")
+        case .remove(let id, _, let layout, let version) where result.rowCount == 0:
+            if version != nil { return DataStoreError(.conflict, "\(layout.name)/\(id) changed since it was read") }
+            return DataStoreError(.notFound, "no object with id \(id) in \(layout.name)")
+        default:
+            return nil
+        }
+    }
+
+    /// What the operation found: the record a removal removed.
+    func outcome(_ result: QueryResult) -> RowOutcome {
+        if case .remove = operation, result.rowCount > 0 {
+            return RowOutcome(removedRecord: result.bytes(0, 0), replaced: true)
+        }
+        return RowOutcome(removedRecord: nil, replaced: false)
+    }
+
+    /// The store's named error for a constraint the server enforced (SQLSTATE 23505): the id's
+    /// primary key, or a unique index.
+    func named(_ error: PostgresError) -> DataStoreError? {
+        guard error.code == .uniqueViolation, let constraint = error.constraint else { return nil }
+        let layout = operation.layout
+        let row: PreparedRow
+        switch operation {
+        case .insert(let inserted, _, let expectingAbsent):
+            if constraint == "\(layout.table)_pkey" {
+                return expectingAbsent
+                    ? DataStoreError(.conflict, "\(layout.name)/\(inserted.id) changed since it was read (now stored)")
+                    : DataStoreError(.duplicateID, "an object with id \(inserted.id) already exists in \(layout.name)")
+            }
+            row = inserted
+        case .upsert(let written, _, _): row = written
+        case .remove: return nil
+        }
+        guard let index = layout.indexes.first(where: { layout.uniqueConstraint($0) == constraint }) else { return nil }
+        return DataStoreError(
+            .uniqueViolation,
+            "unique index \(index.definition.name) on \(layout.name) already has (\(row.shownValues(index))) "
+                + "for another object", underlying: error)
+    }
+}

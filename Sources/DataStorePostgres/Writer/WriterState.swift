@@ -1,0 +1,17 @@
+/// What the writer's queue holds.
+struct WriterState: Sendable {
+    var pending: [WriterJob] = []
+    var closed = false
+    var batches = 0
+    var changeSets = 0
+
+    /// The next batch: change sets up to `limit`, or one exclusive job alone.
+    static func takeBatch(_ pending: inout [WriterJob], limit: Int) -> [WriterJob] {
+        guard let first = pending.first else { return [] }
+        if case .exclusive = first { return [pending.removeFirst()] }
+        var count = 0
+        while count < min(limit, pending.count), case .changeSet = pending[count] { count += 1 }
+        defer { pending.removeFirst(count) }
+        return Array(pending[..<count])
+    }
+}

@@ -1,0 +1,62 @@
+import DataStoreCore
+import DataStoreKit
+import Foundation
+import Testing
+
+@testable import DataStorePostgres
+
+/// Declarations against `_meta`: indexes built over existing rows, kept when a later declaration
+/// leaves them out, and the plan shown with the server's own.
+@Suite("PostgreSQL schema", .enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.skipReason))
+struct PostgresSchemaTests {
+    static let mapping = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
+
+    @Test("an index declared over existing rows is built in chunks and serves queries; leaving it out keeps it")
+    func indexOverExistingRows() async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let name = PostgresTestServer.uniqueName("late")
+        let plain = try await store.collection(name, mapping: Self.mapping)
+        try await plain.add(contentsOf: (0..<25).map { ["id": .int(Int64($0)), "n": .int(Int64($0 % 5))] })
+        let indexed = try await store.collection(
+            name, mapping: Self.mapping, indexes: [IndexDefinition("n")], indexBuildChunk: 4)
+        #expect(try indexed.explain(params: ["n": 3]).description.hasPrefix("index scan of n"))
+        #expect(
+            try await indexed.query(params: ["n": 3], options: nil).map { $0["id"] }
+                == [3, 8, 13, 18, 23].map {
+                    Value.int($0)
+                })
+        let again = try await store.collection(name, mapping: Self.mapping)
+        #expect(again.indexes.map(\.name) == ["n"])
+        #expect(again.undeclaredIndexes.map(\.name) == ["n"])
+        _ = try await again.add(object: ["id": 100, "n": 3])
+        #expect(try await indexed.count(params: ["n": 3]) == 6)
+    }
+
+    @Test("explainOnServer shows the planner's choice and the server's plan of its statement")
+    func explainOnServer() async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let collection = try await store.collection(
+            PostgresTestServer.uniqueName("explain"), mapping: Self.mapping, indexes: [IndexDefinition("n")])
+        let text = try collection.explainOnServer(params: ["n >": 1], options: ["sort": ["n"], "limit": 3])
+        #expect(text.hasPrefix("index scan of n"), "\(text)")
+        #expect(text.contains("server: "), "\(text)")
+        #expect(text.contains("Limit"), "\(text)")
+    }
+
+    @Test("a declaration with another id field than the stored one is a schema mismatch")
+    func idFieldMismatch() async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let name = PostgresTestServer.uniqueName("ids")
+        _ = try await store.collection(name, mapping: Self.mapping)
+        do {
+            _ = try await store.collection(
+                name, mapping: ObjectMapping<Document>(idField: "key", encode: { $0 }, decode: { $0 }))
+            Issue.record("another id field was accepted")
+        } catch let error as DataStoreError {
+            #expect(error.code == .schemaMismatch)
+        }
+    }
+}
