@@ -5,7 +5,7 @@ public import DataStoreKit
 /// semantics of `StoreCollection` (the shared conformance battery checks both).
 ///
 /// Get one with ``PostgresStore/collection(_:mapping:indexes:indexBuildChunk:undeclaredIndexes:)``.
-public final class PostgresCollection<Object>: ModelProtocol, Sendable {
+public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// The store holding the collection.
     public let store: PostgresStore
     /// How objects become documents and back.
