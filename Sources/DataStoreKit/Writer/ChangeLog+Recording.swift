@@ -47,7 +47,8 @@ extension ChangeLog {
         try trim(database, now: now, in: &transaction)
     }
 
-    /// Deletes up to ``trimStep`` of the oldest records past the retention's age or size, and
+    /// Deletes up to ``trimStep`` of the oldest records past the retention's age or size (never the
+    /// one just written), and
     /// notes the newest deleted so a reader resuming before it is told.
     private func trim(_ database: Database, now: Int64, in transaction: inout WriteTransaction) throws {
         let cutoff = options.maxAge.map { now - Self.milliseconds($0) }
@@ -58,7 +59,10 @@ extension ChangeLog {
         guard cutoff != nil || excessBytes > 0 else { return }
         var trimmedThrough: Int?
         for _ in 0..<Self.trimStep {
-            guard let (commit, time, size) = try oldest(database, in: transaction) else { break }
+            // The record just written stays: the feed always holds the newest commit.
+            guard let (commit, time, size) = try oldest(database, in: transaction),
+                commit < transaction.transactionID
+            else { break }
             guard excessBytes > 0 || time < (cutoff ?? .min) else { break }
             try transaction.delete(ChangeRecord.key(for: commit), in: database)
             excessBytes -= size

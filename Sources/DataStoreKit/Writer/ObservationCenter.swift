@@ -14,11 +14,15 @@ final class ObservationCenter: Sendable {
 
     let log: ChangeLog
     private let state = Mutex(State())
+    private let processed = Atomic<Int>(0)
 
     init(log: ChangeLog) { self.log = log }
 
     /// Observers registered now (a test counts what cancelled observations leave behind).
     var observerCount: Int { state.withLock { $0.observers.count } }
+
+    /// The last commit the log reader has marked observers for.
+    var processedThrough: Int { processed.load(ordering: .acquiring) }
 
     /// The task reading the log for observers, while any is registered.
     var tailTask: Task<Void, Never>? { state.withLock { $0.tail } }
@@ -72,6 +76,7 @@ final class ObservationCenter: Sendable {
                 for try await event in ChangeFeed(log: log, start: position) {
                     position = event.commit.rawValue
                     mark(event)
+                    processed.store(position, ordering: .releasing)
                 }
                 break
             } catch {

@@ -1,0 +1,119 @@
+// Live query results: current results first, a refresh after each commit that touched the
+// collection, bursts coalesced, cancellation and close ending observations without leftovers.
+import DataStoreCore
+import Foundation
+import Synchronization
+import Testing
+@testable import DataStoreKit
+
+@Suite("Query observation")
+struct ObservationTests {
+    @Test("current results first, then the results after each commit to the collection, as query gives them")
+    func agreesWithQuery() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let others = try await temporary.store.collection(Note.self, name: "Other", idField: "id")
+        _ = try await notes.add(object: note("a", type: "mail"))
+        let params: [String: Value] = ["type": "mail"]
+        var iterator = try notes.observe(params: params, options: ["sort": "id"]).makeAsyncIterator()
+        #expect(try await iterator.next()?.map(\.id) == ["a"])
+        // A commit to another collection refreshes nothing: the next results show the one after it.
+        _ = try await others.add(object: note("x", type: "mail"))
+        _ = try await notes.add(object: note("b", type: "mail"))
+        let second = try #require(try await iterator.next())
+        #expect(second.map(\.id) == ["a", "b"])
+        _ = try await notes.put(id: "a", object: note("a", type: "chat"))
+        let third = try #require(try await iterator.next())
+        #expect(third == (try await notes.query(params: params, options: ["sort": "id"])))
+        #expect(third.map(\.id) == ["b"])
+    }
+
+    @Test("a consumer that falls behind a burst gets the latest results once, not a backlog")
+    func coalescing() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        var iterator = try notes.observe(params: nil, options: nil).makeAsyncIterator()
+        #expect(try await iterator.next()?.isEmpty == true)
+        var last = CommitID(rawValue: 0)
+        for index in 0..<50 {
+            let context = temporary.store.newContext()
+            _ = try context.add(note("burst\(index)"), to: notes)
+            last = try #require(try await context.save())
+        }
+        // Once the log reader has passed the burst, one refresh is pending, whatever its length.
+        while temporary.store.observations.processedThrough < last.rawValue { await Task.yield() }
+        #expect(try await iterator.next()?.count == 50)
+        _ = try await notes.add(object: note("after"))
+        #expect(try await iterator.next()?.count == 51, "the next results are the newest, not a queued older one")
+    }
+
+    @Test("cancelling observers leaves no observer, waiter or reader task behind (counters)")
+    func cancellationLeaksNothing() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        let notes = try await store.collection(Note.self, idField: "id")
+        let started = Counter()
+        let tasks = (0..<20).map { _ in
+            Task {
+                var refreshes = 0
+                for try await _ in try notes.observe(params: nil, options: nil) {
+                    if refreshes == 0 { started.increment() }
+                    refreshes += 1
+                }
+                return refreshes
+            }
+        }
+        while started.value < 20 { await Task.yield() }
+        #expect(store.observations.observerCount == 20)
+        let reader = try #require(store.observations.tailTask)
+        for task in tasks { task.cancel() }
+        for task in tasks { #expect(try await task.value >= 1) }
+        #expect(store.observations.observerCount == 0)
+        #expect(store.observations.tailTask == nil)
+        await reader.value
+        #expect(store.changeLog.signal.waiterCount == 0)
+        // The store still serves new observers afterwards.
+        var again = try notes.observe(params: nil, options: nil).makeAsyncIterator()
+        #expect(try await again.next()?.isEmpty == true)
+    }
+
+    @Test("closing the store ends every observation")
+    func closeEnds() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let started = Counter()
+        let task = Task {
+            var count = 0
+            for try await _ in try notes.observe(params: nil, options: nil) {
+                count += 1
+                started.increment()
+            }
+            return count
+        }
+        while started.value < 1 { await Task.yield() }
+        temporary.store.close()
+        #expect(try await task.value >= 1)
+        var late = try notes.observe(params: nil, options: nil).makeAsyncIterator()
+        #expect(try await late.next() == nil)
+    }
+
+    @Test("a malformed query fails at once, by name")
+    func badQuery() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let error = #expect(throws: DataStoreError.self) { try notes.observe(params: nil, options: ["limit": "x"]) }
+        #expect(error?.code == .invalidOption)
+    }
+}
+
+/// A thread-safe count for tests.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
+}
