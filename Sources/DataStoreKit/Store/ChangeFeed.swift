@@ -18,9 +18,19 @@ public struct ChangeFeed: AsyncSequence, Sendable {
     let log: ChangeLog
     /// Deliver commits after this one (`nil`: every commit still retained).
     let start: Int?
+    /// Wait for new commits once every recorded one is delivered.
+    var follows = true
+
+    /// The same feed ending, instead of waiting, once it has delivered every commit recorded
+    /// before its last read: the log so far (`datastore changes` without `--follow`).
+    public var recordedSoFar: ChangeFeed {
+        var feed = self
+        feed.follows = false
+        return feed
+    }
 
     /// An iterator starting at the feed's position.
-    public func makeAsyncIterator() -> Iterator { Iterator(log: log, position: start) }
+    public func makeAsyncIterator() -> Iterator { Iterator(log: log, position: start, follows: follows) }
 
     /// Reads pages of the log and waits for commits when it has read them all.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
@@ -28,6 +38,7 @@ public struct ChangeFeed: AsyncSequence, Sendable {
         public typealias Failure = DataStoreError
 
         let log: ChangeLog
+        let follows: Bool
         /// The last commit delivered (`nil` before the first, when starting at the oldest).
         var position: Int?
         private var page: [CommitEvent] = []
@@ -36,9 +47,10 @@ public struct ChangeFeed: AsyncSequence, Sendable {
         private var readThrough = 0
         private var finished = false
 
-        init(log: ChangeLog, position: Int?) {
+        init(log: ChangeLog, position: Int?, follows: Bool) {
             self.log = log
             self.position = position
+            self.follows = follows
         }
 
         /// The next commit, waiting for one when every commit so far is delivered.
@@ -61,7 +73,7 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                 (page, next, readThrough) = (read.events, 0, read.snapshot)
                 if position == nil, read.events.isEmpty { position = read.snapshot }
                 if !page.isEmpty { continue }
-                if closed { break }
+                if closed || !follows { break }
                 if await !log.signal.wait(after: readThrough), Task.isCancelled { break }
             }
             finished = true
