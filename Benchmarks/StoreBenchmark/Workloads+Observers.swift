@@ -14,7 +14,8 @@ extension BenchmarkRun {
         let seconds = configuration.secondsPerConfiguration / 2
         for tasks in [1, 64] {
             var rates: [Bool: [Double]] = [true: [], false: []]
-            for round in 0..<2 {
+            var totals: [Bool: (saves: Int, nanoseconds: UInt64)] = [true: (0, 0), false: (0, 0)]
+            for round in 0..<Self.feedRounds {
                 for feed in [true, false] {
                     let path = directory + "/feed-\(feed)-\(tasks)-\(round)"
                     let (store, events) = try await Self.openObservedStore(path: path, feed: feed)
@@ -24,9 +25,12 @@ extension BenchmarkRun {
                     ) { try await Self.saveInContext($0, store: store, events: events) }
                     store.close()
                     rates[feed]!.append(Double(result.latencies.count) / (Double(result.nanoseconds) / 1e9))
+                    totals[feed]!.saves += result.latencies.count
+                    totals[feed]!.nanoseconds += result.nanoseconds
                 }
             }
-            let on = rates[true]!.reduce(0, +) / 2, off = rates[false]!.reduce(0, +) / 2
+            let on = Double(totals[true]!.saves) / (Double(totals[true]!.nanoseconds) / 1e9)
+            let off = Double(totals[false]!.saves) / (Double(totals[false]!.nanoseconds) / 1e9)
             report.notes.append(
                 "change feed cost, event log at \(tasks) savers: feed on \(fixed(on, 0)) saves/s, off \(fixed(off, 0)) "
                     + "saves/s (on ÷ off \(fixed(on / off, 2)); rounds on \(rates[true]!.map { fixed($0, 0) }), "
@@ -34,20 +38,25 @@ extension BenchmarkRun {
         }
         var baseline = 0.0
         for observers in [0, 100, 1_000] {
-            let (rate, latency) = try await observedRun(
+            let (rate, latency, upper) = try await observedRun(
                 path: directory + "/observers-\(observers)", observers: observers, seconds: seconds * 2)
             if observers == 0 { baseline = rate }
             report.notes.append(
                 "observers, event log at 64 savers with \(observers) observers of another collection: "
-                    + "\(fixed(rate, 0)) saves/s (\(fixed(rate / baseline, 2))× none); refresh latency, acknowledged "
-                    + "→ delivered: p50 \(fixed(latency.p50Microseconds, 0)) µs, p99 \(fixed(latency.p99Microseconds, 0)) µs "
+                    + "\(fixed(rate, 0)) saves/s (\(fixed(rate / baseline, 2))× none); refresh latency of one more "
+                    + "observer, save acknowledged → results delivered (0 when delivered first): "
+                    + "p50 \(fixed(latency.p50Microseconds, 0)) µs, p99 \(fixed(latency.p99Microseconds, 0)) µs; save begun → "
+                    + "delivered: p50 \(fixed(upper.p50Microseconds, 0)) µs, p99 \(fixed(upper.p99Microseconds, 0)) µs "
                     + "(\(latency.count) pings)")
         }
     }
 
     /// 64 savers for `seconds` while `observers` observe unrelated queries and a pinger samples
-    /// one observer's refresh latency: saves per second and the latencies.
-    private func observedRun(path: String, observers: Int, seconds: Double) async throws -> (Double, LatencyStats) {
+    /// one observer's refresh latency: saves per second, and the latencies from each ping's
+    /// acknowledgement and from its save's start.
+    private func observedRun(path: String, observers: Int, seconds: Double) async throws
+        -> (Double, LatencyStats, LatencyStats)
+    {
         let (store, events) = try await Self.openObservedStore(path: path, feed: true)
         defer { store.close() }
         let others: StoreCollection<Message> = try await store.collection("others", mapping: .record(idField: "id"))
@@ -76,35 +85,45 @@ extension BenchmarkRun {
         let deadline = Clock.wall() + UInt64(seconds * 1e9)
         let pinger = Task {
             var latencies: [UInt64] = []
+            var fromStart: [UInt64] = []
             var arrivals = delivered.makeAsyncIterator()
             var sequence = 0
             while Clock.wall() < deadline {
                 sequence += 1
                 let ping = Message(
-                    id: "ping\(sequence)", from_user_key: "p", to_user_key: "p", message: "", created_ts: Double(sequence),
+                    id: "ping\(sequence)", from_user_key: "p", to_user_key: "p", message: "",
+                    created_ts: Double(sequence),
                     type: "ping")
+                let begun = Clock.wall()
                 _ = try await pings.add(object: ping)
                 let acknowledged = Clock.wall()
                 while let (id, time) = await arrivals.next() {
                     if id == ping.id {
                         latencies.append(time > acknowledged ? time - acknowledged : 0)
+                        fromStart.append(time - begun)
                         break
                     }
                 }
                 try await Task.sleep(nanoseconds: 5_000_000)
             }
-            return latencies
+            return (latencies, fromStart)
         }
         let pool = newEvents(tasks: 64, perTask: 100_000 / 64, tag: "o\(observers)")
         let result = try await saveInTasks(64, pool, perTask: 100_000 / 64, until: deadline) {
             try await Self.saveInContext($0, store: store, events: events)
         }
-        let latencies = try await pinger.value
+        let (latencies, fromStart) = try await pinger.value
         pingWatcher.cancel()
         for watcher in watchers { watcher.cancel() }
         for watcher in watchers { _ = try? await watcher.value }
-        return (Double(result.latencies.count) / (Double(result.nanoseconds) / 1e9), LatencyStats(latencies))
+        return (
+            Double(result.latencies.count) / (Double(result.nanoseconds) / 1e9), LatencyStats(latencies),
+            LatencyStats(fromStart)
+        )
     }
+
+    /// Alternating feed-on and feed-off rounds per saver count: the disk's speed drifts.
+    static let feedRounds = 4
 
     /// A fresh durable event store, with the change feed on or off.
     static func openObservedStore(path: String, feed: Bool) async throws -> (DataStore, StoreCollection<Message>) {

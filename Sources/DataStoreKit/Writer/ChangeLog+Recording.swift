@@ -79,9 +79,10 @@ extension ChangeLog {
         try transaction.withCursor(on: database) { cursor in
             try cursor.withSeek(atOrAfter: ChangeRecord.key(for: 1)) { key, value in
                 var reader = ChangeRecordReader(bytes: value, commit: try ChangeRecord.commit(ofKey: key))
-                _ = try reader.integer(byteCount: 1, "the format byte")
-                let time = Int64(bitPattern: try reader.integer(byteCount: 8, "the commit time"))
-                return (reader.commit, time, key.count + value.count)
+                // A record whose time cannot be read is trimmed first rather than blocking every commit.
+                _ = try? reader.integer(byteCount: 1, "the format byte")
+                let time = (try? reader.integer(byteCount: 8, "the commit time")).map { Int64(bitPattern: $0) }
+                return (reader.commit, time ?? .min, key.count + value.count)
             }
         }
     }
