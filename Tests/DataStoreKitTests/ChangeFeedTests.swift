@@ -138,6 +138,34 @@ struct ChangeFeedTests {
         #expect(tail.first?.changes.first?.inserted == ["later2"])
     }
 
+    @Test("a consumer that falls behind the trimming gets the typed error once its buffered page is used up")
+    func trimmedUnderAConsumer() async throws {
+        let path = NSTemporaryDirectory() + "datastorekit-behind-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var kept = DataStore.Options(durability: .none)
+        kept.changeFeed.maxBytes = nil
+        let first = try DataStore.open(path: path, options: kept)
+        let notes = try await first.collection(Note.self, idField: "id")
+        for index in 0..<300 { _ = try await notes.put(id: .string("n\(index % 5)"), object: note("n\(index % 5)")) }
+        var iterator = try first.changes(after: nil).makeAsyncIterator()
+        var delivered = [try #require(try await iterator.next())]
+        first.close()
+        var tight = DataStore.Options(durability: .none)
+        tight.changeFeed.maxBytes = 1
+        let second = try DataStore.open(path: path, options: tight)
+        defer { second.close() }
+        let again = try await second.collection(Note.self, idField: "id")
+        for index in 0..<10 { _ = try await again.add(object: note("late\(index)")) }
+        do {
+            while let event = try await iterator.next() { delivered.append(event) }
+            Issue.record("the feed ended without telling its consumer that commits were trimmed")
+        } catch {
+            #expect(error.code == .changesTrimmed)
+            #expect((error.underlying as? ChangesTrimmed)?.requested == delivered.last?.commit)
+        }
+        #expect(delivered.count == ChangeFeed.pageSize, "the page read before the trimming, then the error")
+    }
+
     @Test("resuming after a commit the store has not made is a named error")
     func futureCommit() async throws {
         let temporary = try TemporaryStore()

@@ -74,6 +74,30 @@ struct ChangeFeedProcessTests {
         #expect(Self.fold(all) == Set(try await items.all().map { Value.string($0.id) }))
     }
 
+    @Test("an observation in this process follows another process's commits to the results query gives")
+    func observationAcrossProcesses() async throws {
+        let path = temporaryStorePath("observe-processes")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try DataStore.open(path: path)
+        defer { store.close() }
+        let items = try await CrashWorkload.collection(in: store)
+        var results = try items.observe(params: nil, options: nil).makeAsyncIterator()
+        #expect(try await results.next()?.isEmpty == true)
+        let child = try ChildProcess(["saves", path, "--workers", "2", "--count", "4"])
+        #expect(child.waitForExit(), "the helper finished: \(child.lines.suffix(3))")
+        let acknowledged = child.lines.compactMap { Acknowledgement(line: $0) }
+        let removed = Set(acknowledged.compactMap(\.removes))
+        let expected = Set(
+            acknowledged.filter { !removed.contains($0.tag) }.flatMap { ack in
+                (0..<ack.count).map { "\(ack.tag).\($0)" }
+            })
+        // Every refresh came from polling: this process commits nothing meanwhile.
+        var latest: [CrashItem] = []
+        while Set(latest.map(\.id)) != expected, let next = try await results.next() { latest = next }
+        #expect(Set(latest.map(\.id)) == expected)
+        #expect(expected == Set(try await items.all().map(\.id)))
+    }
+
     /// Commits strictly increasing (so none twice), and no id inserted again before it was removed.
     static func expectExactlyOnce(_ events: [CommitEvent], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let commits = events.map(\.commit)
