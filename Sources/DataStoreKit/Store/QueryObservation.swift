@@ -1,7 +1,9 @@
 public import DataStoreCore
 
 /// The live results of one query (``StoreCollection/observe(params:options:)``): the current
-/// results first, then the results again after each commit that touched the collection.
+/// results first, then the results again after each commit that may have changed them — one that
+/// touched the collection, less those (for a query without a limit or offset) whose few touched
+/// documents were not among the results and do not match now.
 ///
 /// A flag, not a queue, stands between commits and the consumer: one that falls behind a burst
 /// gets the latest results once, never a backlog. Each refresh runs the query over a fresh
@@ -25,6 +27,8 @@ public struct QueryObservation<Object>: AsyncSequence, Sendable {
         let collection: StoreCollection<Object>
         let query: Query
         private var registration: ObserverRegistration?
+        /// The ids of the last results, when they are every match.
+        private var previous: Set<Value>?
         private var finished = false
 
         init(collection: StoreCollection<Object>, query: Query) {
@@ -43,20 +47,20 @@ public struct QueryObservation<Object>: AsyncSequence, Sendable {
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(DataStoreError) -> [Object]? {
             guard !finished, !Task.isCancelled else { return end() }
             if let registration {
-                guard await registration.observer.waitForChange() else { return end() }
+                while true {
+                    guard let touched = await registration.observer.waitForChange() else { return end() }
+                    if QueryObservation.mayChange(previous, touched: touched, in: collection, query) { break }
+                    collection.store.observations.noteSkippedRefresh()
+                }
             } else {
                 // Registered before the first run, so no commit after its snapshot goes unseen.
                 let registration = collection.store.observations.register(collection: collection.name)
                 self.registration = registration
                 if collection.store.changeLog.signal.isClosed { return end() }
             }
-            do {
-                return try collection.query(query)
-            } catch let error as DataStoreError {
-                throw error
-            } catch {
-                throw DataStoreError(.codec, "observing \(collection.name) failed: \(error)", underlying: error)
-            }
+            let (objects, ids) = try QueryObservation.results(of: collection, query)
+            previous = ids
+            return objects
         }
 
         private mutating func end() -> [Object]? {

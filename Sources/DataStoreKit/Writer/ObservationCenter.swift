@@ -15,6 +15,7 @@ final class ObservationCenter: Sendable {
     let log: ChangeLog
     private let state = Mutex(State())
     private let processed = Atomic<Int>(0)
+    private let skipped = Atomic<Int>(0)
 
     init(log: ChangeLog) { self.log = log }
 
@@ -23,6 +24,11 @@ final class ObservationCenter: Sendable {
 
     /// The last commit the log reader has marked observers for.
     var processedThrough: Int { processed.load(ordering: .acquiring) }
+
+    /// Wake-ups that observers found could not change their results (for tests).
+    var skippedRefreshes: Int { skipped.load(ordering: .relaxed) }
+
+    func noteSkippedRefresh() { skipped.add(1, ordering: .relaxed) }
 
     /// The task reading the log for observers, while any is registered.
     var tailTask: Task<Void, Never>? { state.withLock { $0.tail } }
@@ -90,15 +96,17 @@ final class ObservationCenter: Sendable {
     }
 
     private func mark(_ event: CommitEvent) {
-        let touched = state.withLock { state in
-            event.changes.flatMap { change in
+        for change in event.changes {
+            let observers = state.withLock { state in
                 (state.byCollection[change.collection] ?? []).compactMap { state.observers[$0] }
             }
+            guard !observers.isEmpty else { continue }
+            let ids = change.inserted + change.updated + change.removed
+            for observer in observers { observer.markChanged(ids) }
         }
-        for observer in touched { observer.markChanged() }
     }
 
     private func markAll() {
-        for observer in state.withLock({ Array($0.observers.values) }) { observer.markChanged() }
+        for observer in state.withLock({ Array($0.observers.values) }) { observer.markChanged(nil) }
     }
 }

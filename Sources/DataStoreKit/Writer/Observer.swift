@@ -1,12 +1,14 @@
+import DataStoreCore
 import Synchronization
 
-/// One live observation's mailbox: a flag, not a queue, so a burst of commits while its consumer
-/// is busy comes down to one refresh.
+/// One live observation's mailbox: what changed since its consumer last looked, not a queue, so a
+/// burst of commits while the consumer is busy comes down to one refresh.
 final class Observer: Sendable {
     private struct State {
-        var changed = false
+        /// `nil` while nothing changed.
+        var touched: TouchedIDs?
         var ended = false
-        var waiting: CheckedContinuation<Bool, Never>?
+        var waiting: CheckedContinuation<TouchedIDs?, Never>?
         var cancelled = false
     }
 
@@ -19,14 +21,16 @@ final class Observer: Sendable {
         self.collection = collection
     }
 
-    /// A commit touched the collection: a waiting consumer wakes, a busy one finds the flag set.
-    func markChanged() {
-        let waiting = state.withLock { state in
+    /// A commit touched these ids of the collection (`nil`: unknown ones): a waiting consumer
+    /// wakes, a busy one finds them noted.
+    func markChanged(_ ids: [Value]?) {
+        let (waiting, touched) = state.withLock { state in
+            let touched = (state.touched ?? .none).adding(ids)
             defer { state.waiting = nil }
-            if state.waiting == nil { state.changed = true }
-            return state.waiting
+            if state.waiting == nil { state.touched = touched }
+            return (state.waiting, touched)
         }
-        waiting?.resume(returning: true)
+        waiting?.resume(returning: touched)
     }
 
     /// The store closed: the observation ends once its last change is taken.
@@ -36,25 +40,29 @@ final class Observer: Sendable {
             defer { state.waiting = nil }
             return state.waiting
         }
-        waiting?.resume(returning: false)
+        waiting?.resume(returning: nil)
     }
 
-    /// Waits for a change since the last call: `true`, or `false` when the store closed or the
-    /// task was cancelled.
-    func waitForChange() async -> Bool {
+    /// Waits for a change since the last call and returns the ids touched, or `nil` when the
+    /// store closed or the task was cancelled.
+    func waitForChange() async -> TouchedIDs? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let outcome = state.withLock { state -> Bool? in
-                    if state.cancelled { return false }
-                    if state.changed {
-                        state.changed = false
-                        return true
-                    }
-                    if state.ended { return false }
-                    state.waiting = continuation
-                    return nil
+                enum Outcome {
+                    case now(TouchedIDs?)
+                    case parked
                 }
-                if let outcome { continuation.resume(returning: outcome) }
+                let outcome = state.withLock { state -> Outcome in
+                    if state.cancelled { return .now(nil) }
+                    if let touched = state.touched {
+                        state.touched = nil
+                        return .now(touched)
+                    }
+                    if state.ended { return .now(nil) }
+                    state.waiting = continuation
+                    return .parked
+                }
+                if case .now(let touched) = outcome { continuation.resume(returning: touched) }
             }
         } onCancel: {
             let waiting = state.withLock { state in
@@ -62,7 +70,7 @@ final class Observer: Sendable {
                 defer { state.waiting = nil }
                 return state.waiting
             }
-            waiting?.resume(returning: false)
+            waiting?.resume(returning: nil)
         }
     }
 }
