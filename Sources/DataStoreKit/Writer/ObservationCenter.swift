@@ -86,9 +86,11 @@ final class ObservationCenter: Sendable {
                 }
                 break
             } catch {
-                // Trimmed (or unreadable) past this reader: every observer refreshes, from now on.
+                // Trimmed (or unreadable) past this reader: every observer refreshes, from now on,
+                // after a pause so that a log that cannot be read is not retried in a tight loop.
                 position = (try? log.lastCommit()) ?? position
                 markAll()
+                try? await Task.sleep(for: log.options.pollInterval)
             }
         }
         guard !Task.isCancelled, log.signal.isClosed else { return }
