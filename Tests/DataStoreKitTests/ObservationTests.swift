@@ -1,6 +1,7 @@
 // Live query results: current results first, a refresh after each commit that touched the
 // collection, bursts coalesced, cancellation and close ending observations without leftovers.
 import DataStoreCore
+import Dispatch
 import Foundation
 import Synchronization
 import Testing
@@ -106,6 +107,32 @@ struct ObservationTests {
         // The store still serves new observers afterwards.
         var again = try notes.observe(params: nil, options: nil).makeAsyncIterator()
         #expect(try await again.next()?.isEmpty == true)
+    }
+
+    @Test("observations and feeds start and read while a write transaction is held open", .timeLimit(.minutes(1)))
+    func startDuringALongWrite() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        let notes = try await store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("a"))
+        let inside = Counter()
+        let release = DispatchSemaphore(value: 0)
+        let long = Task {
+            try await store.writer.submit(estimatedBytes: 0) { transaction -> Int in
+                inside.increment()
+                release.wait()
+                return 0
+            }
+        }
+        while inside.value == 0 { await Task.yield() }
+        // The writer is inside its transaction: nothing here may wait for it.
+        var results = try notes.observe(params: nil, options: nil).makeAsyncIterator()
+        #expect(try await results.next()?.map(\.id) == ["a"])
+        let replayed = try await ChangeFeedTests.collect(try store.changes(after: nil).recordedSoFar, count: 10)
+        #expect(replayed.count == 1)
+        release.signal()
+        _ = try await long.value
     }
 
     @Test("closing the store ends every observation")
