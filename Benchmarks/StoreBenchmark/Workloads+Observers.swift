@@ -15,14 +15,18 @@ extension BenchmarkRun {
         for tasks in [1, 64] {
             var rates: [Bool: [Double]] = [true: [], false: []]
             var totals: [Bool: (saves: Int, nanoseconds: UInt64)] = [true: (0, 0), false: (0, 0)]
+            var cpu: [Bool: CPUUsage] = [true: CPUUsage(), false: CPUUsage()]
             for round in 0..<Self.feedRounds {
-                for feed in [true, false] {
+                // Each setting goes first in every other round: the disk's speed drifts.
+                for feed in round % 2 == 0 ? [true, false] : [false, true] {
                     let path = directory + "/feed-\(feed)-\(tasks)-\(round)"
                     let (store, events) = try await Self.openObservedStore(path: path, feed: feed)
                     let pool = newEvents(tasks: tasks, perTask: 100_000 / tasks, tag: "f\(tasks)")
+                    let before = CPUUsage.now(writerThreads: Self.storeWriterThreads)
                     let result = try await saveInTasks(
                         tasks, pool, perTask: 100_000 / tasks, until: Clock.wall() + UInt64(seconds * 1e9)
                     ) { try await Self.saveInContext($0, store: store, events: events) }
+                    cpu[feed]! += CPUUsage.now(writerThreads: Self.storeWriterThreads) - before
                     store.close()
                     rates[feed]!.append(Double(result.latencies.count) / (Double(result.nanoseconds) / 1e9))
                     totals[feed]!.saves += result.latencies.count
@@ -34,7 +38,8 @@ extension BenchmarkRun {
             report.notes.append(
                 "change feed cost, event log at \(tasks) savers: feed on \(fixed(on, 0)) saves/s, off \(fixed(off, 0)) "
                     + "saves/s (on ÷ off \(fixed(on / off, 2)); rounds on \(rates[true]!.map { fixed($0, 0) }), "
-                    + "off \(rates[false]!.map { fixed($0, 0) }))")
+                    + "off \(rates[false]!.map { fixed($0, 0) })); CPU per save, process / writer thread: on "
+                    + cpu[true]!.perSave(totals[true]!.saves) + ", off " + cpu[false]!.perSave(totals[false]!.saves))
         }
         var baseline = 0.0
         for observers in [0, 100, 1_000] {

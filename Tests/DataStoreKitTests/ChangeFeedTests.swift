@@ -138,6 +138,36 @@ struct ChangeFeedTests {
         #expect(tail.first?.changes.first?.inserted == ["later2"])
     }
 
+    @Test("past the age bound the writer trims the old records, and goes on trimming as they age")
+    func trimmingByAge() async throws {
+        let path = NSTemporaryDirectory() + "datastorekit-age-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var kept = DataStore.Options(durability: .none)
+        kept.changeFeed.maxAge = nil
+        do {
+            let store = try DataStore.open(path: path, options: kept)
+            let notes = try await store.collection(Note.self, idField: "id")
+            for index in 0..<5 { _ = try await notes.add(object: note("old\(index)")) }
+            store.close()
+        }
+        // A bound in the future makes every record but the newest too old, deterministically.
+        var aged = DataStore.Options(durability: .none)
+        aged.changeFeed.maxAge = .seconds(-3_600)
+        aged.changeFeed.maxBytes = nil
+        let store = try DataStore.open(path: path, options: aged)
+        defer { store.close() }
+        let notes = try await store.collection(Note.self, idField: "id")
+        #expect(try store.changeLog.page(after: nil, limit: 100).events.count == 5)
+        _ = try await notes.add(object: note("new"))
+        let left = try store.changeLog.page(after: nil, limit: 100).events
+        #expect(left.map { $0.changes.flatMap(\.inserted) } == [["new"]])
+        _ = try await notes.add(object: note("newer"))
+        #expect(
+            try store.changeLog.page(after: nil, limit: 100).events.map { $0.changes.flatMap(\.inserted) } == [
+                ["newer"]
+            ])
+    }
+
     @Test("a consumer that falls behind the trimming gets the typed error once its buffered page is used up")
     func trimmedUnderAConsumer() async throws {
         let path = NSTemporaryDirectory() + "datastorekit-behind-\(UUID().uuidString)"

@@ -48,8 +48,7 @@ extension ChangeLog {
     }
 
     /// Deletes up to ``trimStep`` of the oldest records past the retention's age or size (never the
-    /// one just written), and
-    /// notes the newest deleted so a reader resuming before it is told.
+    /// one just written), and notes the newest deleted so a reader resuming before it is told.
     private func trim(_ database: Database, now: Int64, in transaction: inout WriteTransaction) throws {
         let cutoff = options.maxAge.map { now - Self.milliseconds($0) }
         var excessBytes = 0
@@ -57,18 +56,24 @@ extension ChangeLog {
             excessBytes = try transaction.statistics(of: database).bytesUsed - maxBytes
         }
         guard cutoff != nil || excessBytes > 0 else { return }
+        // The oldest record's time, once read, spares a cursor per commit until it ages out.
+        if excessBytes <= 0, let cutoff, let known = oldestTime.withLock({ $0 }), known >= cutoff { return }
         var trimmedThrough: Int?
         for _ in 0..<Self.trimStep {
             // The record just written stays: the feed always holds the newest commit.
             guard let (commit, time, size) = try oldest(database, in: transaction),
                 commit < transaction.transactionID
             else { break }
-            guard excessBytes > 0 || time < (cutoff ?? .min) else { break }
+            guard excessBytes > 0 || time < (cutoff ?? .min) else {
+                if trimmedThrough == nil { oldestTime.withLock { $0 = time } }
+                break
+            }
             try transaction.delete(ChangeRecord.key(for: commit), in: database)
             excessBytes -= size
             trimmedThrough = commit
         }
         if let trimmedThrough {
+            oldestTime.withLock { $0 = nil }
             try transaction.put(
                 ChangeRecord.key(for: trimmedThrough), forKey: ChangeRecord.trimmedThroughKey, in: database)
         }

@@ -1,6 +1,7 @@
 import DataStoreCore
 import Foundation
 import LMDB
+import Synchronization
 
 /// The store's one record of what changed: the `_changes` database, written by the writer inside
 /// each commit's own transaction (so it never disagrees with the data) and read by feeds and
@@ -14,6 +15,9 @@ final class ChangeLog: Sendable {
     let options: ChangeFeedOptions
     let environment: Environment
     let signal: CommitSignal
+    /// The oldest record's time as the writer last read it (`nil`: not known). Never later than
+    /// the true one, since records are only appended newer and trimmed oldest first.
+    let oldestTime = Mutex<Int64?>(nil)
 
     init(environment: Environment, database: Database?, options: ChangeFeedOptions) throws(LMDBError) {
         self.environment = environment

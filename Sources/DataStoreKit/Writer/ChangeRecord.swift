@@ -46,9 +46,13 @@ struct ChangeRecord: Sendable, Hashable {
             for ids in [change.inserted, change.updated, change.removed] {
                 Self.appendInteger(UInt64(ids.count), byteCount: 4, to: &bytes)
                 for id in ids {
-                    let key = KeyCodec.encode([id])
-                    Self.appendInteger(UInt64(key.count), byteCount: 2, to: &bytes)
-                    bytes += key
+                    // The length goes in front once the id is written in place.
+                    let start = bytes.count
+                    bytes += [0, 0]
+                    KeyCodec.append(id, to: &bytes)
+                    let length = bytes.count - start - 2
+                    bytes[start] = UInt8(truncatingIfNeeded: length >> 8)
+                    bytes[start + 1] = UInt8(truncatingIfNeeded: length)
                 }
             }
         }
