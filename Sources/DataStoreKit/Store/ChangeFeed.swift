@@ -9,7 +9,9 @@ public import DataStoreCore
 /// grows memory. It ends when its task is cancelled, or once the store has closed and every
 /// commit made before is delivered.
 public struct ChangeFeed: AsyncSequence, Sendable {
+    /// One commit.
     public typealias Element = CommitEvent
+    /// A feed fails only with ``DataStoreError``.
     public typealias Failure = DataStoreError
 
     /// The most events one page read holds.
@@ -34,7 +36,9 @@ public struct ChangeFeed: AsyncSequence, Sendable {
 
     /// Reads pages of the log and waits for commits when it has read them all.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
+        /// One commit.
         public typealias Element = CommitEvent
+        /// A feed fails only with ``DataStoreError``.
         public typealias Failure = DataStoreError
 
         let log: ChangeLog

@@ -10,7 +10,9 @@ public import DataStoreCore
 /// snapshot on the consumer's task, so it holds no snapshot while it waits. The sequence ends
 /// when its task is cancelled or the store closes.
 public struct QueryObservation<Object>: AsyncSequence, Sendable {
+    /// The results of one run of the query.
     public typealias Element = [Object]
+    /// An observation fails only with ``DataStoreError``.
     public typealias Failure = DataStoreError
 
     let collection: StoreCollection<Object>
@@ -21,7 +23,9 @@ public struct QueryObservation<Object>: AsyncSequence, Sendable {
 
     /// Runs the query first, then after each change to the collection.
     public struct Iterator: AsyncIteratorProtocol {
+        /// The results of one run of the query.
         public typealias Element = [Object]
+        /// An observation fails only with ``DataStoreError``.
         public typealias Failure = DataStoreError
 
         let collection: StoreCollection<Object>

@@ -2,11 +2,6 @@ import DataStoreCore
 import Foundation
 import LMDB
 
-/// A change set's result that reports what it changed.
-protocol ReportsChanges: Sendable {
-    var changes: [CollectionChanges] { get }
-}
-
 extension ChangeLog {
     /// The changes of a batch's successful change sets, one entry per collection in the order
     /// first touched; a change set that changed nothing (a remove of what was already gone, last
