@@ -212,12 +212,12 @@ struct ChangeFeedTests {
         _ = try await notes.add(object: note("one"))
         #expect(try await waiting.value.count == 1)
         let idle = Task { try await Self.collect(try temporary.store.changes(after: nil), count: 5) }
-        while temporary.store.changeLog.signal.waiterCount == 0 { await Task.yield() }
+        while temporary.store.changeLog.signal.waiterCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
         idle.cancel()
         #expect(try await idle.value.count == 1, "the one commit, then the end")
         #expect(temporary.store.changeLog.signal.waiterCount == 0)
         let open = Task { try await Self.collect(try temporary.store.changes(after: nil), count: 5) }
-        while temporary.store.changeLog.signal.waiterCount == 0 { await Task.yield() }
+        while temporary.store.changeLog.signal.waiterCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
         temporary.store.close()
         #expect(try await open.value.count == 1)
     }

@@ -48,7 +48,7 @@ struct ObservationTests {
         }
         _ = try await notes.put(id: "c", object: note("c", type: "chat", message: "still chat"))
         // The wake-up for the chat commit is looked at and dropped; only then does a mail arrive.
-        while store.observations.skippedRefreshes < 1 { await Task.yield() }
+        while store.observations.skippedRefreshes < 1 { try await Task.sleep(nanoseconds: 1_000_000) }
         _ = try await notes.add(object: note("b", type: "mail"))
         #expect(try await next.value == ["a", "b"])
         // A result that stops matching is a change.
@@ -72,7 +72,9 @@ struct ObservationTests {
             last = try #require(try await context.save())
         }
         // Once the log reader has passed the burst, one refresh is pending, whatever its length.
-        while temporary.store.observations.processedThrough < last.rawValue { await Task.yield() }
+        while temporary.store.observations.processedThrough < last.rawValue {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
         #expect(try await iterator.next()?.count == 50)
         _ = try await notes.add(object: note("after"))
         #expect(try await iterator.next()?.count == 51, "the next results are the newest, not a queued older one")
@@ -95,7 +97,7 @@ struct ObservationTests {
                 return refreshes
             }
         }
-        while started.value < 20 { await Task.yield() }
+        while started.value < 20 { try await Task.sleep(nanoseconds: 1_000_000) }
         #expect(store.observations.observerCount == 20)
         let reader = try #require(store.observations.tailTask)
         for task in tasks { task.cancel() }
@@ -125,7 +127,7 @@ struct ObservationTests {
                 return 0
             }
         }
-        while inside.value == 0 { await Task.yield() }
+        while inside.value == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
         // The writer is inside its transaction: nothing here may wait for it.
         var results = try notes.observe(params: nil, options: nil).makeAsyncIterator()
         #expect(try await results.next()?.map(\.id) == ["a"])
@@ -149,7 +151,7 @@ struct ObservationTests {
             }
             return count
         }
-        while started.value < 1 { await Task.yield() }
+        while started.value < 1 { try await Task.sleep(nanoseconds: 1_000_000) }
         temporary.store.close()
         #expect(try await task.value >= 1)
         var late = try notes.observe(params: nil, options: nil).makeAsyncIterator()

@@ -18,7 +18,7 @@ struct ChangeFeedProcessTests {
         let items = try await CrashWorkload.collection(in: store)
         let feed = try store.changes(after: nil)
         let child = try ChildProcess(["saves", path, "--workers", "2", "--count", "6"])
-        #expect(child.waitForExit(), "the helper finished: \(child.lines.suffix(3))")
+        #expect(await Self.exit(of: child), "the helper finished: \(child.lines.suffix(3))")
         let acknowledged = child.lines.compactMap { Acknowledgement(line: $0) }
         #expect(acknowledged.count == 12)
         let expected = Set(acknowledged.flatMap { ack in (0..<ack.count).map { Value.string("\(ack.tag).\($0)") } })
@@ -50,8 +50,8 @@ struct ChangeFeedProcessTests {
         for round in 0..<2 {
             let child = try ChildProcess(["saves", path, "--workers", "4", "--prefix", "k\(round)-"])
             _ = try await child.waitForLine(startingWith: "ACK")
-            while child.lines.count < 20 { try await Task.sleep(nanoseconds: 2_000_000) }
-            child.killNow()
+            for _ in 0..<15_000 where child.lines.count < 20 { try await Task.sleep(nanoseconds: 2_000_000) }
+            #expect(await Self.exit(of: child, killing: true))
             #expect(child.wasKilled)
             acknowledged += child.lines.compactMap { Acknowledgement(line: $0) }
         }
@@ -84,7 +84,7 @@ struct ChangeFeedProcessTests {
         var results = try items.observe(params: nil, options: nil).makeAsyncIterator()
         #expect(try await results.next()?.isEmpty == true)
         let child = try ChildProcess(["saves", path, "--workers", "2", "--count", "4"])
-        #expect(child.waitForExit(), "the helper finished: \(child.lines.suffix(3))")
+        #expect(await Self.exit(of: child), "the helper finished: \(child.lines.suffix(3))")
         let acknowledged = child.lines.compactMap { Acknowledgement(line: $0) }
         let removed = Set(acknowledged.compactMap(\.removes))
         let expected = Set(
@@ -96,6 +96,21 @@ struct ChangeFeedProcessTests {
         while Set(latest.map(\.id)) != expected, let next = try await results.next() { latest = next }
         #expect(Set(latest.map(\.id)) == expected)
         #expect(expected == Set(try await items.all().map(\.id)))
+    }
+
+    /// Waits for the child to exit (after SIGKILL when `killing`) on a thread of its own, so that
+    /// no thread of the tests' shared pool is blocked meanwhile; whether it exited on its own.
+    static func exit(of child: ChildProcess, killing: Bool = false) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                if killing {
+                    child.killNow()
+                    continuation.resume(returning: true)
+                } else {
+                    continuation.resume(returning: child.waitForExit())
+                }
+            }.start()
+        }
     }
 
     /// Commits strictly increasing (so none twice), and no id inserted again before it was removed.
