@@ -196,6 +196,30 @@ struct ChangeFeedTests {
         #expect(delivered.count == ChangeFeed.pageSize, "the page read before the trimming, then the error")
     }
 
+    @Test("a save that wrote nothing leaves a waiting feed parked, not reading in a loop", .timeLimit(.minutes(1)))
+    func emptyCommitDoesNotSpin() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        let notes = try await store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("gone"))
+        let waiting = Task { try await Self.collect(try store.changes(after: nil), count: 3) }
+        while store.changeLog.signal.waiterCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        // Last writer wins: removing what is already gone commits, and writes nothing.
+        let context = store.newContext(policy: .lastWriterWins)
+        _ = try context.remove(id: "gone", from: notes)
+        _ = try await notes.remove(id: "gone")
+        _ = try await context.save()
+        while store.changeLog.signal.waiterCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        let reads = store.changeLog.pageReads.load(ordering: .relaxed)
+        for _ in 0..<20 { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(
+            store.changeLog.pageReads.load(ordering: .relaxed) - reads <= 1,
+            "the feed woke for a commit that is not there")
+        _ = try await notes.add(object: note("after"))
+        #expect(try await waiting.value.count == 3)
+    }
+
     @Test("resuming after a commit the store has not made is a named error")
     func futureCommit() async throws {
         let temporary = try TemporaryStore()

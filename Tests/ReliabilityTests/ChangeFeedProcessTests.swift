@@ -48,9 +48,12 @@ struct ChangeFeedProcessTests {
         }
         var acknowledged: [Acknowledgement] = []
         for round in 0..<2 {
-            let child = try ChildProcess(["saves", path, "--workers", "4", "--prefix", "k\(round)-"])
+            let child = try ChildProcess(["saves", path, "--workers", "2", "--prefix", "k\(round)-"])
             _ = try await child.waitForLine(startingWith: "ACK")
-            for _ in 0..<15_000 where child.lines.count < 20 { try await Task.sleep(nanoseconds: 2_000_000) }
+            for _ in 0..<15_000 {
+                if child.lines.count >= 20 { break }
+                try await Task.sleep(nanoseconds: 2_000_000)
+            }
             #expect(await Self.exit(of: child, killing: true))
             #expect(child.wasKilled)
             acknowledged += child.lines.compactMap { Acknowledgement(line: $0) }

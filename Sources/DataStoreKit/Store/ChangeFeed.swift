@@ -76,7 +76,12 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                 let read = try log.page(after: position, limit: ChangeFeed.pageSize)
                 (page, next, readThrough) = (read.events, 0, read.snapshot)
                 if position == nil, read.events.isEmpty { position = read.snapshot }
-                if !page.isEmpty { continue }
+                if !page.isEmpty {
+                    // A consumer with a backlog would otherwise never suspend, holding a thread of
+                    // the shared pool for as long as commits keep coming.
+                    await Task.yield()
+                    continue
+                }
                 if closed || !follows { break }
                 if await !log.signal.wait(after: readThrough), Task.isCancelled { break }
             }

@@ -97,7 +97,9 @@ public final class DataStore: Sendable {
             environment: environment, limits: options.writerLimits, durability: options.durability,
             snapshotCheckInterval: options.maxSnapshotAge.map { $0 / 2 },
             changeLog: changeLog.database == nil || options.readOnly ? nil : changeLog,
-            afterCommit: { commit, _ in signal.committed(commit.rawValue) },
+            // The environment's last id, not the batch's: a batch that wrote nothing commits as
+            // no transaction, and waking readers for an id that never appears would make them spin.
+            afterCommit: { _, _ in signal.committed((try? environment.info().lastTransactionID) ?? 0) },
             afterClose: { signal.close() })
     }
 

@@ -18,6 +18,8 @@ final class ChangeLog: Sendable {
     /// The oldest record's time as the writer last read it (`nil`: not known). Never later than
     /// the true one, since records are only appended newer and trimmed oldest first.
     let oldestTime = Mutex<Int64?>(nil)
+    /// Pages read so far (for tests that check a waiting reader does not spin).
+    let pageReads = Atomic<Int>(0)
 
     init(environment: Environment, database: Database?, options: ChangeFeedOptions) throws(LMDBError) {
         self.environment = environment
@@ -41,6 +43,7 @@ final class ChangeLog: Sendable {
     ///
     /// - Throws: ``DataStoreError/Code/changesTrimmed`` when commits after `position` were trimmed.
     func page(after position: Int?, limit: Int) throws(DataStoreError) -> Page {
+        pageReads.add(1, ordering: .relaxed)
         do {
             return try environment.read { transaction in try page(after: position, limit: limit, in: transaction) }
         } catch let error as DataStoreError {
