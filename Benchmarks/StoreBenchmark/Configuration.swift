@@ -2,7 +2,7 @@
 import Foundation
 
 struct Configuration: Sendable {
-    static let workloads = ["get", "range", "pair", "scan", "updates", "commit", "events"]
+    static let workloads = ["get", "range", "pair", "scan", "updates", "commit", "events", "observers"]
 
     var size = 100_000
     var sizeName = "quick"

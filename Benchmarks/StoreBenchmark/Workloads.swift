@@ -90,6 +90,7 @@ final class BenchmarkRun {
         if configuration.runs("updates") { try await updates() }
         if configuration.runs("commit") { try await groupCommit() }
         if configuration.runs("events") { try await eventCommits() }
+        if configuration.runs("observers") { try await observerCommits() }
         report.probes.append(try SyncProbe.run("after the write workloads", in: configuration.directory))
         try verify()
         try recordSizes(suffix: "at the end")

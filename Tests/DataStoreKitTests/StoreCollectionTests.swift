@@ -124,18 +124,18 @@ struct StoreCollectionTests {
 
     @Test("past maxDatabases, declaring a collection is a named error and the store goes on")
     func maxDatabasesReached() async throws {
-        // Three named databases: _meta, the records of `notes`, its index.
-        let temporary = try TemporaryStore(options: DataStore.Options(maxDatabases: 3))
+        // Four named databases: _meta, _changes, the records of `notes`, its index.
+        let temporary = try TemporaryStore(options: DataStore.Options(maxDatabases: 4))
         defer { temporary.remove() }
         let notes = try await temporary.store.collection(
             Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
         _ = try await notes.add(object: note("n1"))
         do {
             _ = try await temporary.store.collection(Note.self, name: "Other", idField: "id")
-            Issue.record("a fourth database opened past maxDatabases = 3")
+            Issue.record("a fifth database opened past maxDatabases = 4")
         } catch let error as DataStoreError {
             #expect(error.code == .storage)
-            #expect(error.message.contains("maxDatabases = 3"))
+            #expect(error.message.contains("maxDatabases = 4"))
             #expect(error.message.contains("Other"))
         }
         #expect(try await notes.get(id: "n1").id == "n1")

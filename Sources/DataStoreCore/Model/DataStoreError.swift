@@ -59,6 +59,10 @@ public struct DataStoreError: Error, Sendable, Hashable, CustomStringConvertible
         /// A page token (`PageToken` of DataStoreKit) is damaged, or was made for another
         /// collection, query or plan.
         public static let invalidPageToken = Code(rawValue: "invalidPageToken")
+        /// A change feed was asked to resume after a commit whose successors were trimmed: the
+        /// error's ``DataStoreError/underlying`` is DataStoreKit's `ChangesTrimmed`, naming the oldest
+        /// commit still available.
+        public static let changesTrimmed = Code(rawValue: "changesTrimmed")
 
         public var description: String { rawValue }
     }

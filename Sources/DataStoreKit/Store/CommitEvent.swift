@@ -1,10 +1,14 @@
 public import DataStoreCore
+public import Foundation
 
-/// What one committed write transaction changed, for observers.
+/// What one commit changed: one entry of the store's change feed.
 public struct CommitEvent: Sendable, Hashable {
-    /// The commit, in commit order.
+    /// The commit, in commit order. Every document it inserted or updated has this commit as its
+    /// new version.
     public let commit: CommitID
-    /// The changes, one entry per collection touched.
+    /// When the writer committed it (its clock, to the millisecond).
+    public let time: Date
+    /// The changes, one entry per collection touched, in the order the commit first touched them.
     public let changes: [CollectionChanges]
 }
 
@@ -21,17 +25,4 @@ public struct CollectionChanges: Sendable, Hashable {
 
     /// Empty changes for `collection`.
     public init(collection: String) { self.collection = collection }
-}
-
-extension DataStore {
-    /// Every commit from now on, in commit order, with the ids it inserted, updated and removed.
-    /// The stream ends when the store closes, after the events of the commits queued before.
-    ///
-    /// The writer never waits for an observer: events buffer until read.
-    public func changes() -> AsyncStream<CommitEvent> {
-        changeHub.subscribe()
-    }
-
-    /// What the writer has done so far: batches, change sets per batch, commit time.
-    public var writerMetrics: WriterMetrics { writer.metrics }
 }

@@ -25,8 +25,8 @@ public final class DataStore: Sendable {
         public var writerLimits: WriterLimits
         /// The most concurrent readers across processes.
         public var maxReaders: Int
-        /// The most LMDB databases the store may hold: one for the store's own records, one per
-        /// collection and one per index. Every nested transaction (the writer uses them to isolate
+        /// The most LMDB databases the store may hold: two for the store's own records (`_meta`
+        /// and the change log `_changes`), one per collection and one per index. Every nested transaction (the writer uses them to isolate
         /// a change set that failed) allocates and clears a table of this size, so it is kept
         /// modest; past it, declaring a collection or an index fails with
         /// ``/DataStoreCore/DataStoreError/Code/storage`` naming this option.
@@ -38,6 +38,10 @@ public final class DataStore: Sendable {
         /// meanwhile; past the cap the snapshot is ended, and the context's next read throws
         /// ``/DataStoreCore/DataStoreError/Code/snapshotExpired`` naming its age and the cap (docs/concurrency.md).
         public var maxSnapshotAge: Duration? = .seconds(60)
+        /// Whether every commit records its changes for ``DataStore/changes(after:)`` and
+        /// observations, how long they are kept, and how soon other processes' commits are seen
+        /// (docs/changes.md).
+        public var changeFeed = ChangeFeedOptions()
 
         /// Defaults: a 1 GiB initial map, durable saves, 126 readers, 128 databases (and context
         /// snapshots capped at 60 s: ``maxSnapshotAge``).
@@ -66,7 +70,10 @@ public final class DataStore: Sendable {
     let meta: Database
     let collections = Mutex<[String: CollectionTable]>([:])
     let schemaLock = AsyncLock()
-    let changeHub: ChangeHub
+    /// The change feed's log, and the signal its readers wait on.
+    let changeLog: ChangeLog
+    /// The live query observations, fed from the log.
+    let observations: ObservationCenter
     /// ``Options/maxSnapshotAge``.
     let maxSnapshotAge: Duration?
     /// A directory to delete once the store closes or is released (in-memory stores).
@@ -74,19 +81,26 @@ public final class DataStore: Sendable {
 
     private static let openStores = Mutex<[String: WeakStore]>([:])
 
-    private init(environment: Environment, meta: Database, options: Options, temporaryDirectory: String?) {
+    private init(
+        environment: Environment, meta: Database, changeLog: ChangeLog, options: Options,
+        temporaryDirectory: String?
+    ) {
         self.environment = environment
         self.meta = meta
         self.temporaryDirectory = temporaryDirectory
         self.maxSnapshotAge = options.maxSnapshotAge
-        let hub = ChangeHub()
-        self.changeHub = hub
+        self.changeLog = changeLog
+        self.observations = ObservationCenter(log: changeLog)
+        let signal = changeLog.signal
         // An idle writer checks for expired snapshots twice per cap, so one lives at most 1.5 caps.
         self.writer = Writer(
             environment: environment, limits: options.writerLimits, durability: options.durability,
             snapshotCheckInterval: options.maxSnapshotAge.map { $0 / 2 },
-            afterCommit: { commit, results in hub.publish(commit: commit, results: results) },
-            afterClose: { hub.finish() })
+            changeLog: changeLog.database == nil || options.readOnly ? nil : changeLog,
+            // The environment's last id, not the batch's: a batch that wrote nothing commits as
+            // no transaction, and waking readers for an id that never appears would make them spin.
+            afterCommit: { _, _ in signal.committed((try? environment.info().lastTransactionID) ?? 0) },
+            afterClose: { signal.close() })
     }
 
     deinit {
@@ -182,10 +196,37 @@ public final class DataStore: Sendable {
             } catch let error as LMDBError {
                 throw cannotCreate(path, error)
             }
+            let database = try changeDatabase(environment, options: options)
+            let changeLog: ChangeLog
+            do {
+                changeLog = try ChangeLog(environment: environment, database: database, options: options.changeFeed)
+            } catch let error as LMDBError {
+                throw cannotCreate(path, error)
+            }
             let store = DataStore(
-                environment: environment, meta: meta, options: options, temporaryDirectory: temporaryDirectory)
+                environment: environment, meta: meta, changeLog: changeLog, options: options,
+                temporaryDirectory: temporaryDirectory)
             stores[environment.path] = WeakStore(store: store)
             return store
+        }
+    }
+
+    /// The change log's database: created unless the feed is off or the store read-only, and
+    /// `nil` when it does not exist (a read-only store no writer with the feed has opened).
+    private static func changeDatabase(_ environment: Environment, options: Options) throws(DataStoreError) -> Database?
+    {
+        guard options.changeFeed.isEnabled else { return nil }
+        do {
+            return try environment.openDatabase(named: "_changes", options: options.readOnly ? [] : .create)
+        } catch  where error.code == .notFound && options.readOnly {
+            return nil
+        } catch  where error.code == .databasesFull {
+            throw DataStoreError(
+                .storage,
+                "the store at \(environment.path) cannot open its _changes database with "
+                    + "DataStore.Options.maxDatabases = \(options.maxDatabases)", underlying: error)
+        } catch {
+            throw cannotCreate(environment.path, error)
         }
     }
 
@@ -212,8 +253,8 @@ public final class DataStore: Sendable {
     /// The directory the store lives in.
     public var path: String { environment.path }
 
-    /// Stops the writer after it commits what is queued, then ends every ``changes()`` stream
-    /// (after the events of those last commits). Later writes fail with
+    /// Stops the writer after it commits what is queued, then ends every change feed and
+    /// observation (feeds after the events of those last commits). Later writes fail with
     /// ``/DataStoreCore/DataStoreError/Code/closed``; reads go on while the object lives.
     public func close() {
         writer.close()

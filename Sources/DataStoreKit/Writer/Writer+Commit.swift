@@ -145,6 +145,8 @@ extension WriterCore {
                     outcomes.append(.failure(error))
                 }
             }
+            // In the batch's own transaction, under its own id: the log never disagrees with the data.
+            try changeLog?.record(outcomes.compactMap { try? $0.get() }, in: &transaction)
             if extendsDataFile {
                 extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes })
             }

@@ -32,12 +32,13 @@ final class Writer: Sendable {
         limits: Limits,
         durability: Durability,
         snapshotCheckInterval: Duration? = nil,
+        changeLog: ChangeLog? = nil,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void,
         afterClose: @escaping @Sendable () -> Void = {}
     ) {
         core = WriterCore(
             environment: environment, limits: limits, durability: durability,
-            snapshotCheckInterval: snapshotCheckInterval, afterCommit: afterCommit)
+            snapshotCheckInterval: snapshotCheckInterval, changeLog: changeLog, afterCommit: afterCommit)
         let core = self.core
         let thread = Thread {
             // Named from inside the thread, and in at most 15 bytes: Linux refuses longer thread
@@ -133,15 +134,19 @@ final class WriterCore: Sendable {
     let fileSpace = Mutex(FileSpace())
     /// How often an idle writer wakes to end expired snapshots (`nil`: never).
     let snapshotCheckInterval: Duration?
+    /// Where each commit records its changes, inside its own transaction (`nil`: nowhere).
+    let changeLog: ChangeLog?
 
     init(
         environment: Environment,
         limits: Writer.Limits,
         durability: Durability,
         snapshotCheckInterval: Duration?,
+        changeLog: ChangeLog?,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
     ) {
         self.snapshotCheckInterval = snapshotCheckInterval
+        self.changeLog = changeLog
         self.environment = environment
         self.limits = limits
         self.commitsSync = durability != .none

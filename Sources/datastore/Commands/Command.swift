@@ -15,7 +15,8 @@ var allCommands: [any Command.Type] {
         ImportCommand.self, ExportCommand.self,
         CheckCommand.self,
         IndexListCommand.self, IndexAddCommand.self, IndexDropCommand.self,
-        BackupCommand.self
+        BackupCommand.self,
+        ChangesCommand.self
     ]
 }
 

@@ -1,0 +1,99 @@
+import DataStoreCore
+import Foundation
+import LMDB
+import Synchronization
+
+/// The store's one record of what changed: the `_changes` database, written by the writer inside
+/// each commit's own transaction (so it never disagrees with the data) and read by feeds and
+/// observations at their own pace (docs/changes.md).
+final class ChangeLog: Sendable {
+    /// The most records the writer trims in one commit, so trimming never makes one slow.
+    static let trimStep = 32
+
+    /// `nil` when the feed is off, or in a read-only store that has none.
+    let database: Database?
+    let options: ChangeFeedOptions
+    let environment: Environment
+    let signal: CommitSignal
+    /// The oldest record's time as the writer last read it (`nil`: not known). Never later than
+    /// the true one, since records are only appended newer and trimmed oldest first.
+    let oldestTime = Mutex<Int64?>(nil)
+    /// Pages read so far (for tests that check a waiting reader does not spin).
+    let pageReads = Atomic<Int>(0)
+
+    init(environment: Environment, database: Database?, options: ChangeFeedOptions) throws(LMDBError) {
+        self.environment = environment
+        self.database = database
+        self.options = options
+        self.signal = CommitSignal(
+            environment: environment, latest: try environment.info().lastTransactionID,
+            pollInterval: options.pollInterval)
+    }
+
+    /// What one page read found.
+    struct Page {
+        var events: [CommitEvent]
+        /// The snapshot read: every commit up to it is in `events` or was not recorded.
+        var snapshot: Int
+        /// `events` stopped at the limit: more may follow at once.
+        var isFull: Bool
+    }
+
+    /// The commits recorded after `position` (after the oldest retained when `nil`), at most `limit`.
+    ///
+    /// - Throws: ``/DataStoreCore/DataStoreError/Code/changesTrimmed`` when commits after `position` were trimmed.
+    func page(after position: Int?, limit: Int) throws(DataStoreError) -> Page {
+        pageReads.add(1, ordering: .relaxed)
+        do {
+            return try environment.read { transaction in try page(after: position, limit: limit, in: transaction) }
+        } catch let error as DataStoreError {
+            throw error
+        } catch {
+            throw DataStoreError(.storage, "reading the change log of \(environment.path) failed", underlying: error)
+        }
+    }
+
+    private func page(after position: Int?, limit: Int, in transaction: borrowing ReadTransaction) throws -> Page {
+        let snapshot = transaction.snapshotID
+        guard let database else { return Page(events: [], snapshot: snapshot, isFull: false) }
+        let trimmed = try Self.trimmedThrough(in: transaction, database)
+        let start = position ?? trimmed
+        var events: [CommitEvent] = []
+        try transaction.withCursor(on: database) { cursor in
+            var entry = try cursor.withSeek(atOrAfter: ChangeRecord.key(for: max(start, trimmed) + 1)) {
+                try ChangeRecord(commit: ChangeRecord.commit(ofKey: $0), bytes: $1)
+            }
+            if start < trimmed {
+                throw ChangesTrimmed(
+                    requested: CommitID(rawValue: start), trimmedThrough: CommitID(rawValue: trimmed),
+                    oldestAvailable: entry?.commit
+                ).error
+            }
+            while let record = entry, events.count < limit {
+                events.append(record.event)
+                entry = try cursor.withMove(.next) {
+                    try ChangeRecord(commit: ChangeRecord.commit(ofKey: $0), bytes: $1)
+                }
+            }
+        }
+        return Page(events: events, snapshot: snapshot, isFull: events.count == limit)
+    }
+
+    /// The newest commit trimmed away (0 when none was).
+    static func trimmedThrough(in transaction: borrowing some ReadableTransaction & ~Copyable, _ database: Database)
+        throws -> Int
+    {
+        try transaction.withValue(forKey: ChangeRecord.trimmedThroughKey, in: database) { value in
+            try ChangeRecord.commit(ofKey: value)
+        } ?? 0
+    }
+
+    /// The last commit of the store, by any process.
+    func lastCommit() throws(DataStoreError) -> Int {
+        do {
+            return try environment.info().lastTransactionID
+        } catch {
+            throw DataStoreError(.storage, "reading the last commit of \(environment.path) failed", underlying: error)
+        }
+    }
+}
