@@ -103,6 +103,7 @@ enum QueryPlanner {
         ranges: FieldRanges
     ) -> (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)? {
         var equalities: [Value] = []
+        equalities.reserveCapacity(index.fields.count)
         var range: ValueRange?
         // An `in` on the first field, with no range condition there: one seek per value.
         let firstFieldValues =
