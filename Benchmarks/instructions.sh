@@ -26,7 +26,8 @@ for workload in "${workloads[@]}"; do
     profile="$out/callgrind.$workload.out"
     valgrind --tool=callgrind --callgrind-out-file="$profile" --toggle-collect='*profileLoop*' \
         "$binary" --size "$size" --profile "$workload" --profile-operations "$count" >/dev/null 2>"$out/callgrind.$workload.log"
-    total=$(callgrind_annotate "$profile" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
+    # awk reads to the end: exiting early would kill callgrind_annotate with SIGPIPE, failing the pipeline.
+    total=$(callgrind_annotate "$profile" 2>/dev/null | awk '/PROGRAM TOTALS/ && !found { gsub(",", "", $1); print $1; found = 1 }')
     per=$(( total / count ))
     echo "| $workload | $per |"
     json+="$separator\"$workload\": $per"

@@ -172,4 +172,26 @@ struct QueryParsingTests {
         #expect(Operator.allCases.filter(\.isRange) == [.less, .lessOrEqual, .greater, .greaterOrEqual])
         #expect(Operator.allCases.map(\.description) == ["==", "!=", "<", "<=", ">", ">=", "in", "!in", "^=", "exists"])
     }
+
+    @Test func everySpellingParsesAndNearMissesDoNot() {
+        for op in Operator.allCases {
+            #expect(Operator(token: op.rawValue) == op)
+            #expect(Operator(token: op.rawValue[...]) == op)
+        }
+        // Tokens that share bytes or a packed prefix with a spelling, a NUL byte, and lengths
+        // around the longest spelling.
+        for token in ["", "===", "<<", "=<", "IN", "exist", "existss", "\u{0}=", "=\u{0}", "!i", "i", "^", "!", "in "] {
+            #expect(Operator(token: token) == nil, "\(token.debugDescription)")
+        }
+    }
+
+    @Test func keysOutsideTheCommonShapesTakeTheGeneralPath() throws {
+        func parsed(_ key: String) throws -> [Condition] { try Query(params: [key: 1], options: nil).conditions }
+        #expect(try parsed("a\u{7F}b") == [Condition(field: "a\u{7F}b", op: .equal, value: 1)])
+        #expect(try parsed("a  <") == [Condition(field: "a", op: .less, value: 1)])
+        #expect(try parsed("in <") == [Condition(field: "in", op: .less, value: 1)])
+        #expect(try parsed("exists") == [Condition(field: "exists", op: .equal, value: 1)])
+        #expect(queryError(params: ["a < b": 1])?.message.contains("3 words") == true)
+        #expect(queryError(params: ["< 3": 1])?.message.contains("no field name") == true)
+    }
 }

@@ -134,6 +134,22 @@ struct PlannerTests {
         #expect(try notes.explain(params: ["created_ts >": 9, "created_ts <": 1]).description.hasPrefix("no scan"))
     }
 
+    @Test("shapes that hash alike (same name lengths) are still told apart by their fields")
+    func shapesThatCollideStayApart() throws {
+        let cache = PlanCache()
+        let abc = PlanCache.Shape(try Query(params: ["abc": 1], options: nil))
+        let xyz = PlanCache.Shape(try Query(params: ["xyz": 2], options: nil))
+        #expect(abc.hashValue == xyz.hashValue)
+        #expect(abc != xyz)
+        cache.remember(.index(name: "abc", score: 4), for: abc, generation: cache.generation)
+        #expect(cache.choice(for: abc) == .index(name: "abc", score: 4))
+        #expect(cache.choice(for: xyz) == nil)
+        cache.remember(.records, for: xyz, generation: cache.generation)
+        #expect(cache.choice(for: abc) == .index(name: "abc", score: 4))
+        #expect(cache.choice(for: xyz) == .records)
+        #expect(cache.count == 2)
+    }
+
     @Test("remembered choices are forgotten when the indexes change")
     func forgetsChoicesWhenIndexesChange() async throws {
         let temporary = try TemporaryStore()

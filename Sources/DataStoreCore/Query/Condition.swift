@@ -32,19 +32,32 @@ public enum Operator: String, Sendable, Hashable, CaseIterable, CustomStringConv
     }
 
     /// Whether the operator is a word (`in`, `exists`): such a word is also a valid field name.
-    var isWord: Bool { rawValue.first?.isLetter == true }
+    var isWord: Bool { self == .in || self == .exists }
 
     /// The operator as written in a key, the canonical spelling (`==` rather than `=`).
     public var description: String { rawValue }
 
     /// The operator spelled `token` in a query key: one of the raw values, or `=` for ``equal``.
     public init?(token: some StringProtocol) {
-        if token == "=" {
-            self = .equal
-        } else if let op = Operator(rawValue: String(token)) {
-            self = op
-        } else {
-            return nil
+        // The spellings are at most 6 bytes: packed with their length into one integer (the
+        // constants below: the length in bits 48 and up, the bytes from bit 40 down), a token is
+        // matched without making a String or switching over strings.
+        let utf8 = token.utf8
+        guard utf8.count <= 6 else { return nil }
+        var packed = UInt64(utf8.count) << 48
+        for (position, byte) in utf8.enumerated() { packed |= UInt64(byte) << (8 * UInt64(5 - position)) }
+        switch packed {
+        case 0x013D0000000000, 0x023D3D00000000: self = .equal
+        case 0x02213D00000000: self = .notEqual
+        case 0x013C0000000000: self = .less
+        case 0x023C3D00000000: self = .lessOrEqual
+        case 0x013E0000000000: self = .greater
+        case 0x023E3D00000000: self = .greaterOrEqual
+        case 0x02696E00000000: self = .in
+        case 0x0321696E000000: self = .notIn
+        case 0x025E3D00000000: self = .prefix
+        case 0x06657869737473: self = .exists
+        default: return nil
         }
     }
 
@@ -119,7 +132,9 @@ extension Condition {
     static func normalized(_ conditions: [Condition]) -> [Condition] {
         var result: [Condition] = []
         result.reserveCapacity(conditions.count)
-        for condition in conditions.sorted(by: precedes) {
+        // Parsed parameters usually arrive in order already (keys sorted by their bytes): no sort.
+        let inOrder = zip(conditions, conditions.dropFirst()).allSatisfy { !precedes($1, $0) }
+        for condition in inOrder ? conditions : conditions.sorted(by: precedes) {
             if let last = result.last, isIdentical(last, condition) { continue }
             result.append(condition)
         }

@@ -14,6 +14,7 @@ extension Query {
     /// - Complexity: O(*n* log *n*) in the number of parameters, plus the size of the options.
     public init(params: [String: Value]?, options: [String: Value]?) throws(DataStoreError) {
         var conditions: [Condition] = []
+        conditions.reserveCapacity(params?.count ?? 0)
         // Keys in UTF-8 byte order, so that of several bad keys the same one is always reported.
         for (key, value) in (params ?? [:]).sorted(by: { UTF8Order.compare($0.key, $1.key) < 0 }) {
             conditions.append(try Condition(key: key, value: value))
@@ -72,18 +73,18 @@ extension Condition {
         // The common shapes, "field" and "field OP" in printable ASCII, without Character and
         // Unicode-property work; anything else takes the general path below (and its errors).
         let utf8 = key.utf8
-        if let space = utf8.firstIndex(of: 0x20),
-            utf8.allSatisfy({ ($0 > 0x20 && $0 < 0x7F) || $0 == 0x20 }),
-            space != utf8.startIndex, utf8[utf8.index(after: space)...].firstIndex(of: 0x20) == nil,
-            utf8.index(after: space) != utf8.endIndex
-        {
-            let field = Substring(key.utf8[..<space])
-            let token = Substring(key.utf8[utf8.index(after: space)...])
+        switch utf8.withContiguousStorageIfAvailable(QueryKeyShape.init) ?? QueryKeyShape(Array(utf8)) {
+        case .field:
+            if Operator(token: key)?.isWord ?? true { return (key, .equal) }
+        case .fieldAndOperator(let space):
+            let spaceIndex = utf8.index(utf8.startIndex, offsetBy: space)
+            let field = Substring(utf8[..<spaceIndex])
+            let token = Substring(utf8[utf8.index(after: spaceIndex)...])
             if let op = Operator(token: token), Operator(token: field)?.isWord ?? true {
                 return (String(field), op)
             }
-        } else if !utf8.isEmpty, utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), Operator(token: key)?.isWord ?? true {
-            return (key, .equal)
+        case .other:
+            break
         }
         let words = key.split(whereSeparator: \.isWhitespace)
         guard let first = words.first, let firstCharacter = key.first, let lastCharacter = key.last else {

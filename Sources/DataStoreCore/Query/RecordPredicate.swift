@@ -51,7 +51,11 @@ package struct RecordPredicate: Sendable {
         let byName = { (a: RecordPredicate, b: RecordPredicate) in
             a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) < 0 } }
         }
-        guard predicates.contains(where: { $0.isPath }) else { return predicates.sorted(by: byName) }
+        guard predicates.contains(where: { $0.isPath }) else {
+            // A query's conditions are sorted by field already: most need no sort (and no copy).
+            let inOrder = zip(predicates, predicates.dropFirst()).allSatisfy { !byName($1, $0) }
+            return inOrder ? predicates : predicates.sorted(by: byName)
+        }
         return predicates.filter { !$0.isPath }.sorted(by: byName) + predicates.filter { $0.isPath }
     }
 

@@ -50,6 +50,7 @@ package struct IndexWindow {
     /// The windows `scan` covers: one, or one per value of an `in` on the first field, each
     /// once (values whose keys are cut alike give the same window).
     package static func windows(for scan: QueryPlan.IndexScan, budget: Int) -> [IndexWindow] {
+        guard scan.firstFieldValues != nil else { return [IndexWindow(scan: scan, budget: budget)] }
         let scans =
             scan.firstFieldValues.map { values in
                 values.map { value in

@@ -27,6 +27,20 @@ package final class PlanCache: Sendable {
             sort = query.sort
             limited = query.limit != nil
         }
+
+        /// Hashes the shape's outline — field name lengths, operators, kinds, the sort's length —
+        /// rather than every name's bytes: equality still compares everything, and the table
+        /// is small, so the rare collision costs less than hashing the names on every query.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(conditions.count)
+            for condition in conditions {
+                hasher.combine(condition.field.utf8.count)
+                hasher.combine(condition.op)
+                hasher.combine(condition.kind)
+            }
+            hasher.combine(sort.count)
+            hasher.combine(limited)
+        }
     }
 
     /// A condition without its value.

@@ -139,11 +139,14 @@ struct QueryExecutor {
                 sortBudget = nil
             }
             // Without a sort, items are kept as they come (scan order); rows carry sort keys and
-            // ids only for a sort.
-            if plan.query.sort.isEmpty {
-                items.reserveCapacity(min(stopEarly ?? 64, 1_024))
-            } else {
-                rows.reserveCapacity(min(stopEarly ?? 64, 1_024))
+            // ids only for a sort. Room is made up front only for a known count: a point query
+            // that matches little would pay for the allocation on every call.
+            if let stopEarly {
+                if plan.query.sort.isEmpty {
+                    items.reserveCapacity(min(stopEarly, 1_024))
+                } else {
+                    rows.reserveCapacity(min(stopEarly, 1_024))
+                }
             }
         }
 
@@ -187,6 +190,7 @@ struct QueryExecutor {
         /// The results, sorted when the query has a sort, within the offset and the limit.
         func results() -> [Item] {
             guard !executor.plan.query.sort.isEmpty else {
+                if offset == 0 && (limit ?? .max) >= items.count { return items }
                 let kept = QueryExecutor.window(items.count, offset: offset, limit: limit)
                 return kept == items.indices ? items : Array(items[kept])
             }

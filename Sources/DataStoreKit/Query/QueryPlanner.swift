@@ -20,7 +20,7 @@ package enum QueryPlanner {
         // there, and an array field can meet "a < 3 and a > 5" with two elements.
         // Each condition field's range, computed once for every index considered.
         let ranges = FieldRanges(query)
-        let contradicted = ranges.emptyFields.contains { field in
+        let contradicted = ranges.hasEmptyField { field in
             indexes.contains { index in
                 !index.definition.multiValue && index.definition.fields.contains { $0.name == field }
             }
@@ -103,6 +103,7 @@ package enum QueryPlanner {
         ranges: FieldRanges
     ) -> (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)? {
         var equalities: [Value] = []
+        equalities.reserveCapacity(index.fields.count)
         var range: ValueRange?
         // An `in` on the first field, with no range condition there: one seek per value.
         let firstFieldValues =
@@ -208,9 +209,10 @@ struct FieldRanges {
         }
     }
 
-    /// The fields whose conditions no value meets.
-    var emptyFields: [String] {
-        zip(fields, ranges).compactMap { field, range in range?.isEmpty == true ? field : nil }
+    /// Whether some field whose conditions no value meets satisfies `predicate`.
+    func hasEmptyField(where predicate: (String) -> Bool) -> Bool {
+        for (field, range) in zip(fields, ranges) where range?.isEmpty == true && predicate(field) { return true }
+        return false
     }
 
     /// The range of `field`, or `nil` when no `==` or range condition names it.
