@@ -73,10 +73,7 @@ struct QueryExecutor {
                 try consider(key, record)
             }
         case .fullScan:
-            try transaction.withCursor(on: storage.records) { cursor in
-                var more = try cursor.withMove(.first) { key, value in try consider(key, value) }
-                while more == true { more = try cursor.withMove(.next) { key, value in try consider(key, value) } }
-            }
+            try transaction.walk(storage.records) { key, value in try consider(key, value) }
         case .indexScan(let scan):
             try visitIndex(scan, in: transaction, consider)
         }

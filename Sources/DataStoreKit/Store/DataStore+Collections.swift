@@ -63,16 +63,19 @@ extension DataStore {
     /// The names of the collections stored.
     public func collectionNames() throws -> [String] {
         let prefix = StoreSchema.collectionKey("")
-        return try environment.read { transaction in
-            try transaction.withCursor(on: meta) { cursor in
-                var names: [String] = []
-                var entry = try cursor.seek(atOrAfter: prefix)
-                while let current = entry, current.key.starts(with: prefix) {
-                    names.append(String(decoding: current.key.dropFirst(prefix.count), as: UTF8.self))
-                    entry = try cursor.move(.next)
-                }
-                return names
+        return try metaNames(withPrefix: prefix)
+    }
+
+    /// The rest of every `_meta` key that starts with `prefix`, in key order.
+    func metaNames(withPrefix prefix: [UInt8]) throws -> [String] {
+        try environment.read { transaction in
+            var names: [String] = []
+            try transaction.walk(meta, from: prefix) { key, _ in
+                guard key.starts(with: prefix) else { return false }
+                names.append(String(decoding: key.dropFirst(prefix.count), as: UTF8.self))
+                return true
             }
+            return names
         }
     }
 
@@ -276,21 +279,7 @@ extension CollectionTable {
     func indexChunk(_ index: IndexTable, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws
         -> [UInt8]?
     {
-        var batch: [(key: [UInt8], document: Document)] = []
-        try transaction.withCursor(on: records) { cursor in
-            var entry: Cursor.Entry?
-            if let after {
-                entry = try cursor.seek(atOrAfter: after)
-                if entry?.key == after { entry = try cursor.move(.next) }
-            } else {
-                entry = try cursor.move(.first)
-            }
-            while let current = entry, batch.count < limit {
-                let document = try current.value.withUnsafeBytes { try decodeDocument($0) }
-                batch.append((current.key, document))
-                entry = try cursor.move(.next)
-            }
-        }
+        let batch = try recordChunk(after: after, limit: limit, in: &transaction)
         for (key, document) in batch {
             for entry in try index.entries(for: document, idKey: key, collection: name) {
                 if index.definition.unique && !entry.hasMissingField {

@@ -8,17 +8,7 @@ extension DataStore {
     /// The names of the migrations recorded in `_meta`, in key order.
     func appliedMigrations() throws -> [String] {
         let prefix = Self.migrationKey("")
-        return try environment.read { transaction in
-            try transaction.withCursor(on: meta) { cursor in
-                var names: [String] = []
-                var entry = try cursor.seek(atOrAfter: prefix)
-                while let current = entry, current.key.starts(with: prefix) {
-                    names.append(String(decoding: current.key.dropFirst(prefix.count), as: UTF8.self))
-                    entry = try cursor.move(.next)
-                }
-                return names
-            }
-        }
+        return try metaNames(withPrefix: prefix)
     }
 
     /// Runs `migration`'s steps and records it, in one exclusive change set; on failure the

@@ -35,61 +35,70 @@ extension DataStore {
 
     func check(_ storage: CollectionTable) throws -> [IntegrityProblem] {
         try environment.read { transaction in
-            var problems: [IntegrityProblem] = []
-            var expected: [String: Set<[UInt8]>] = [:]
-            let indexes = storage.indexes
-            var duplicates = indexes.filter { $0.definition.unique && $0.state == .ready }.map(DuplicateFinder.init)
-            try transaction.withCursor(on: storage.records) { cursor in
-                var entry = try cursor.move(.first)
-                while let current = entry {
-                    let shownID = (try? KeyCodec.decode(current.key).first?.description) ?? "\(current.key)"
-                    do {
-                        let document = try current.value.withUnsafeBytes { try storage.decodeDocument($0, id: shownID) }
-                        if let id = document[storage.idField], (try? storage.idKey(id)) != current.key {
-                            problems.append(
-                                IntegrityProblem(
-                                    collection: storage.name, index: nil,
-                                    message: "record \(shownID) holds id \(id) in field \(storage.idField)"))
-                        }
-                        for index in indexes {
-                            let entries = try index.entries(for: document, idKey: current.key, collection: storage.name)
-                            expected[index.name, default: []].formUnion(entries.map(\.key))
-                            if let position = duplicates.firstIndex(where: { $0.index.name == index.name }) {
-                                duplicates[position].add(entries, of: document, id: shownID)
-                            }
-                        }
-                    } catch {
+            var audit = RecordAudit(storage: storage)
+            try transaction.walk(storage.records) { key, value in
+                audit.check(record: Array(key), value)
+                return true
+            }
+            var problems = audit.problems
+            for index in audit.indexes where index.state == .ready {
+                var wanted = audit.expected[index.name] ?? []
+                try transaction.walk(index.database) { key, _ in
+                    if wanted.remove(Array(key)) == nil {
                         problems.append(
                             IntegrityProblem(
-                                collection: storage.name, index: nil,
-                                message: "\(error)"))
+                                collection: storage.name, index: index.name,
+                                message: "stray entry of \(key.count) bytes with no matching record"))
                     }
-                    entry = try cursor.move(.next)
-                }
-            }
-            for index in indexes where index.state == .ready {
-                var wanted = expected[index.name] ?? []
-                try transaction.withCursor(on: index.database) { cursor in
-                    var entry = try cursor.move(.first)
-                    while let current = entry {
-                        if wanted.remove(current.key) == nil {
-                            problems.append(
-                                IntegrityProblem(
-                                    collection: storage.name, index: index.name,
-                                    message: "stray entry of \(current.key.count) bytes with no matching record"))
-                        }
-                        entry = try cursor.move(.next)
-                    }
+                    return true
                 }
                 for _ in wanted {
                     problems.append(
                         IntegrityProblem(
-                            collection: storage.name, index: index.name,
-                            message: "a record's entry is missing"))
+                            collection: storage.name, index: index.name, message: "a record's entry is missing"))
                 }
             }
-            for finder in duplicates { problems += finder.problems(collection: storage.name) }
+            for finder in audit.duplicates { problems += finder.problems(collection: storage.name) }
             return problems
+        }
+    }
+}
+
+/// What the records of one collection say its indexes must hold, gathered record by record.
+private struct RecordAudit {
+    let storage: CollectionTable
+    /// The indexes as the walk began, read once.
+    let indexes: [IndexTable]
+    var problems: [IntegrityProblem] = []
+    /// Per index, the entry keys the records call for.
+    var expected: [String: Set<[UInt8]>] = [:]
+    var duplicates: [DuplicateFinder]
+
+    init(storage: CollectionTable) {
+        self.storage = storage
+        indexes = storage.indexes
+        duplicates = indexes.filter { $0.definition.unique && $0.state == .ready }.map(DuplicateFinder.init)
+    }
+
+    mutating func check(record key: [UInt8], _ value: UnsafeRawBufferPointer) {
+        let shownID = (try? KeyCodec.decode(key).first?.description) ?? "\(key)"
+        do {
+            let document = try storage.decodeDocument(value, id: shownID)
+            if let id = document[storage.idField], (try? storage.idKey(id)) != key {
+                problems.append(
+                    IntegrityProblem(
+                        collection: storage.name, index: nil,
+                        message: "record \(shownID) holds id \(id) in field \(storage.idField)"))
+            }
+            for index in indexes {
+                let entries = try index.entries(for: document, idKey: key, collection: storage.name)
+                expected[index.name, default: []].formUnion(entries.map(\.key))
+                if let position = duplicates.firstIndex(where: { $0.index.name == index.name }) {
+                    duplicates[position].add(entries, of: document, id: shownID)
+                }
+            }
+        } catch {
+            problems.append(IntegrityProblem(collection: storage.name, index: nil, message: "\(error)"))
         }
     }
 }

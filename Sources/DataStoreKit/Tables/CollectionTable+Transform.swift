@@ -33,19 +33,15 @@ extension CollectionTable {
     }
 
     /// Up to `limit` records after the record key `after` (from the first when `nil`), decoded.
-    private func recordChunk(after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws
+    func recordChunk(after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws
         -> [(key: [UInt8], document: Document)]
     {
-        try transaction.withCursor(on: records) { cursor in
-            var batch: [(key: [UInt8], document: Document)] = []
-            var entry = try after.map { try cursor.seek(atOrAfter: $0) } ?? cursor.move(.first)
-            if let after, entry?.key == after { entry = try cursor.move(.next) }
-            while let current = entry, batch.count < limit {
-                let document = try current.value.withUnsafeBytes { try decodeDocument($0) }
-                batch.append((current.key, document))
-                entry = try cursor.move(.next)
-            }
-            return batch
+        var batch: [(key: [UInt8], document: Document)] = []
+        try transaction.walk(records, from: after) { key, value in
+            if let after, key.elementsEqual(after) { return true }
+            batch.append((Array(key), try decodeDocument(value)))
+            return batch.count < limit
         }
+        return batch
     }
 }

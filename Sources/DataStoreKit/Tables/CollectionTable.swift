@@ -245,16 +245,10 @@ extension CollectionTable {
     /// - Complexity: O(entries of every index): only for repairing a damaged record.
     private func purgeIndexEntries(of key: [UInt8], in transaction: inout WriteTransaction) throws {
         for index in indexes {
-            let stray: [[UInt8]] = try transaction.withCursor(on: index.database) { cursor in
-                var found: [[UInt8]] = []
-                var entry = try cursor.move(.first)
-                while let current = entry {
-                    if current.key.withUnsafeBytes({ StorageKeys.idKey(inIndexKey: $0)?.elementsEqual(key) }) == true {
-                        found.append(current.key)
-                    }
-                    entry = try cursor.move(.next)
-                }
-                return found
+            var stray: [[UInt8]] = []
+            try transaction.walk(index.database) { entryKey, _ in
+                if StorageKeys.idKey(inIndexKey: entryKey)?.elementsEqual(key) == true { stray.append(Array(entryKey)) }
+                return true
             }
             for entryKey in stray { try transaction.delete(entryKey, in: index.database) }
         }

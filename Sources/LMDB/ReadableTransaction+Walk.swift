@@ -1,0 +1,22 @@
+extension ReadableTransaction where Self: ~Copyable {
+    /// Lends each entry of `database` to `body` in key order — from the first key at or after `start`,
+    /// or from the first key when `start` is `nil` — until `body` returns `false` or the entries end.
+    ///
+    /// The one cursor loop the layers above share: keys and values are borrowed, valid only inside
+    /// `body`, so a walk copies only what it keeps.
+    /// - Complexity: O(log n) to position, then O(1) per entry.
+    public func walk(
+        _ database: Database, from start: [UInt8]? = nil,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try withCursor(on: database) { cursor in
+            var more =
+                if let start, !start.isEmpty {
+                    try cursor.withSeek(atOrAfter: start, body)
+                } else {
+                    try cursor.withMove(.first, body)
+                }
+            while more == true { more = try cursor.withMove(.next, body) }
+        }
+    }
+}
