@@ -101,17 +101,7 @@ enum ImportCommand: Command {
                 }
                 let ordinal = submitted
                 group.addTask {
-                    do {
-                        if let id = document[idField], !id.isNull, id != .string(""), !insert {
-                            _ = try await collection.put(id: id, object: document)
-                        } else {
-                            _ = try await collection.add(object: document)
-                        }
-                        return Outcome(line: number, ordinal: ordinal, error: nil)
-                    } catch {
-                        return Outcome(
-                            line: number, ordinal: ordinal, error: ToolError(error).prefixed("line \(number): "))
-                    }
+                    await save(document, into: collection, idField: idField, insert: insert, line: number, ordinal)
                 }
                 submitted += 1
                 inFlight += 1
@@ -127,29 +117,55 @@ enum ImportCommand: Command {
         }
         store.close()
 
-        if let failure {
-            let later = stored - failure.ordinal
-            var message =
-                "\(failure.error.message). Import stopped: the \(grouped(failure.ordinal)) "
-                + "document\(failure.ordinal == 1 ? "" : "s") before line \(failure.line) \(failure.ordinal == 1 ? "is" : "are") stored"
-            if later > 0 { message += ", and \(grouped(later)) later one\(later == 1 ? "" : "s") already queued" }
-            throw ToolError(failure.error.exitCode, message)
+        if let failure { throw stopped(failure, stored: stored) }
+        try printSummary(
+            stored: stored, lines: reader.lineNumber, collection.name, progress.elapsedSeconds, format, console)
+        return .success
+    }
+
+    /// Stores one document: a put under its id, or an add when it has none (or with `--insert`).
+    private static func save(
+        _ document: Document, into collection: any DocumentModel, idField: String, insert: Bool, line: Int,
+        _ ordinal: Int
+    ) async -> Outcome {
+        do {
+            if let id = document[idField], !id.isNull, id != .string(""), !insert {
+                _ = try await collection.put(id: id, object: document)
+            } else {
+                _ = try await collection.add(object: document)
+            }
+            return Outcome(line: line, ordinal: ordinal, error: nil)
+        } catch {
+            return Outcome(line: line, ordinal: ordinal, error: ToolError(error).prefixed("line \(line): "))
         }
-        let seconds = progress.elapsedSeconds
+    }
+
+    /// The error an import stops with: the first failing line's, with what was stored before it.
+    private static func stopped(_ failure: Failure, stored: Int) -> ToolError {
+        let later = stored - failure.ordinal
+        var message =
+            "\(failure.error.message). Import stopped: the \(grouped(failure.ordinal)) "
+            + "document\(failure.ordinal == 1 ? "" : "s") before line \(failure.line) \(failure.ordinal == 1 ? "is" : "are") stored"
+        if later > 0 { message += ", and \(grouped(later)) later one\(later == 1 ? "" : "s") already queued" }
+        return ToolError(failure.error.exitCode, message)
+    }
+
+    private static func printSummary(
+        stored: Int, lines: Int, _ collection: String, _ seconds: Double, _ format: OutputFormat, _ console: Console
+    ) throws {
         switch format {
         case .json:
             console.print(
                 try JSONWriter.text([
-                    "imported": .int(Int64(stored)), "lines": .int(Int64(reader.lineNumber)),
-                    "collection": .string(collection.name), "seconds": .double((seconds * 1000).rounded() / 1000)
+                    "imported": .int(Int64(stored)), "lines": .int(Int64(lines)),
+                    "collection": .string(collection), "seconds": .double((seconds * 1000).rounded() / 1000)
                 ]))
         case .table:
             let rate = Int(Double(stored) / max(seconds, 0.001))
             console.print(
-                "imported \(grouped(stored)) documents into \(collection.name) from \(grouped(reader.lineNumber)) "
+                "imported \(grouped(stored)) documents into \(collection) from \(grouped(lines)) "
                     + "lines in \((seconds * 10).rounded() / 10) s (\(grouped(rate))/s)")
         }
-        return .success
     }
 }
 
