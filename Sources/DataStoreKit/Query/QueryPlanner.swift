@@ -36,32 +36,7 @@ package enum QueryPlanner {
         }
         // 2. The index that serves the most: the one chosen for this shape before, if it still
         //    scores the same with these values, or the best of all.
-        var best: (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)?
-        let shape = choices.map { _ in PlanCache.Shape(query) }
-        var reused = false
-        if let choices, let shape, let choice = choices.table.choice(for: shape) {
-            switch choice {
-            case .records:
-                reused = true
-            case .index(let name, let score):
-                if let index = indexes.first(where: { $0.definition.name == name }),
-                    let candidate = evaluate(index.definition, for: query, ranges: ranges), candidate.score == score
-                {
-                    best = candidate
-                    reused = true
-                }
-            }
-        }
-        if !reused {
-            for index in indexes {
-                guard let candidate = evaluate(index.definition, for: query, ranges: ranges) else { continue }
-                if candidate.score > (best?.score ?? 0) { best = candidate }
-            }
-            if let choices, let shape {
-                let choice = best.map { PlanCache.Choice.index(name: $0.scan.index.name, score: $0.score) } ?? .records
-                choices.table.remember(choice, for: shape, generation: choices.generation)
-            }
-        }
+        let best = bestIndex(for: query, indexes: indexes, ranges: ranges, choices: choices)
         // The records themselves are ordered by id: a range or a sort on the id field walks them.
         let idRange = ranges[idField]
         let sortByID = query.sort.count == 1 && query.sort[0].field == idField
@@ -75,6 +50,38 @@ package enum QueryPlanner {
         }
         plan.limitPushedDown = query.limit != nil && (query.sort.isEmpty || plan.sortFromScan)
         return plan
+    }
+
+    private typealias Candidate = (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)
+
+    /// The best-scoring index for `query`, reusing the choice remembered for its shape while it still
+    /// scores the same, and remembering a new choice otherwise; `nil` when no index serves it.
+    private static func bestIndex<Index: DeclaredIndex>(
+        for query: Query, indexes: [Index], ranges: FieldRanges, choices: (table: PlanCache, generation: Int)?
+    ) -> Candidate? {
+        let shape = choices.map { _ in PlanCache.Shape(query) }
+        if let choices, let shape, let choice = choices.table.choice(for: shape) {
+            switch choice {
+            case .records:
+                return nil
+            case .index(let name, let score):
+                if let index = indexes.first(where: { $0.definition.name == name }),
+                    let candidate = evaluate(index.definition, for: query, ranges: ranges), candidate.score == score
+                {
+                    return candidate
+                }
+            }
+        }
+        var best: Candidate?
+        for index in indexes {
+            guard let candidate = evaluate(index.definition, for: query, ranges: ranges) else { continue }
+            if candidate.score > (best?.score ?? 0) { best = candidate }
+        }
+        if let choices, let shape {
+            let choice = best.map { PlanCache.Choice.index(name: $0.scan.index.name, score: $0.score) } ?? .records
+            choices.table.remember(choice, for: shape, generation: choices.generation)
+        }
+        return best
     }
 
     /// The ids an `==` or `in` condition on the id field allows, intersected; `nil` when there is none.

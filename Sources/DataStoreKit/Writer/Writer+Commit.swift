@@ -61,40 +61,9 @@ extension WriterCore {
                 state.withLock { $0.metrics.isolationReplays += 1 }
                 work.append((next, isolating))
             case .mapFull(let error):
-                switch growMap() {
-                case .grown:
-                    work.append((next, plan))
-                case .atLimit:
-                    fail(
-                        next,
-                        DataStoreError(
-                            .storage,
-                            "the store at \(environment.path) is full and its map "
-                                + "may not grow past \(limits.maxMapSize) bytes", underlying: error))
-                case .failed(let growthError):
-                    // Blocked by readers (the message names them), or refused by LMDB.
-                    fail(
-                        next,
-                        DataStoreError(
-                            .storage,
-                            "the store is full and its map could not grow: "
-                                + (growthError.code == .mapResizeBlocked ? growthError.context : "\(growthError)"),
-                            underlying: growthError))
-                }
+                if growMapOrFail(next, error) { work.append((next, plan)) }
             case .transactionFull(let error):
-                if next.count > 1 {
-                    state.withLock { $0.metrics.batchSplits += 1 }
-                    let middle = next.count / 2
-                    work.append((Array(next[middle...]), .direct(next.count - middle)))
-                    work.append((Array(next[..<middle]), .direct(middle)))
-                } else {
-                    fail(
-                        next,
-                        DataStoreError(
-                            .storage,
-                            "one change set is larger than a write transaction "
-                                + "may hold in \(environment.path)", underlying: error))
-                }
+                work += splitOrFail(next, error)
             case .failed(let error):
                 fail(
                     next,
@@ -104,6 +73,48 @@ extension WriterCore {
                             + "\(environment.path) failed", underlying: error))
             }
         }
+    }
+
+    /// Grows the map for `batch` to be tried again (`true`), or fails every change set in it.
+    private func growMapOrFail(_ batch: [Pending], _ error: LMDBError) -> Bool {
+        switch growMap() {
+        case .grown:
+            return true
+        case .atLimit:
+            fail(
+                batch,
+                DataStoreError(
+                    .storage,
+                    "the store at \(environment.path) is full and its map "
+                        + "may not grow past \(limits.maxMapSize) bytes", underlying: error))
+        case .failed(let growthError):
+            // Blocked by readers (the message names them), or refused by LMDB.
+            fail(
+                batch,
+                DataStoreError(
+                    .storage,
+                    "the store is full and its map could not grow: "
+                        + (growthError.code == .mapResizeBlocked ? growthError.context : "\(growthError)"),
+                    underlying: growthError))
+        }
+        return false
+    }
+
+    /// The halves of a batch too large for one write transaction, the first half last (the work
+    /// stack pops it first); none when one change set alone is too large, which then fails.
+    private func splitOrFail(_ batch: [Pending], _ error: LMDBError) -> [([Pending], ApplyPlan)] {
+        guard batch.count > 1 else {
+            fail(
+                batch,
+                DataStoreError(
+                    .storage,
+                    "one change set is larger than a write transaction may hold in \(environment.path)",
+                    underlying: error))
+            return []
+        }
+        state.withLock { $0.metrics.batchSplits += 1 }
+        let middle = batch.count / 2
+        return [(Array(batch[middle...]), .direct(batch.count - middle)), (Array(batch[..<middle]), .direct(middle))]
     }
 
     /// One write transaction applying the batch as `plan` says, then one commit.
@@ -152,25 +163,35 @@ extension WriterCore {
             }
             try transaction.commit()
         } catch {
-            let lmdbError = (error as? LMDBError) ?? ((error as? DataStoreError)?.underlying as? LMDBError)
-            switch lmdbError?.code {
-            case .mapFull?: return .mapFull(lmdbError!)
-            case .transactionFull?: return .transactionFull(lmdbError!)
-            default: return .failed(lmdbError ?? error)
-            }
+            return Self.unfinished(by: error)
         }
-        let elapsed = DispatchTime.now().uptimeNanoseconds - started
         let successes = outcomes.compactMap { try? $0.get() }
-        state.withLock { state in
-            state.metrics.batches += 1
-            state.metrics.committedChangeSets += successes.count
-            state.metrics.failedChangeSets += outcomes.count - successes.count
-            state.metrics.largestBatch = max(state.metrics.largestBatch, batch.count)
-            state.metrics.commitNanoseconds += elapsed
-        }
+        count(batch.count, succeeded: successes.count, since: started)
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
         acknowledge(committed)
         return .committed
+    }
+
+    /// What an attempt that threw comes to: a map or transaction to make room in, or a failure.
+    private static func unfinished(by error: any Error) -> Attempt {
+        let lmdbError = (error as? LMDBError) ?? ((error as? DataStoreError)?.underlying as? LMDBError)
+        switch lmdbError?.code {
+        case .mapFull?: return .mapFull(lmdbError!)
+        case .transactionFull?: return .transactionFull(lmdbError!)
+        default: return .failed(lmdbError ?? error)
+        }
+    }
+
+    /// Counts a committed batch of `size` change sets in the metrics.
+    private func count(_ size: Int, succeeded: Int, since started: UInt64) {
+        let elapsed = DispatchTime.now().uptimeNanoseconds - started
+        state.withLock { state in
+            state.metrics.batches += 1
+            state.metrics.committedChangeSets += succeeded
+            state.metrics.failedChangeSets += size - succeeded
+            state.metrics.largestBatch = max(state.metrics.largestBatch, size)
+            state.metrics.commitNanoseconds += elapsed
+        }
     }
 
     /// How growing the map went.
