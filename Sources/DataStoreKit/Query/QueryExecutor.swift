@@ -23,7 +23,9 @@ struct QueryExecutor {
         materialize: (_ body: UnsafeRawBufferPointer, _ version: Int) throws -> Item
     ) throws -> [Item] {
         if case .empty = plan.access { return [] }
-        var collector = ResultCollector<Item>(plan: plan, idField: storage.idField, collection: storage.name)
+        var collector = ResultCollector(plan: plan, idField: storage.idField, collection: storage.name)
+        var items: [Item] = []
+        if let expected = collector.expectedCount { items.reserveCapacity(expected) }
         try visitCandidates(in: transaction) { idKey, record in
             // Most candidates of a filtered scan fail: check them in non-generic code first, so
             // that only matches reach the code generic over `Item` (unspecialized when the
@@ -31,7 +33,9 @@ struct QueryExecutor {
             guard try candidateMatches(idKey, record) else { return true }
             do {
                 let body = RecordVersion.body(record)
-                return try collector.consider(body) { try materialize(body, try RecordVersion.read(record)) }
+                let admission = try collector.admit(body)
+                if admission != .stop { items.append(try materialize(body, try RecordVersion.read(record))) }
+                return admission == .take
             } catch let error as DataStoreError where error.code == .codec {
                 throw storage.unreadable(idKey, error.underlying ?? error)
             } catch let error as DataStoreError {
@@ -40,7 +44,7 @@ struct QueryExecutor {
                 throw storage.unreadable(idKey, error)
             }
         }
-        return collector.results()
+        return collector.results(items)
     }
 
     /// Calls `consider` with the record key and record of each candidate the plan's access

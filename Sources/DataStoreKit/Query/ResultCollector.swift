@@ -1,15 +1,29 @@
 import DataStoreCore
 
-/// Gathers the matches of one run of a ``QueryPlan``, whichever backend reads the candidates: in
-/// scan order without a sort, else as rows with their sort values, then sorted; offset and limit
-/// apply at the end. Both stores feed it, so a query answers alike on each.
-package struct ResultCollector<Item> {
-    /// One result, with what sorting needs.
+/// Decides which matches of one run of a ``QueryPlan`` are kept, and in what order, whichever
+/// backend reads the candidates: in scan order without a sort, else by their sort values; offset
+/// and limit apply at the end. Both stores feed it, so a query answers alike on each.
+///
+/// It is not generic: the caller keeps the items it makes of the matches taken (in the order
+/// taken), so that code generic over the item type, unspecialized across modules, runs once per
+/// match only to make and append the item, not to look up type metadata for the collector.
+package struct ResultCollector {
+    /// What to do with a match.
+    package enum Admission {
+        /// Keep it (append its item) and go on.
+        case take
+        /// Keep it, then stop the scan: the limit is reached.
+        case takeAndStop
+        /// Drop it and stop the scan.
+        case stop
+    }
+
+    /// One result of a sorted query, with what sorting needs; `position` is its item's index.
     private struct Row {
         var id: Value
         var sortValues: [Value?]
         var group: [UInt8]
-        var item: Item
+        var position: Int
     }
 
     private let plan: QueryPlan
@@ -21,7 +35,8 @@ package struct ResultCollector<Item> {
     package let stopEarly: Int?
     /// The per-component budget of the index whose order is the sort, for runs of cut keys.
     private let sortBudget: Int?
-    private var items: [Item] = []
+    /// How many matches were taken.
+    private var taken = 0
     private var rows: [Row] = []
     private var lastGroup: [UInt8]?
 
@@ -41,24 +56,20 @@ package struct ResultCollector<Item> {
         }
         // Room is made up front only for a known count: a point query that matches little would
         // pay for the allocation on every call.
-        if let stopEarly {
-            if plan.query.sort.isEmpty {
-                items.reserveCapacity(min(stopEarly, 1_024))
-            } else {
-                rows.reserveCapacity(min(stopEarly, 1_024))
-            }
-        }
+        if let stopEarly, !plan.query.sort.isEmpty { rows.reserveCapacity(min(stopEarly, 1_024)) }
     }
 
-    /// Takes a record that matched every condition (`body`, the document's bytes), made into an
-    /// item by `item` only when it is kept; returns `false` when the scan may stop.
-    package mutating func consider(_ body: UnsafeRawBufferPointer, _ item: () throws -> Item) throws -> Bool {
+    /// Room for the items of a run that may stop early, as many as it can keep (at most 1 024).
+    package var expectedCount: Int? { stopEarly.map { min($0, 1_024) } }
+
+    /// Whether to keep a record that matched every condition (`body`, the document's bytes).
+    package mutating func admit(_ body: UnsafeRawBufferPointer) throws -> Admission {
         let query = plan.query
         guard !query.sort.isEmpty else {
-            if let stopEarly, items.count >= stopEarly { return false }
-            items.append(try item())
+            if let stopEarly, taken >= stopEarly { return .stop }
+            taken += 1
             // With the limit reached, stop without reading another record.
-            return stopEarly.map { items.count < $0 } ?? true
+            return stopEarly.map { taken < $0 } ?? true ? .take : .takeAndStop
         }
         let sortValues = try query.sort.map { try field($0.field, in: body) }
         var group: [UInt8] = []
@@ -73,25 +84,27 @@ package struct ResultCollector<Item> {
         }
         if let stopEarly, rows.count >= stopEarly {
             // Past the limit: finish only the run of equal sort keys that straddles it.
-            guard sortBudget != nil, group == lastGroup else { return false }
+            guard sortBudget != nil, group == lastGroup else { return .stop }
         }
         // Ids break ties between sort keys.
         let id = try field(idField, in: body) ?? .null
-        rows.append(Row(id: id, sortValues: sortValues, group: group, item: try item()))
+        rows.append(Row(id: id, sortValues: sortValues, group: group, position: taken))
+        taken += 1
         lastGroup = group
-        return true
+        return .take
     }
 
-    /// The results, sorted when the query has a sort, within the offset and the limit.
-    package func results() -> [Item] {
+    /// The results among `items` — one per match taken, in the order taken — sorted when the
+    /// query has a sort, within the offset and the limit.
+    package func results<Item>(_ items: [Item]) -> [Item] {
         guard !plan.query.sort.isEmpty else {
             if offset == 0 && (limit ?? .max) >= items.count { return items }
             let kept = Self.window(items.count, offset: offset, limit: limit)
             return kept == items.indices ? items : Array(items[kept])
         }
         let ordered = sortedRows()
-        // A closure, not `\.item`: a key path is instantiated at run time on every call.
-        return ordered[Self.window(ordered.count, offset: offset, limit: limit)].map { $0.item }
+        // A closure, not `\.position`: a key path is instantiated at run time on every call.
+        return ordered[Self.window(ordered.count, offset: offset, limit: limit)].map { items[$0.position] }
     }
 
     /// The positions of `count` results that `offset` and `limit` (already clamped to ≥ 0) keep.

@@ -32,12 +32,15 @@ struct PostgresQueryRunner {
     func run<Item>(
         on connection: Connection, materialize: (_ body: UnsafeRawBufferPointer, _ version: Int64) throws -> Item
     ) throws -> [Item] {
-        var collector = ResultCollector<Item>(plan: plan, idField: layout.idField, collection: layout.name)
+        var collector = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name)
+        var items: [Item] = []
         try visitCandidates(on: connection, pageSize: collector.stopEarly) { record, version in
             guard try matches(record) else { return true }
-            return try collector.consider(record) { try materialize(record, version) }
+            let admission = try collector.admit(record)
+            if admission != .stop { items.append(try materialize(record, version)) }
+            return admission == .take
         }
-        return collector.results()
+        return collector.results(items)
     }
 
     /// Calls `consider` with each candidate's record and version in scan order until it returns
