@@ -6,13 +6,9 @@ import LMDB
 struct QueryExecutor {
     let storage: CollectionTable
     let plan: QueryPlan
-    /// The conditions, prepared to be checked on record bytes.
-    private let predicates: [RecordPredicate]
-
     init(storage: CollectionTable, plan: QueryPlan) {
         self.storage = storage
         self.plan = plan
-        predicates = RecordPredicate.ordered(plan.query.conditions)
     }
 
     /// The matching records, each turned into an `Item` by `materialize` (given the document bytes
@@ -26,11 +22,15 @@ struct QueryExecutor {
         var collector = ResultCollector(plan: plan, idField: storage.idField, collection: storage.name)
         var items: [Item] = []
         if let expected = collector.expectedCount { items.reserveCapacity(expected) }
+        // Prepared at the first candidate: a query that finds none (a point query for a missing
+        // value) does not pay for them.
+        var predicates: [RecordPredicate]?
         try visitCandidates(in: transaction) { idKey, record in
+            if predicates == nil { predicates = RecordPredicate.ordered(plan.query.conditions) }
             // Most candidates of a filtered scan fail: check them in non-generic code first, so
             // that only matches reach the code generic over `Item` (unspecialized when the
             // caller's module cannot see it, and paying generic-metadata lookups per call).
-            guard try candidateMatches(idKey, record) else { return true }
+            guard try candidateMatches(predicates.unsafelyUnwrapped, idKey, record) else { return true }
             do {
                 let body = RecordVersion.body(record)
                 let admission = try collector.admit(body)
@@ -105,7 +105,10 @@ struct QueryExecutor {
     }
 
     /// Whether the record passes every condition; a record that cannot be read is named by its id.
-    private func candidateMatches(_ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool {
+    @inline(__always)
+    private func candidateMatches(
+        _ predicates: borrowing [RecordPredicate], _ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer
+    ) throws -> Bool {
         try storage.recordMatches(predicates, RecordVersion.body(record), idKey: idKey)
     }
 }
