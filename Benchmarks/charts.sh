@@ -3,6 +3,8 @@
 #   read-ratios.svg          DSK ÷ raw LMDB, DSK ÷ SQLite and DSK-on-PG ÷ libpq per read workload
 #   group-commit-events.svg  the event log: saves/s and p99 latency against savers, per backend
 #   group-commit-messages.svg  the same for group commit into the messages
+#   postgres-reads.svg       PostgreSQL reads in µs per operation: the store, libpq unprepared and
+#                            prepared, and a SELECT 1 (the round trip) from the same rounds
 # Usage: Benchmarks/charts.sh REPORT.json OUTPUT-DIRECTORY
 set -euo pipefail
 
@@ -31,11 +33,24 @@ lmdb = {row["workload"]: row for row in report["rows"]}
 def label(name):
     short = name.replace(" → objects", "").replace(" → object", "").replace("sender and recipient (", "pair, ")
     return short.replace(" indexes)", " indexes").replace(" index)", " index").replace('"', "")
+series = [("DSK ÷ raw LMDB", "#4477aa"), ("DSK ÷ SQLite", "#ee6677"), ("DSK on PG ÷ libpq", "#228833")]
+present = set()
 with open(f"{data}/reads.dat", "w") as file:
     for name in names:
         row = lmdb.get(name)
         values = [row["versusRaw"] if row else "NaN", row["versusSQLite"] if row else "NaN", pg.get(name, "NaN")]
+        present.update(column for column, value in enumerate(values) if value != "NaN")
         file.write('"%s" %s\n' % (label(name), " ".join(str(v) for v in values)))
+# The plot clauses of the series that have data (gnuplot refuses a histogram without points).
+clauses = ['"%s" using %d:xtic(1) title "%s" linecolor rgb "%s"' % (f"{data}/reads.dat", column + 2, *series[column])
+           for column in sorted(present)]
+open(f"{data}/reads.plot", "w").write(", ".join(clauses))
+
+with open(f"{data}/postgres.dat", "w") as file:
+    for row in postgres.get("rows", []):
+        if row["unit"] in reads and "libpqUnprepared" in row:
+            file.write('"%s" %f %f %f %f\n' % (label(row["workload"]), 1e6 / row["dataStoreKit"],
+                1e6 / row["libpqUnprepared"], 1e6 / row["libpq"], row["roundTripMicroseconds"]))
 
 def commits(rows, path, solid):
     """Writes the blocks; the first `solid` backends are drawn solid, the rest (PostgreSQL) dashed."""
@@ -58,11 +73,13 @@ commits(report.get("commits", []), f"{data}/messages.dat", 1000)
 machine = report.get("machine", {})
 open(f"{data}/title", "w").write("%d messages, %s cores, load %s" % (
     report["size"], machine.get("cores", "?"), machine.get("loadAverage", "?")))
+open(f"{data}/postgres-title", "w").write("%d messages on %s" % (
+    postgres.get("size", 0), postgres.get("status", "?").split(",")[0].replace("against ", "")))
 PYTHON
 
 title="$(cat "$data/title")"
 
-gnuplot <<GNUPLOT
+[ -s "$data/reads.plot" ] && gnuplot <<GNUPLOT
 set terminal svg size 960,480 dynamic font "sans,11" background rgb "white"
 set output "$out/read-ratios.svg"
 set title "Reads: DataStoreKit ÷ its floor or peer (above 1: faster) — $title"
@@ -78,16 +95,47 @@ set xtics nomirror font ",10"
 set bmargin 4
 set termoption noenhanced
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 linewidth 1.5 front
-plot "$data/reads.dat" using 2:xtic(1) title "DSK ÷ raw LMDB" linecolor rgb "#4477aa", \
-     "" using 3 title "DSK ÷ SQLite" linecolor rgb "#ee6677", \
-     "" using 4 title "DSK on PG ÷ libpq" linecolor rgb "#228833"
+plot $(cat "$data/reads.plot")
 GNUPLOT
+
+if [ -s "$data/postgres.dat" ]; then
+  gnuplot <<GNUPLOT
+set terminal svg size 960,480 dynamic font "sans,11" background rgb "white"
+set output "$out/postgres-reads.svg"
+set termoption noenhanced
+set title "PostgreSQL reads: wall-clock µs per operation (lower is faster) — $(cat "$data/postgres-title")"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set key top left
+set grid ytics
+set logscale y
+set ylabel "µs per operation"
+set xtics nomirror font ",10"
+set bmargin 4
+plot "$data/postgres.dat" using 2:xtic(1) title "DSK on PG" linecolor rgb "#228833", \
+     "" using 3 title "libpq, unprepared" linecolor rgb "#ccbb44", \
+     "" using 4 title "libpq, prepared (the floor)" linecolor rgb "#4477aa", \
+     "" using 5 title "SELECT 1 (the round trip)" linecolor rgb "#bbbbbb"
+GNUPLOT
+fi
 
 draw_commits() {
   local name="$1" heading="$2" solid blocks
   read -r solid blocks <"$data/$name.count"
   [ "$blocks" -gt 0 ] || return 0
   local file="$data/$name.dat"
+  # Column $1 of every block: LMDB's backends with filled circles, PostgreSQL's with open squares.
+  series() {
+    local clause="for [i=0:$solid-1] \"$file\" index i using 1:$1 with linespoints linewidth 2 pointtype 7"
+    clause="$clause title columnheader(1)"
+    if [ "$blocks" -gt "$solid" ]; then
+      clause="$clause, for [i=$solid:$blocks-1] \"$file\" index i using 1:$1 with linespoints linewidth 1.5"
+      clause="$clause pointtype 4 pointsize 1.2 title columnheader(1)"
+    fi
+    echo "$clause"
+  }
   gnuplot <<GNUPLOT
 set terminal svg size 1200,560 dynamic font "sans,11" background rgb "white"
 set output "$out/group-commit-$name.svg"
@@ -100,14 +148,10 @@ set key below font ",9" maxrows 2
 set termoption noenhanced
 set ylabel "saves/s"
 set title "throughput"
-plot for [i=0:$solid-1] "$file" index i using 1:2 with linespoints linewidth 2 pointtype 7 title columnheader(1), \
-     for [i=$solid:$blocks-1] "$file" index i using 1:2 with linespoints linewidth 1.5 pointtype 4 pointsize 1.2 \
-     title columnheader(1)
+plot $(series 2)
 set ylabel "p99 latency (µs)"
 set title "p99 latency, call to acknowledgement"
-plot for [i=0:$solid-1] "$file" index i using 1:3 with linespoints linewidth 2 pointtype 7 title columnheader(1), \
-     for [i=$solid:$blocks-1] "$file" index i using 1:3 with linespoints linewidth 1.5 pointtype 4 pointsize 1.2 \
-     title columnheader(1)
+plot $(series 3)
 unset multiplot
 GNUPLOT
 }

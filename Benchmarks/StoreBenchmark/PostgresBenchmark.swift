@@ -124,34 +124,39 @@ final class PostgresBenchmark {
 
     private var samples: Int { 7 }
 
-    /// Measures one read workload on both backends, with a `SELECT 1` as a third, and records a row.
+    /// Measures one read workload on both backends, with a `SELECT 1` and the floor's statement
+    /// sent unprepared as third and fourth, and records a row.
     func read(
         _ workload: String, unit: String, inputs: Int, perSample: Int, goal: Double?,
         store storeOperation: (Int) async throws -> [Message],
-        floor floorOperation: (Int) throws -> [Message]
+        floor floorOperation: (Int, _ prepared: Bool) throws -> [Message]
     ) async throws {
         progress("PostgreSQL \(workload): \(samples) samples of \(grouped(Double(perSample))) operations per backend…")
         let floor = self.floor!
         let measured = try await sampleWallInterleaved(
-            backends: 3, inputs: inputs, perSample: perSample, samples: samples
+            backends: 4, inputs: inputs, perSample: perSample, samples: samples
         ) { backend, input, full in
             switch backend {
             case 0: try fold(await storeOperation(input), full: full)
-            case 1: try fold(floorOperation(input), full: full)
-            default: (0, UInt64(try floor.roundTrip()))
+            case 1: try fold(floorOperation(input, true), full: full)
+            case 2: (0, UInt64(try floor.roundTrip()))
+            default: try fold(floorOperation(input, false), full: full)
             }
         }
-        let agree = measured[0].results == measured[1].results && measured[0].checksum == measured[1].checksum
+        let agree = [1, 3].allSatisfy {
+            measured[0].results == measured[$0].results && measured[0].checksum == measured[$0].checksum
+        }
         let roundTrip = 1e6 / measured[2].operationsPerSecond
         progress(
             "  " + measured.map { grouped($0.operationsPerSecond) }.joined(separator: " / ")
-                + " \(unit) (DSK / libpq / SELECT 1)"
+                + " \(unit) (DSK / libpq / SELECT 1 / libpq unprepared)"
                 + (agree ? "" : "   RESULTS DIFFER: \(measured.map(\.results)) \(measured.map(\.checksum))"))
         section.rows.append(
             PostgresRow(
                 workload: workload, unit: unit, dataStoreKit: measured[0].operationsPerSecond,
                 libpq: measured[1].operationsPerSecond, results: [measured[0].results, measured[1].results],
                 agree: agree, goal: goal, roundTripMicroseconds: roundTrip,
+                libpqUnprepared: measured[3].operationsPerSecond,
                 clientCPUMicroseconds: [measured[0].clientCPUMicroseconds, measured[1].clientCPUMicroseconds]))
     }
 
@@ -162,7 +167,7 @@ final class PostgresBenchmark {
             let ids = dataset.lookupIDs
             try await read(
                 "get by id → object", unit: "gets/s", inputs: min(ids.count, 5_000), perSample: 2_000, goal: 0.8,
-                store: { try await [store.get(id: ids[$0])] }, floor: { try [floor.get(id: ids[$0])] })
+                store: { try await [store.get(id: ids[$0])] }, floor: { try [floor.get(id: ids[$0], prepared: $1)] })
         }
         if configuration.runs("range") {
             let starts = dataset.rangeStarts
@@ -171,7 +176,8 @@ final class PostgresBenchmark {
             try await read(
                 "created_ts >= X limit 100 → objects", unit: "queries/s", inputs: min(starts.count, 500),
                 perSample: 100, goal: 0.8,
-                store: { try await store.created(since: starts[$0]) }, floor: { try floor.created(since: starts[$0]) })
+                store: { try await store.created(since: starts[$0]) },
+                floor: { try floor.created(since: starts[$0], prepared: $1) })
         }
         if configuration.runs("pair") { try await pairs() }
         if configuration.runs("scan") {
@@ -179,7 +185,8 @@ final class PostgresBenchmark {
             section.plans["full scan type == video"] = store.explain(["type": .string(type)])
             try await read(
                 "full scan, type == \"video\" → objects", unit: "scans/s", inputs: 1, perSample: 1, goal: 0.8,
-                store: { _ in try await store.messages(ofType: type) }, floor: { _ in try floor.messages(ofType: type) }
+                store: { _ in try await store.messages(ofType: type) },
+                floor: { try floor.messages(ofType: type, prepared: $1) }
             )
         }
     }
@@ -195,6 +202,6 @@ final class PostgresBenchmark {
             "sender and recipient (\(suffix))", unit: "queries/s", inputs: min(pairs.count, 1_000), perSample: 500,
             goal: 0.8,
             store: { try await store.messages(from: pairs[$0].from, to: pairs[$0].to) },
-            floor: { try floor.messages(from: pairs[$0].from, to: pairs[$0].to) })
+            floor: { try floor.messages(from: pairs[$0].from, to: pairs[$0].to, prepared: $1) })
     }
 }

@@ -14,6 +14,9 @@ struct PostgresRow: Encodable, Sendable {
     var goal: Double?
     /// Wall-clock µs per operation of a `SELECT 1` measured in the same rounds (reads only).
     var roundTripMicroseconds: Double?
+    /// The floor's statement sent unprepared, operations per second (reads only): what parsing
+    /// and planning each statement costs, as the store's statements are sent.
+    var libpqUnprepared: Double?
     /// The client process's CPU µs per operation: DataStoreKit, libpq (reads only).
     var clientCPUMicroseconds: [Double]?
 
@@ -23,7 +26,7 @@ struct PostgresRow: Encodable, Sendable {
     var floorInRoundTrips: Double? { roundTripMicroseconds.map { 1e6 / libpq / $0 } }
 
     private enum CodingKeys: String, CodingKey {
-        case workload, unit, dataStoreKit, libpq, results, agree, goal, roundTripMicroseconds
+        case workload, unit, dataStoreKit, libpq, results, agree, goal, roundTripMicroseconds, libpqUnprepared
         case clientCPUMicroseconds, versusLibpq, goalMet, floorInRoundTrips
     }
 
@@ -38,6 +41,7 @@ struct PostgresRow: Encodable, Sendable {
         try container.encode(agree, forKey: .agree)
         try container.encodeIfPresent(goal, forKey: .goal)
         try container.encodeIfPresent(roundTripMicroseconds, forKey: .roundTripMicroseconds)
+        try container.encodeIfPresent(libpqUnprepared, forKey: .libpqUnprepared)
         try container.encodeIfPresent(clientCPUMicroseconds, forKey: .clientCPUMicroseconds)
         try container.encode(versusLibpq, forKey: .versusLibpq)
         try container.encodeIfPresent(goalMet, forKey: .goalMet)

@@ -30,7 +30,8 @@ extension Report {
         let header =
             "workload".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
             + "unit".padding(toLength: 10, withPad: " ", startingAt: 0) + pad("DSK on PG", 12) + pad("libpq", 12)
-            + pad("DSK/libpq", 10) + "  goal     met " + pad("µs DSK", 9) + pad("µs libpq", 9) + pad("SELECT 1", 9)
+            + pad("DSK/libpq", 10) + "  goal     met " + pad("µs DSK", 9) + pad("µs libpq", 9) + pad("unprep.", 9)
+            + pad("SELECT 1", 9)
             + pad("libpq RTs", 10) + pad("CPU µs DSK/libpq", 18) + "  same results"
         print(header)
         print(String(repeating: "-", count: header.count + 4))
@@ -46,6 +47,7 @@ extension Report {
                     + "  " + met.padding(toLength: 4, withPad: " ", startingAt: 0)
                     + pad(isRead ? fixed(1e6 / row.dataStoreKit, 0) : "", 9)
                     + pad(isRead ? fixed(1e6 / row.libpq, 0) : "", 9)
+                    + pad(row.libpqUnprepared.map { fixed(1e6 / $0, 0) } ?? "", 9)
                     + pad(row.roundTripMicroseconds.map { fixed($0, 0) } ?? "", 9)
                     + pad(row.floorInRoundTrips.map { fixed($0, 1) } ?? "", 10)
                     + pad(row.clientCPUMicroseconds.map { $0.map { fixed($0, 0) }.joined(separator: " / ") } ?? "", 18)
@@ -53,7 +55,7 @@ extension Report {
         }
         print(
             "(reads: operations per second of wall-clock time, median of 7 alternating rounds; µs per operation; "
-                + "SELECT 1: its µs in the same rounds; libpq RTs: the floor's time in round trips, near 1 = the "
+                + "unprep.: libpq's statement sent unprepared, as the store sends its own; SELECT 1: its µs in the same rounds; libpq RTs: the floor's time in round trips, near 1 = the "
                 + "round trip is its whole cost; CPU: the client process's CPU per operation)")
     }
 

@@ -167,32 +167,34 @@ final class LibpqBackend: @unchecked Sendable {
         return parameters
     }
 
-    func get(id: String) throws -> Message {
+    // The reads take `prepared: false` to send the same statement unprepared, as the store does.
+
+    func get(id: String, prepared: Bool = true) throws -> Message {
         var parameters = LibpqParameters()
         parameters.bytes(RawLayout.idKey(id))
-        let result = try connection.run("get", parameters)
+        let result = try connection.run("get", parameters, prepared: prepared)
         guard result.rowCount == 1 else { throw LibpqFailure("no row \(id)") }
         return try RawLayout.decode(result.bytes(0, 0), from: 0)
     }
 
-    func created(since start: Double) throws -> [Message] {
+    func created(since start: Double, prepared: Bool = true) throws -> [Message] {
         var bound: [UInt8] = []
         RawLayout.appendDouble(start, to: &bound)
         var parameters = LibpqParameters()
         parameters.bytes(bound)
-        return try messages(connection.run("since", parameters))
+        return try messages(connection.run("since", parameters, prepared: prepared))
     }
 
     /// Sender and recipient: the compound index's window when it exists, else the sender index's
     /// window with the recipient checked on the record bytes (the store's plan).
-    func messages(from sender: String, to recipient: String) throws -> [Message] {
+    func messages(from sender: String, to recipient: String, prepared: Bool = true) throws -> [Message] {
         var prefix: [UInt8] = []
         RawLayout.appendString(sender, to: &prefix)
         if hasPairIndex {
             RawLayout.appendString(recipient, to: &prefix)
-            return try messages(connection.run("pair", Self.window(prefix)))
+            return try messages(connection.run("pair", Self.window(prefix), prepared: prepared))
         }
-        let result = try connection.run("sender", Self.window(prefix))
+        let result = try connection.run("sender", Self.window(prefix), prepared: prepared)
         var found: [Message] = []
         for row in 0..<result.rowCount {
             let record = result.bytes(row, 0)
@@ -203,8 +205,8 @@ final class LibpqBackend: @unchecked Sendable {
     }
 
     /// Every record read, those of `type` decoded.
-    func messages(ofType type: String) throws -> [Message] {
-        let result = try connection.run("scan")
+    func messages(ofType type: String, prepared: Bool = true) throws -> [Message] {
+        let result = try connection.run("scan", prepared: prepared)
         var found: [Message] = []
         for row in 0..<result.rowCount {
             let record = result.bytes(row, 0)

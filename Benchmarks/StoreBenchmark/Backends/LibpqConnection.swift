@@ -56,6 +56,8 @@ enum LibpqStatement {
 /// A result in binary format, freed when the last reference goes.
 final class LibpqResult {
     private let handle: OpaquePointer
+    /// The SQL of each prepared statement, for running it unprepared too.
+    private var statements: [String: String] = [:]
 
     init(_ handle: OpaquePointer) { self.handle = handle }
 
@@ -79,6 +81,8 @@ final class LibpqConnection: @unchecked Sendable {
     // @unchecked Sendable: one thread uses a connection at a time (each saver thread opens its
     // own; the read workloads run one operation at a time).
     private let handle: OpaquePointer
+    /// The SQL of each prepared statement, for running it unprepared too.
+    private var statements: [String: String] = [:]
 
     /// Connects to `conninfo` (key=value pairs; what is missing comes from the `PG*` variables).
     init(_ conninfo: String) throws {
@@ -110,13 +114,22 @@ final class LibpqConnection: @unchecked Sendable {
     /// Prepares `sql` as `name`, its parameter types inferred by the server.
     func prepare(_ name: String, _ sql: String) throws {
         try check(PQprepare(handle, name, sql, 0, nil), sql)
+        statements[name] = sql
     }
 
-    /// Runs the prepared statement `name`, results in binary format.
+    /// Runs the prepared statement `name`, results in binary format; `prepared` false sends its
+    /// SQL to be parsed and planned again (`PQexecParams`), as the store sends its statements.
     @discardableResult
-    func run(_ name: String, _ parameters: LibpqParameters = LibpqParameters()) throws -> LibpqResult {
+    func run(_ name: String, _ parameters: LibpqParameters = LibpqParameters(), prepared: Bool = true) throws
+        -> LibpqResult
+    {
+        let sql = prepared ? nil : statements[name]
         let result = parameters.withArrays { count, values, lengths, formats in
-            PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+            if let sql {
+                PQexecParams(handle, sql, count, nil, values, lengths, formats, 1)
+            } else {
+                PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+            }
         }
         return try check(result, name)
     }
