@@ -36,10 +36,16 @@ final class PostgresBenchmark {
         database = "storebench_\(getpid())"
         let admin = try LibpqConnection("")
         self.admin = admin
-        let settings = try ["server_version", "fsync", "synchronous_commit", "shared_buffers"].map {
-            "\($0) \(try admin.value("SHOW \($0)"))"
+        let settings: [String]
+        do {
+            settings = try ["server_version", "fsync", "synchronous_commit", "shared_buffers"].map {
+                "\($0) \(try admin.value("SHOW \($0)"))"
+            }
+            try admin.execute("CREATE DATABASE \(database)")
+        } catch {
+            admin.close()
+            throw error
         }
-        try admin.execute("CREATE DATABASE \(database)")
         section = PostgresSection(
             status: "against \(server), database \(database) (dropped afterwards), " + settings.joined(separator: ", "),
             size: count)
