@@ -11,7 +11,6 @@ struct PostgresSection: Encodable, Sendable {
     /// Group commit into a fresh event log on the server.
     var eventCommits: [CommitRow] = []
     var checks: [String] = []
-    var notes: [String] = []
     /// Plans: the store's planner and the server's EXPLAIN.
     var plans: [String: String] = [:]
 

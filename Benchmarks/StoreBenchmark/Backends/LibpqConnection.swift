@@ -70,11 +70,6 @@ final class LibpqResult {
         let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
         return UnsafeRawBufferPointer(start: PQgetvalue(handle, Int32(row), Int32(column)), count: length)
     }
-
-    /// The `int8` at `row`, `column` (binary format, big-endian).
-    func int(_ row: Int, _ column: Int) -> Int {
-        bytes(row, column).reduce(0) { $0 << 8 | Int($1) }
-    }
 }
 
 final class LibpqConnection: @unchecked Sendable {
