@@ -1,7 +1,7 @@
 // The workloads, in the order they run: bulk load; reads (get by id, created_ts range, sender and
 // recipient, full scan); the compound index; updates that move index entries; group commit at
 // several concurrency levels; then cross-backend verification. Each runs on the three backends in
-// turn, on identical data, and their results must agree.
+// turn, on identical data, and their results must agree. Then the PostgreSQL rows (PostgresBenchmark).
 import DataStoreCore
 import DataStoreKit
 import Foundation
@@ -98,6 +98,7 @@ final class BenchmarkRun {
         raw.close()
         sqlite.close()
         if !configuration.keep { try? FileManager.default.removeItem(atPath: configuration.directory) }
+        report.postgres = await PostgresBenchmark.section(configuration, dataset: dataset)
         report.seconds = Double(Clock.wall() - started) / 1e9
         return report
     }
