@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-20000}
 operations=${2:-2000}
-workloads=(get range pair-compound empty scan)
+workloads=(get get-codable range range-codable pair-compound empty scan)
 out=.build/benchmark-report
 mkdir -p "$out"
 swift build -c release --product StoreBenchmark >&2

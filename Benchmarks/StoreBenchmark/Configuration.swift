@@ -60,7 +60,7 @@ struct Configuration: Sendable {
                              starts a throwaway one, Tests/Postgres/with-cluster.sh)
           --postgres-size N  messages in the PostgreSQL rows (default the size, at most 100 000)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
-                             load, get, range, pair, pair-compound, empty (a compound query that
+                             load, get, get-codable, range, range-codable, pair, pair-compound, empty (a compound query that
                              matches nothing), scan, commit (64 tasks), events (the event log alone,
                              64 tasks, fresh store)
           --profile-seconds  how long the --profile loop runs (default 20)

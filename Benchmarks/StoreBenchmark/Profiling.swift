@@ -87,7 +87,8 @@ func profileLoop(seconds: Double, operations: Int? = nil, _ body: (Int) throws -
 
 extension BenchmarkRun {
     static let profileWorkloads = [
-        "load", "get", "range", "pair", "pair-compound", "empty", "scan", "commit", "events"
+        "load", "get", "get-codable", "range", "range-codable", "pair", "pair-compound", "empty", "scan", "commit",
+        "events"
     ]
 
     /// Loads DataStoreKit alone, then loops over one of its workloads.
@@ -132,13 +133,15 @@ extension BenchmarkRun {
         let cpu = Clock.threadCPU()
         let operations: Int
         switch workload {
-        case "get":
+        case "get", "get-codable":
+            let codable = workload.hasSuffix("-codable")
             operations = try profiled(seconds: seconds, operations: configuration.profileOperations) {
-                fold([try store.get(id: ids[$0 % ids.count])], full: false).checksum
+                fold([try store.get(id: ids[$0 % ids.count], codable: codable)], full: false).checksum
             }
-        case "range":
+        case "range", "range-codable":
+            let codable = workload.hasSuffix("-codable")
             operations = try profiled(seconds: seconds, operations: configuration.profileOperations) {
-                fold(try store.created(since: starts[$0 % starts.count]), full: false).checksum
+                fold(try store.created(since: starts[$0 % starts.count], codable: codable), full: false).checksum
             }
         case "pair", "pair-compound":
             operations = try profiled(seconds: seconds, operations: configuration.profileOperations) { index in

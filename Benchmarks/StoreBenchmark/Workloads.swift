@@ -159,32 +159,40 @@ final class BenchmarkRun {
 
     private var samples: Int { 7 }
 
-    /// Measures one read workload on the three backends and records a row.
+    /// Measures one read workload on the three backends — DataStoreKit through both mappings — and
+    /// records two rows: the `Codable` mapping most users write, which the goal is for, and
+    /// `RecordDecodable` beside it, both against the same raw and SQLite figures.
     private func read(
         _ workload: String, unit: String, inputs: Int, perSample: Int, goal: Goal?,
-        store storeOperation: (Int) throws -> [Message],
+        store storeOperation: (_ input: Int, _ codable: Bool) throws -> [Message],
         raw rawOperation: (Int) throws -> [Message],
         sqlite sqliteOperation: (Int) throws -> [Message]
     ) throws {
         progress("\(workload): \(samples) samples of \(grouped(Double(perSample))) operations per backend…")
-        let measured = try sampleInterleaved(backends: 3, inputs: inputs, perSample: perSample, samples: samples) {
+        let measured = try sampleInterleaved(backends: 4, inputs: inputs, perSample: perSample, samples: samples) {
             backend, input, full in
             switch backend {
-            case 0: try fold(storeOperation(input), full: full)
+            case 0: try fold(storeOperation(input, true), full: full)
             case 1: try fold(rawOperation(input), full: full)
-            default: try fold(sqliteOperation(input), full: full)
+            case 2: try fold(sqliteOperation(input), full: full)
+            default: try fold(storeOperation(input, false), full: full)
             }
         }
         for value in measured { report.checksum &+= value.checksum }
         let agree = Set(measured.map(\.results)).count == 1 && Set(measured.map(\.checksum)).count == 1
         progress(
-            "  " + measured.map { grouped($0.operationsPerSecond) }.joined(separator: " / ") + " \(unit)"
+            "  " + measured.map { grouped($0.operationsPerSecond) }.joined(separator: " / ")
+                + " \(unit) (Codable / raw / SQLite / RecordDecodable)"
                 + (agree ? "" : "   RESULTS DIFFER: \(measured.map(\.results)) \(measured.map(\.checksum))"))
-        report.rows.append(
-            ThroughputRow(
-                workload: workload, unit: unit, dataStoreKit: measured[0].operationsPerSecond,
-                rawLMDB: measured[1].operationsPerSecond, sqlite: measured[2].operationsPerSecond,
-                results: measured.map(\.results), agree: agree, goal: goal))
+        for (name, store, rowGoal) in [
+            (workload, measured[0], goal), (workload + " [RecordDecodable]", measured[3], nil)
+        ] {
+            report.rows.append(
+                ThroughputRow(
+                    workload: name, unit: unit, dataStoreKit: store.operationsPerSecond,
+                    rawLMDB: measured[1].operationsPerSecond, sqlite: measured[2].operationsPerSecond,
+                    results: Array(measured[0..<3].map(\.results)), agree: agree, goal: rowGoal))
+        }
     }
 
     private func getByID() throws {
@@ -192,7 +200,7 @@ final class BenchmarkRun {
         try read(
             "get by id → object", unit: "gets/s", inputs: ids.count, perSample: 20_000,
             goal: Goal(minimumVersusRaw: 0.75, minimumVersusSQLite: 3),
-            store: { [try store.get(id: ids[$0])] }, raw: { [try raw.get(id: ids[$0])] },
+            store: { [try store.get(id: ids[$0], codable: $1)] }, raw: { [try raw.get(id: ids[$0])] },
             sqlite: { [try sqlite.get(id: ids[$0])] })
     }
 
@@ -205,7 +213,8 @@ final class BenchmarkRun {
         try read(
             "created_ts >= X limit 100 → objects", unit: "queries/s", inputs: starts.count, perSample: 500,
             goal: Goal(minimumVersusRaw: 0.6, minimumVersusSQLite: 3),
-            store: { try store.created(since: starts[$0]) }, raw: { try raw.created(since: starts[$0], limit: 100) },
+            store: { try store.created(since: starts[$0], codable: $1) },
+            raw: { try raw.created(since: starts[$0], limit: 100) },
             sqlite: { try sqlite.created(since: starts[$0]) })
     }
 
@@ -219,7 +228,7 @@ final class BenchmarkRun {
         try read(
             "sender and recipient (\(suffix))", unit: "queries/s", inputs: min(pairs.count, 2_000), perSample: 1_000,
             goal: Goal(minimumVersusRaw: nil, minimumVersusSQLite: compound ? 5 : 1),
-            store: { try store.messages(from: pairs[$0].from, to: pairs[$0].to) },
+            store: { try store.messages(from: pairs[$0].from, to: pairs[$0].to, codable: $1) },
             raw: { try raw.messages(from: pairs[$0].from, to: pairs[$0].to, compound: compound) },
             sqlite: { try sqlite.messages(from: pairs[$0].from, to: pairs[$0].to) })
     }
@@ -231,7 +240,7 @@ final class BenchmarkRun {
             "SELECT * FROM messages WHERE type = 'video'")
         try read(
             "full scan, type == \"video\" → objects", unit: "scans/s", inputs: 1, perSample: 1, goal: nil,
-            store: { _ in try store.messages(ofType: type) }, raw: { _ in try raw.messages(ofType: type) },
+            store: { try store.messages(ofType: type, codable: $1) }, raw: { _ in try raw.messages(ofType: type) },
             sqlite: { _ in try sqlite.messages(ofType: type) })
     }
 
