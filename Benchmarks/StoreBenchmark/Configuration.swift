@@ -2,7 +2,7 @@
 import Foundation
 
 struct Configuration: Sendable {
-    static let workloads = ["get", "range", "pair", "scan", "updates", "commit", "events", "observers"]
+    static let workloads = ["get", "range", "covering", "pair", "scan", "updates", "commit", "events", "observers"]
 
     var size = 100_000
     var sizeName = "quick"
@@ -42,8 +42,8 @@ struct Configuration: Sendable {
           --json             print the report as JSON on stdout (progress still goes to stderr)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
                              load, get, range, pair, pair-compound, empty (a compound query that
-                             matches nothing), scan, commit (64 tasks), events (the event log alone,
-                             64 tasks, fresh store)
+                             matches nothing), scan, range-covering (the range through a covering
+                             index), commit (64 tasks), events (the event log alone, 64 tasks, fresh store)
           --profile-seconds  how long the --profile loop runs (default 20)
           --profile-operations N  run the --profile loop exactly N times (for instruction counts)
         """

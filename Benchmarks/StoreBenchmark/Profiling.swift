@@ -75,7 +75,7 @@ func profileLoop(seconds: Double, operations: Int? = nil, _ body: (Int) throws -
 
 extension BenchmarkRun {
     static let profileWorkloads = [
-        "load", "get", "range", "pair", "pair-compound", "empty", "scan", "commit", "events"
+        "load", "get", "range", "range-covering", "pair", "pair-compound", "empty", "scan", "commit", "events"
     ]
 
     /// Loads DataStoreKit alone, then loops over one of its workloads.
@@ -98,6 +98,7 @@ extension BenchmarkRun {
         )
         if workload == "load" { return }
         if workload == "pair-compound" || workload == "empty" { try await store.buildPairIndex() }
+        if workload == "range-covering" { try await store.coverCreated() }
         if workload == "commit" {
             let tasks = 64
             let perTask = max(1, configuration.commitsPerConfiguration / tasks)
@@ -124,7 +125,7 @@ extension BenchmarkRun {
             operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) {
                 fold([try store.get(id: ids[$0 % ids.count])], full: false).checksum
             }
-        case "range":
+        case "range", "range-covering":
             operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) {
                 fold(try store.created(since: starts[$0 % starts.count]), full: false).checksum
             }

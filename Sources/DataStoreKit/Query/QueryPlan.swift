@@ -61,9 +61,9 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
                 bounds.append("\(fixed.dropFirst(scan.equalities.count).first!.name) in \(range)")
             }
             let shown = bounds.isEmpty ? "all entries" : bounds.joined(separator: ", ")
+            let kind = scan.index.coversDocument ? "covering index scan" : "index scan"
             parts.append(
-                "index scan of \(scan.index.name) on \(collection) (\(shown)), \(scan.backward ? "backward" : "forward")"
-            )
+                "\(kind) of \(scan.index.name) on \(collection) (\(shown)), \(scan.backward ? "backward" : "forward")")
         case .idRange(let range, let backward):
             let shown = range.map { "ids in \($0)" } ?? "all ids"
             parts.append("id range scan of \(collection) (\(shown)), \(backward ? "backward" : "forward")")

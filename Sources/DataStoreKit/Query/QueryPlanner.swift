@@ -75,7 +75,13 @@ package enum QueryPlanner {
         var best: Candidate?
         for index in indexes {
             guard let candidate = evaluate(index.definition, for: query, ranges: ranges) else { continue }
-            if candidate.score > (best?.score ?? 0) { best = candidate }
+            // Of two that serve as much, one that covers documents reads no record.
+            if candidate.score > (best?.score ?? 0)
+                || (candidate.score == best?.score && candidate.scan.index.coversDocument
+                    && best?.scan.index.coversDocument == false)
+            {
+                best = candidate
+            }
         }
         if let choices, let shape {
             let choice = best.map { PlanCache.Choice.index(name: $0.scan.index.name, score: $0.score) } ?? .records

@@ -279,13 +279,20 @@ extension CollectionTable {
     func indexChunk(_ index: IndexTable, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws
         -> [UInt8]?
     {
-        let batch = try recordChunk(after: after, limit: limit, in: &transaction)
-        for (key, document) in batch {
+        var batch: [(key: [UInt8], record: [UInt8])] = []
+        try transaction.walk(records, from: after) { key, value in
+            if let after, key.elementsEqual(after) { return true }
+            batch.append((Array(key), Array(value)))
+            return batch.count < limit
+        }
+        for (key, record) in batch {
+            let document = try record.withUnsafeBytes { try decodeDocument($0) }
+            let value = index.entryValue(record: record)
             for entry in try index.entries(for: document, idKey: key, collection: name) {
                 if index.definition.unique && !entry.hasMissingField {
                     try checkUnique(entry, of: document, in: index, idKey: key, transaction: transaction)
                 }
-                try transaction.put([], forKey: entry.key, in: index.database)
+                try transaction.put(value, forKey: entry.key, in: index.database)
             }
         }
         return batch.last?.key
