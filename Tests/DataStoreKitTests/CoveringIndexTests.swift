@@ -137,6 +137,17 @@ struct CoveringIndexTests {
         #expect(IndexDefinition("a", covering: .document).description == "a(a, covering)")
     }
 
+    @Test("a store is written in format 2 once it holds a covering index, so older builds refuse it")
+    func formatVersion() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        _ = try await Self.notes(temporary.store, covering: false)
+        #expect(try temporary.store.statistics().formatVersion == 1)
+        _ = try await Self.notes(temporary.store, covering: true, name: "Covered")
+        #expect(try temporary.store.statistics().formatVersion == 2)
+        #expect(DataStore.formatVersions.store == 2)
+    }
+
     @Test("declaring covering on a stored index rebuilds it, and declaring it away rebuilds it again")
     func redefinitionRebuilds() async throws {
         let temporary = try TemporaryStore()
