@@ -273,30 +273,6 @@ extension CollectionTable {
                 StoreSchema.Index(definition: $0.definition, state: $0.state, declared: $0.declared ? nil : false)
             })
     }
-
-    /// Indexes up to `limit` records after the record key `after` (from the first when `nil`).
-    /// Returns the last record key indexed, or `nil` when no record was left.
-    func indexChunk(_ index: IndexTable, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws
-        -> [UInt8]?
-    {
-        var batch: [(key: [UInt8], record: [UInt8])] = []
-        try transaction.walk(records, from: after) { key, value in
-            if let after, key.elementsEqual(after) { return true }
-            batch.append((Array(key), Array(value)))
-            return batch.count < limit
-        }
-        for (key, record) in batch {
-            let document = try record.withUnsafeBytes { try decodeDocument($0) }
-            let value = index.entryValue(record: record)
-            for entry in try index.entries(for: document, idKey: key, collection: name) {
-                if index.definition.unique && !entry.hasMissingField {
-                    try checkUnique(entry, of: document, in: index, idKey: key, transaction: transaction)
-                }
-                try transaction.put(value, forKey: entry.key, in: index.database)
-            }
-        }
-        return batch.last?.key
-    }
 }
 
 extension DataStore {
