@@ -23,6 +23,8 @@ extension IndexDefinition {
         /// Each entry carries the whole stored record (its version and its document).
         public static let document = Covering(.document)
 
+        /// Reads the kind's stored name (`"document"`).
+        /// - Throws: `DecodingError.dataCorrupted` for a name this build does not know.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             let name = try container.decode(String.self)
@@ -33,11 +35,13 @@ extension IndexDefinition {
             self.kind = kind
         }
 
+        /// Writes the kind's stored name (`"document"`).
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             try container.encode(kind.rawValue)
         }
 
+        /// `covering`, as index descriptions show it.
         public var description: String {
             switch kind {
             case .document: "covering"
