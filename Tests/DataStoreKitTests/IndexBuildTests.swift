@@ -83,6 +83,49 @@ struct IndexBuildTests {
         try expectConsistent(built.store)
     }
 
+    @Test("a build cut short is never used, and the next declaration completes it")
+    func interruptedBuildCompletes() async throws {
+        let temporary = try TemporaryStore(options: DataStore.Options(durability: .none))
+        defer { temporary.remove() }
+        let documents = Self.documents(40)
+        let first = try await Self.collection(temporary.store, indexes: [])
+        _ = try await first.add(contentsOf: documents)
+        // What a process killed after the build's first chunk leaves: the index recorded as
+        // building in _meta, with the entries of some records only.
+        let definition = IndexDefinition("pair", fields: ["a", .descending("b")], covering: .document)
+        let store = temporary.store
+        let database = try store.environment.openDatabase(named: "i/docs/pair", options: .create)
+        let partial = IndexTable(definition: definition, database: database, state: .building)
+        try store.environment.write { transaction in
+            var copies: [(key: [UInt8], record: [UInt8])] = []
+            try transaction.walk(first.storage.records) { key, record in
+                for entry in try partial.entries(
+                    forRecord: RecordVersion.body(record), idKey: Array(key), collection: "docs")
+                {
+                    copies.append((entry.key, Array(record)))
+                }
+                return copies.count < 10
+            }
+            for copy in copies { try transaction.put(copy.record, forKey: copy.key, in: database) }
+            let schema = StoreSchema.Collection(
+                idField: "id", indexes: [StoreSchema.Index(definition: definition, state: .building, declared: nil)])
+            try StoreSchema.write(schema, for: "docs", in: &transaction, meta: store.meta)
+        }
+        store.close()
+
+        let reopened = try DataStore.open(path: temporary.path, options: DataStore.Options(durability: .none))
+        defer { reopened.close() }
+        let undeclared = try await Self.collection(reopened, indexes: [])
+        #expect(undeclared.storage.indexes.map(\.state) == [.ready])
+        let declared = try await Self.collection(reopened, indexes: [definition])
+        #expect(declared.storage.indexes.map(\.state) == [.ready])
+        let plan = try declared.explain(params: ["a": 1], options: nil)
+        #expect(plan.description.hasPrefix("covering index scan of pair"))
+        #expect(try reopened.check().isEmpty)
+        let count = try await declared.count(params: ["a": 1])
+        #expect(count == documents.filter { $0["a"] == 1 }.count)
+    }
+
     @Test("a unique index built over records that share a value is refused and leaves nothing")
     func uniqueBuildRefusesDuplicates() async throws {
         let temporary = try TemporaryStore(options: DataStore.Options(durability: .none))
