@@ -2,7 +2,7 @@
 import Foundation
 
 struct Configuration: Sendable {
-    static let workloads = ["get", "range", "pair", "scan", "updates", "commit", "events", "observers"]
+    static let workloads = ["get", "range", "covering", "pair", "scan", "updates", "commit", "events", "observers"]
 
     var size = 100_000
     var sizeName = "quick"
@@ -60,8 +60,9 @@ struct Configuration: Sendable {
                              starts a throwaway one, Tests/Postgres/with-cluster.sh)
           --postgres-size N  messages in the PostgreSQL rows (default the size, at most 100 000)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
-                             load, get, get-codable, range, range-codable, pair, pair-compound, empty (a compound query that
-                             matches nothing), scan, commit (64 tasks), events (the event log alone,
+                             load, get, get-codable, range, range-codable, pair, pair-compound, empty (a
+                             compound query that matches nothing), scan, range-covering (the range
+                             through a covering index), commit (64 tasks), events (the event log alone,
                              64 tasks, fresh store)
           --profile-seconds  how long the --profile loop runs (default 20)
           --profile-operations N  run the --profile loop exactly N times (for instruction counts)

@@ -87,8 +87,8 @@ func profileLoop(seconds: Double, operations: Int? = nil, _ body: (Int) throws -
 
 extension BenchmarkRun {
     static let profileWorkloads = [
-        "load", "get", "get-codable", "range", "range-codable", "pair", "pair-compound", "empty", "scan", "commit",
-        "events"
+        "load", "get", "get-codable", "range", "range-codable", "range-covering", "pair", "pair-compound", "empty",
+        "scan", "commit", "events"
     ]
 
     /// Loads DataStoreKit alone, then loops over one of its workloads.
@@ -111,6 +111,7 @@ extension BenchmarkRun {
         )
         if workload == "load" { return }
         if workload == "pair-compound" || workload == "empty" { try await store.buildPairIndex() }
+        if workload == "range-covering" { try await store.coverCreated() }
         if workload == "commit" {
             let tasks = 64
             let perTask = max(1, configuration.commitsPerConfiguration / tasks)
@@ -138,7 +139,7 @@ extension BenchmarkRun {
             operations = try profiled(seconds: seconds, operations: configuration.profileOperations) {
                 fold([try store.get(id: ids[$0 % ids.count], codable: codable)], full: false).checksum
             }
-        case "range", "range-codable":
+        case "range", "range-codable", "range-covering":
             let codable = workload.hasSuffix("-codable")
             operations = try profiled(seconds: seconds, operations: configuration.profileOperations) {
                 fold(try store.created(since: starts[$0 % starts.count], codable: codable), full: false).checksum

@@ -19,10 +19,23 @@ final class DataStoreKitBackend: @unchecked Sendable {
     ]
     static let pairIndex = IndexDefinition("pair", fields: ["from_user_key", "to_user_key"])
 
-    init(path: String, mapSize: Int) async throws {
+    /// - Parameter coveringCreated: Declare the `created_ts` index covering (its entries carry
+    ///   the documents), so the range workload reads no record.
+    init(path: String, mapSize: Int, coveringCreated: Bool = false) async throws {
         self.path = path
         self.mapSize = mapSize
+        if coveringCreated { indexes[0] = Self.coveringCreatedIndex }
         try await open(limits: WriterLimits())
+    }
+
+    static let coveringCreatedIndex = IndexDefinition("created_ts", covering: .document)
+
+    /// Redeclares the `created_ts` index covering; the store rebuilds it from the records.
+    func coverCreated() async throws {
+        indexes[0] = Self.coveringCreatedIndex
+        messages = try await store.collection(
+            "messages", mapping: .record(idField: "id"), indexes: indexes, indexBuildChunk: 10_000)
+        codableMessages = try await store.collection("messages", mapping: .codable(idField: "id"), indexes: indexes)
     }
 
     /// Opens the store (durable saves) with the given writer limits.

@@ -88,16 +88,19 @@ struct QueryExecutor {
         let windows = IndexWindow.windows(for: scan, budget: index.componentBudget)
         var seen = Set<[UInt8]>()
         var stopped = false
+        var lookups = 0
+        defer { storage.noteRecordLookups(lookups) }
         for window in windows where !stopped {
-            try window.visit(index.database, in: transaction) { idKey in
+            try window.visitEntries(index.database, in: transaction) { key, value in
+                guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
                 // A document can have several entries (elements of a multi-value field), and
                 // overlapping windows of cut keys can both hold it.
                 if (index.definition.multiValue || windows.count > 1) && !seen.insert(Array(idKey)).inserted {
                     return true
                 }
-                let outcome = try transaction.withValue(forKey: idKey, in: storage.records) {
-                    try consider(idKey, $0)
-                }
+                let outcome = try storage.withRecord(
+                    ofEntry: value, idKey: idKey, in: index, transaction: transaction, lookups: &lookups
+                ) { try consider(idKey, $0) }
                 stopped = outcome == false // an entry without a record cannot happen inside one snapshot
                 return !stopped
             }

@@ -108,8 +108,9 @@ public final class DataStore: Sendable {
         removeTemporaryDirectory()
     }
 
-    /// The store format this build writes (`_meta`'s format version) and the record format inside it,
-    /// for tools that report what they read and write (docs/encoding.md).
+    /// The newest store format this build reads and writes (`_meta`'s format version; a store is
+    /// written in it once it holds a covering index) and the record format inside it, for tools
+    /// that report what they read and write (docs/encoding.md).
     public static var formatVersions: (store: Int, record: Int) {
         (StoreSchema.formatVersion, Int(RecordCodec.formatVersion))
     }
