@@ -49,6 +49,18 @@ final class ConnectionPool: Sendable {
         throw DataStoreError(.network, "PostgreSQL is unavailable while \(what)")
     }
 
+    /// Takes a connection for a caller to hold (a context's snapshot), made when none is idle.
+    func checkOut() throws(PostgresError) -> Connection {
+        if let pooled = idle.withLock({ $0.popLast() }) { return pooled }
+        return try connect()
+    }
+
+    /// Gives back a connection taken with ``checkOut()``, ending any transaction it holds.
+    func checkIn(_ connection: Connection) {
+        if connection.isHealthy && connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+        release(connection)
+    }
+
     private func release(_ connection: Connection) {
         guard connection.isHealthy, !connection.isInTransaction else { return }
         idle.withLock { connections in

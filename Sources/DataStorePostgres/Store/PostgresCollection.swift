@@ -188,7 +188,8 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         return (try PreparedRow(document, id: chosen, layout: layout), own == chosen)
     }
 
-    private func stored(_ row: PreparedRow) throws -> Object {
+    /// The object `row` stores, decoded from its record bytes.
+    func stored(_ row: PreparedRow) throws -> Object {
         try row.body.withUnsafeBytes { try decode($0, id: row.id) }
     }
 
