@@ -21,12 +21,23 @@ public final class PostgresStore: Sendable {
         public var maxBatch: Int
         /// Attempts of a change set that meets a serialization failure or deadlock (40001, 40P01).
         public var maxAttempts: Int
+        /// The change feed: whether commits are recorded, for how long (`maxAge`; `maxBytes` is
+        /// not applied on PostgreSQL), and how often a waiting reader polls.
+        public var changeFeed: ChangeFeedOptions
+        /// How the store learns of other stores' commits: `LISTEN/NOTIFY`, or polling.
+        public var changeNotifications: ChangeNotifications
 
-        /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts.
-        public init(readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6) {
+        /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
+        /// kept 7 days and woken by `LISTEN/NOTIFY`.
+        public init(
+            readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6,
+            changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen
+        ) {
             self.readers = readers
             self.maxBatch = max(1, min(maxBatch, 64))
             self.maxAttempts = max(1, maxAttempts)
+            self.changeFeed = changeFeed
+            self.changeNotifications = changeNotifications
         }
     }
 
@@ -34,11 +45,16 @@ public final class PostgresStore: Sendable {
     public let url: String
     let pool: ConnectionPool
     let writer: PostgresWriter
+    /// The change feed's outbox, read by ``changes(after:)`` and observations.
+    let changeSource: PostgresChangeSource
+    let observations: ObservationCenter
 
-    private init(url: String, pool: ConnectionPool, writer: PostgresWriter) {
+    private init(url: String, pool: ConnectionPool, writer: PostgresWriter, changeSource: PostgresChangeSource) {
         self.url = url
         self.pool = pool
         self.writer = writer
+        self.changeSource = changeSource
+        self.observations = ObservationCenter(log: changeSource)
     }
 
     /// Connects to the server at `url` (`postgresql://user@host:port/database`, or `""` for the
@@ -47,16 +63,34 @@ public final class PostgresStore: Sendable {
     public static func open(url: String, options: Options = Options()) async throws -> PostgresStore {
         let pool = ConnectionPool(conninfo: url, maxIdle: options.readers)
         let connection: Connection
-        do { connection = try pool.connect() } catch { throw DataStoreError.postgres(error, "opening the store") }
+        do {
+            connection = try pool.connect()
+            if options.changeFeed.isEnabled { try Outbox.create(on: connection) }
+        } catch {
+            throw DataStoreError.postgres(error, "opening the store")
+        }
+        let source = PostgresChangeSource(pool: pool, options: options.changeFeed, latest: 0)
+        source.signal.committed(try source.lastCommit())
+        if options.changeFeed.isEnabled {
+            source.signal.onFirstWait { [mode = options.changeNotifications] in source.watch(mode, conninfo: url) }
+        }
         var limits = PostgresWriter.Limits()
         limits.maxBatch = options.maxBatch
         limits.maxAttempts = options.maxAttempts
-        return PostgresStore(url: url, pool: pool, writer: PostgresWriter(connection: connection, limits: limits))
+        let feed =
+            options.changeFeed.isEnabled
+            ? FeedSettings(notify: options.changeNotifications == .listen, maxAge: options.changeFeed.maxAge) : nil
+        let writer = PostgresWriter(connection: connection, limits: limits, feed: feed) { [signal = source.signal] in
+            signal.committed(Int($0))
+        }
+        return PostgresStore(url: url, pool: pool, writer: writer, changeSource: source)
     }
 
-    /// Stops writing once what is queued has committed, and closes the connections.
+    /// Stops writing once what is queued has committed, ends change feeds and observations
+    /// (after what they have yet to read), and closes the connections.
     public func close() {
         writer.close()
+        changeSource.signal.close()
         pool.close()
     }
 

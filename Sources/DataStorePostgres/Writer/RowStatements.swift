@@ -18,7 +18,11 @@ struct RowStatements {
         case .insert(let row, let layout, _):
             try write(row, layout, conflict: "")
         case .upsert(let row, let layout, nil):
-            try write(row, layout, conflict: "ON CONFLICT (id) DO UPDATE SET " + Self.assignments(layout))
+            // The subquery sees the table as it was before the statement: whether the id was stored.
+            try write(
+                row, layout,
+                conflict: "ON CONFLICT (id) DO UPDATE SET " + Self.assignments(layout)
+                    + " RETURNING EXISTS (SELECT 1 FROM \(layout.table) AS b WHERE b.id = $1)")
         case .upsert(let row, let layout, let version?):
             let (columns, parameters) = try Self.columns(row, layout)
             let sets = zip(columns, 1...).dropFirst().map { "\($0) = $\($1)" }
@@ -133,6 +137,9 @@ struct RowStatements {
     /// What the operation found: the record a removal removed.
     func outcome(_ result: QueryResult) -> RowOutcome {
         switch operation {
+        case .upsert(_, _, nil):
+            let existed = result.rowCount > 0 && result.bool(0, 0) == true
+            return RowOutcome(removedRecord: nil, replaced: existed)
         case .remove, .discard:
             guard result.rowCount > 0 else { break }
             return RowOutcome(removedRecord: result.bytes(0, 0), replaced: true)
