@@ -30,6 +30,11 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// The object stored under `id`.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id, `.invalidID`, `.codec`, `.network`.
     public func get(id: Value) async throws -> Object {
+        try await store.readers.run { try self.object(id: id) }
+    }
+
+    /// ``get(id:)`` on the caller's thread.
+    func object(id: Value) throws -> Object {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
         let key = try layout.idKey(id)
         let object = try store.pool.read("reading \(name)/\(id)") { connection in
@@ -44,7 +49,8 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
 
     /// The objects matching `params`, shaped by `options` (docs/queries.md).
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
-        try query(Query(params: params, options: options))
+        let query = try Query(params: params, options: options)
+        return try await store.readers.run { try self.query(query) }
     }
 
     /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot.
@@ -63,11 +69,12 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     }
 
     /// Every object, in id order.
-    public func all() async throws -> [Object] { try query(Query()) }
+    public func all() async throws -> [Object] { try await store.readers.run { try self.query(Query()) } }
 
     /// The number of objects matching every condition in `params`.
     public func count(params: [String: Value]?) async throws -> Int {
-        try count(Query(params: params, options: nil))
+        let query = try Query(params: params, options: nil)
+        return try await store.readers.run { try self.count(query) }
     }
 
     /// The number of objects matching `query`'s conditions (its sort, offset and limit aside),

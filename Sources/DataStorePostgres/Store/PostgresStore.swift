@@ -15,7 +15,8 @@ public import DataStoreKit
 public final class PostgresStore: Sendable {
     /// How the store connects and writes.
     public struct Options: Sendable {
-        /// Idle read connections kept open.
+        /// Reader threads, each running one read at a time on a pooled connection (off Swift's
+        /// cooperative pool), and the idle connections kept open for them.
         public var readers: Int
         /// Change sets per batch (at most 64 savepoints per transaction).
         public var maxBatch: Int
@@ -44,14 +45,19 @@ public final class PostgresStore: Sendable {
     /// The URL (or connection string) the store was opened with; empty for the `PG*` variables.
     public let url: String
     let pool: ConnectionPool
+    /// The threads reads run on, off the cooperative pool.
+    let readers: ReaderThreads
     let writer: PostgresWriter
     /// The change feed's outbox, read by ``changes(after:)`` and observations.
     let changeSource: PostgresChangeSource
     let observations: ObservationCenter
 
-    private init(url: String, pool: ConnectionPool, writer: PostgresWriter, changeSource: PostgresChangeSource) {
+    private init(
+        url: String, pool: ConnectionPool, readers: Int, writer: PostgresWriter, changeSource: PostgresChangeSource
+    ) {
         self.url = url
         self.pool = pool
+        self.readers = ReaderThreads(count: readers)
         self.writer = writer
         self.changeSource = changeSource
         self.observations = ObservationCenter(log: changeSource)
@@ -83,7 +89,7 @@ public final class PostgresStore: Sendable {
         let writer = PostgresWriter(connection: connection, limits: limits, feed: feed) { [signal = source.signal] in
             signal.committed(Int($0))
         }
-        return PostgresStore(url: url, pool: pool, writer: writer, changeSource: source)
+        return PostgresStore(url: url, pool: pool, readers: options.readers, writer: writer, changeSource: source)
     }
 
     /// Stops writing once what is queued has committed, ends change feeds and observations
@@ -91,6 +97,7 @@ public final class PostgresStore: Sendable {
     public func close() {
         writer.close()
         changeSource.signal.close()
+        readers.close()
         pool.close()
     }
 
