@@ -94,6 +94,42 @@ struct PostgresChangeFeedTests {
         #expect(events.flatMap { $0.changes.flatMap(\.inserted) } == ["x", "y"])
     }
 
+    @Test("a commit above a transaction still running waits for it; then both come once, in transaction-id order")
+    func horizon() async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let name = PostgresTestServer.uniqueName("horizon")
+        let notes = try await store.collection(name, mapping: Self.mapping)
+        let start = try store.changeSource.lastCommit()
+        // Another writer's transaction takes its id first and records its change, but commits last.
+        let other = try Connection("")
+        try other.execute("BEGIN")
+        let earlier = try #require(other.execute("SELECT pg_current_xact_id()::text::int8").int(0, 0))
+        try other.execute(
+            "INSERT INTO _changes (commit, seq, time, collection, inserted, updated, removed) "
+                + "VALUES (pg_current_xact_id()::text::int8, 0, $1, $2, $3::bytea[], '{}', '{}')",
+            [
+                .int(Int64(Date().timeIntervalSince1970 * 1000)), .text(name),
+                .byteaArray([KeyCodec.encode([.string("theirs")])])
+            ])
+        let later = try #require(
+            try await { () async throws -> CommitID? in
+                let context = store.newContext()
+                try context.add(["id": "mine"], to: notes)
+                return try await context.save()
+            }())
+        #expect(Int(earlier) < later.rawValue)
+        let waiting = Task {
+            try await Self.collect(try store.changes(after: CommitID(rawValue: start)), name, count: 2)
+        }
+        let held = try store.changeSource.changePage(after: start, limit: 1_000).events
+        #expect(!held.contains { $0.commit == later }, "a commit above a running transaction was delivered")
+        try other.execute("COMMIT")
+        let events = try await waiting.value
+        #expect(events.map(\.commit) == [CommitID(rawValue: Int(earlier)), later])
+        #expect(events.map { $0.changes.flatMap(\.inserted) } == [["theirs"], ["mine"]])
+    }
+
     @Test("an observer gets the current results, then the results after another store's commit")
     func observation() async throws {
         let store = try await PostgresTestServer.store()
@@ -152,6 +188,31 @@ struct PostgresChangeFeedTests {
         #expect(rest.map(\.commit) == [commits[2]])
         #expect(
             try await Self.collect(try store.changes(after: nil), "trimmed", count: 1).map(\.commit) == [commits[2]])
+    }
+
+    @Test("trimming takes only a prefix in commit order: a young commit keeps the old ones after it")
+    func trimmedPrefixOnly() async throws {
+        let database = "dsk_trim_\(UUID().uuidString.prefix(8).lowercased())"
+        try TestSQL.run("CREATE DATABASE \(database)")
+        defer { _ = try? TestSQL.run("DROP DATABASE \(database) WITH (FORCE)") }
+        var options = PostgresStore.Options()
+        options.changeFeed.maxAge = .seconds(60)
+        let store = try await PostgresStore.open(url: "dbname=\(database)", options: options)
+        defer { store.close() }
+        let notes = try await store.collection("prefix", mapping: Self.mapping)
+        // Commits 10 and 30 are old; 20 was stamped by a writer whose clock runs ahead.
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let connection = try Connection("dbname=\(database)")
+        for (commit, time) in [(10, Int64(0)), (20, now + 3_600_000), (30, Int64(0))] {
+            try connection.execute(
+                "INSERT INTO _changes VALUES ($1, 0, $2, 'prefix', '{}', '{}', '{}')", [.int(Int64(commit)), .int(time)]
+            )
+        }
+        _ = try await notes.add(object: ["id": "trigger"])
+        let error = #expect(throws: DataStoreError.self) { _ = try store.changes(after: CommitID(rawValue: 9)) }
+        let trimmed = error?.underlying as? ChangesTrimmed
+        #expect(trimmed?.trimmedThrough == CommitID(rawValue: 10))
+        #expect(trimmed?.oldestAvailable == CommitID(rawValue: 20))
     }
 
     @Test("a feed ends once the store closes")

@@ -63,17 +63,21 @@ enum Outbox {
         return statements
     }
 
-    /// The statement trimming the oldest commits (at most ``ChangeLog``'s 32 rows) recorded
-    /// before `cutoff`, keeping the newest, and noting the newest commit trimmed.
+    /// The statement trimming the oldest commits recorded before `cutoff` — among the 32 oldest
+    /// rows, those before the first that is still young enough, so what is trimmed is always a
+    /// prefix in commit order (writers' clocks may disagree) — keeping the newest, and noting the
+    /// newest commit trimmed.
     static func trim(before cutoff: Date) -> (sql: String, parameters: [SQLParameter]) {
         let milliseconds = Int64((cutoff.timeIntervalSince1970 * 1000).rounded(.down))
         return (
             """
             WITH oldest AS (
                 SELECT commit, time FROM _changes ORDER BY commit, seq LIMIT 32),
+            kept AS (
+                SELECT COALESCE(min(commit), 9223372036854775807) AS commit FROM oldest WHERE time >= $1),
             gone AS (
                 DELETE FROM _changes WHERE commit IN (
-                    SELECT commit FROM oldest WHERE time < $1
+                    SELECT commit FROM oldest WHERE commit < (SELECT commit FROM kept)
                         AND commit < (SELECT max(commit) FROM _changes))
                 RETURNING commit)
             INSERT INTO _changes_trimmed (one, through) SELECT true, max(commit) FROM gone HAVING count(*) > 0
