@@ -98,21 +98,9 @@ extension PostgresContext {
         }
     }
 
-    /// Folds a later change to `key` into what is staged: only the net effect is kept, so an
-    /// insert then a remove stages nothing, and a remove then an add replaces.
+    /// Folds a later change to `key` into what is staged, as an LMDB context does
+    /// (``StagedChange/fold(_:into:order:at:)``).
     static func combine(_ change: Change, into state: inout State, at key: Key) {
-        let combined: Change?
-        switch (state.changes[key], change) {
-        case (nil, _): combined = change
-        case (.insert?, .insert(let row)), (.insert?, .upsert(let row)): combined = .insert(row)
-        case (.insert?, .remove): combined = nil
-        case (.upsert?, .remove), (.remove?, .remove): combined = .remove
-        case (.upsert?, .insert(let row)), (.upsert?, .upsert(let row)), (.remove?, .insert(let row)),
-            (.remove?, .upsert(let row)):
-            combined = .upsert(row)
-        }
-        if state.changes[key] == nil { state.order.append(key) }
-        state.changes[key] = combined
-        if combined == nil { state.order.removeAll { $0 == key } }
+        Change.fold(change, into: &state.changes, order: &state.order, at: key)
     }
 }

@@ -23,20 +23,9 @@ import Synchronization
 /// A context is safe to share between tasks; its calls run one at a time. While a root context's
 /// `save()` is committing, staging into it (or saving a child into it) throws `.conflict`.
 public final class PostgresContext: Sendable {
-    /// A staged change to one record, encoded when it was staged.
-    enum Change: Sendable {
-        /// Insert: the record was absent in this context's view.
-        case insert(PreparedRow)
-        /// Replace or insert.
-        case upsert(PreparedRow)
-        /// Remove: the record was present in this context's view.
-        case remove
-    }
-
-    struct Key: Hashable, Sendable {
-        var collection: String
-        var id: Value
-    }
+    /// A staged change to one record, encoded when it was staged (the LMDB context's kind).
+    typealias Change = StagedChange<PreparedRow>
+    typealias Key = StagedKey
 
     struct State: Sendable {
         var snapshot: ContextSnapshot?
