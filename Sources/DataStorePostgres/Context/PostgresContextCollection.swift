@@ -4,8 +4,9 @@ import DataStoreKit
 /// A collection seen through a ``PostgresContext``: the model protocol inside a unit of work, as
 /// DataStoreKit's `ContextCollection` is for an LMDB store's contexts.
 ///
-/// Reads answer over the context's snapshot with its staged changes applied; writes are staged
-/// and reach the server only when the root context saves.
+/// Reads answer over the context's snapshot with its staged changes applied, on the store's reader
+/// threads (libpq's calls block); writes are staged and reach the server only when the root
+/// context saves.
 public struct PostgresContextCollection<Object>: MappedModel {
     /// The unit of work this view reads and stages through.
     public let context: PostgresContext
@@ -15,14 +16,20 @@ public struct PostgresContextCollection<Object>: MappedModel {
     /// How objects become documents and back: the collection's.
     public var mapping: ObjectMapping<Object> { collection.mapping }
 
-    /// The matches in the context's view (``PostgresContext/query(_:params:options:)``).
+    /// The matches in the context's view (``PostgresContext/query(_:params:options:)``), read on
+    /// one of the store's reader threads.
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
-        try context.query(collection, params: params, options: options)
+        let (context, collection) = (self.context, self.collection)
+        return try await context.store.readers.run {
+            try context.query(collection, params: params, options: options)
+        }
     }
 
-    /// The object under `id` in the context's view (``PostgresContext/get(id:from:)``).
+    /// The object under `id` in the context's view (``PostgresContext/get(id:from:)``), read on
+    /// one of the store's reader threads.
     public func get(id: Value) async throws -> Object {
-        try context.get(id: id, from: collection)
+        let (context, collection) = (self.context, self.collection)
+        return try await context.store.readers.run { try context.get(id: id, from: collection) }
     }
 
     /// Stages storing `object` under `id` (``PostgresContext/put(id:object:in:)``).
@@ -40,15 +47,17 @@ public struct PostgresContextCollection<Object>: MappedModel {
         try context.remove(id: id, from: collection)
     }
 
-    /// Every object in the context's view, in id order.
+    /// Every object in the context's view, in id order, read on one of the store's reader threads.
     public func all() async throws -> [Object] {
-        try context.query(collection, params: nil, options: nil)
+        try await query(params: nil, options: nil)
     }
 
-    /// The number of matches in the context's view.
+    /// The number of matches in the context's view, counted on one of the store's reader threads.
     /// - Complexity: O(matches): the view merges staged changes, so it counts documents.
     public func count(params: [String: Value]?) async throws -> Int {
-        try context.viewDocuments(matching: Query(params: params, options: nil), in: collection.layout).count
+        let (context, layout) = (self.context, collection.layout)
+        let query = try Query(params: params, options: nil)
+        return try await context.store.readers.run { try context.viewDocuments(matching: query, in: layout).count }
     }
 
     /// Stages a partial update (``PostgresContext/update(id:set:unset:in:)``).
