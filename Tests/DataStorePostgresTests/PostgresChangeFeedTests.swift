@@ -215,6 +215,19 @@ struct PostgresChangeFeedTests {
         #expect(trimmed?.oldestAvailable == CommitID(rawValue: 20))
     }
 
+    @Test("with the feed disabled, commits write no outbox row and a feed of this store sees none")
+    func disabled() async throws {
+        _ = try await PostgresTestServer.sharedStore() // a store with the feed on has made the outbox
+        let store = try await PostgresTestServer.store(options: PostgresStore.Options(changeFeed: .disabled))
+        defer { store.close() }
+        let name = PostgresTestServer.uniqueName("unrecorded")
+        let notes = try await store.collection(name, mapping: Self.mapping)
+        _ = try await notes.add(object: ["id": "quiet"])
+        #expect(try TestSQL.run("SELECT count(*)::text FROM _changes WHERE collection = $1", [.text(name)]) == ["0"])
+        let events = try await Self.collect(try store.changes(after: nil).recordedSoFar, name, count: 1)
+        #expect(events.isEmpty)
+    }
+
     @Test("a feed ends once the store closes")
     func endsOnClose() async throws {
         let store = try await PostgresTestServer.store()
