@@ -87,7 +87,7 @@ struct PostgresChangeFeedTests {
         let before = reader.changeSource.pageReads
         let waiting = Task { try await Self.collect(feed, name, count: 2) }
         // Only once the reader has read (and found nothing of ours) does the writer commit.
-        while reader.changeSource.pageReads <= before { await Task.yield() }
+        while reader.changeSource.pageReads <= before { try await Task.sleep(for: .milliseconds(1)) }
         _ = try await notes.add(object: ["id": "x"])
         _ = try await notes.add(object: ["id": "y"])
         let events = try await waiting.value
@@ -122,7 +122,7 @@ struct PostgresChangeFeedTests {
         let waiting = Task {
             try await Self.collect(try store.changes(after: CommitID(rawValue: start)), name, count: 2)
         }
-        let held = try store.changeSource.changePage(after: start, limit: 1_000).events
+        let held = try store.changeSource.readPage(after: start, limit: 1_000).events
         #expect(!held.contains { $0.commit == later }, "a commit above a running transaction was delivered")
         try other.execute("COMMIT")
         let events = try await waiting.value
@@ -234,7 +234,7 @@ struct PostgresChangeFeedTests {
         let feed = try store.changes(after: CommitID(rawValue: try store.changeSource.lastCommit()))
         let before = store.changeSource.pageReads
         let reading = Task { try await Self.collect(feed, "none-\(UUID())", count: 1) }
-        while store.changeSource.pageReads <= before { await Task.yield() }
+        while store.changeSource.pageReads <= before { try await Task.sleep(for: .milliseconds(1)) }
         store.close()
         #expect(try await reading.value.isEmpty)
     }

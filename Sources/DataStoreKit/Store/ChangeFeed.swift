@@ -79,7 +79,7 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                 // Read before it is known whether the store has closed: a read begun after the
                 // close sees every commit made before it.
                 let closed = log.isClosed
-                let read = try log.changePage(after: position, limit: ChangeFeed.pageSize)
+                let read = try await log.changePage(after: position, limit: ChangeFeed.pageSize)
                 (page, next, readThrough) = (read.events, 0, read.snapshot)
                 if position == nil, read.events.isEmpty { position = read.snapshot }
                 if !page.isEmpty {

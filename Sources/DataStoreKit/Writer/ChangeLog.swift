@@ -91,7 +91,7 @@ final class ChangeLog: Sendable {
 }
 
 extension ChangeLog: ChangeSource {
-    func changePage(after position: Int?, limit: Int) throws(DataStoreError) -> ChangePage {
+    func changePage(after position: Int?, limit: Int) async throws(DataStoreError) -> ChangePage {
         try page(after: position, limit: limit)
     }
 

@@ -5,9 +5,10 @@ import DataStoreCore
 /// outbox table). Positions are commit ids; a page holds the commits after one, in order.
 package protocol ChangeSource: Sendable {
     /// The commits recorded after `position` (after the oldest retained when `nil`), at most `limit`.
+    /// Asynchronous so that a source whose reads block (a server's) can run them off the caller's thread.
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError/Code/changesTrimmed`` when commits after `position` were trimmed.
-    func changePage(after position: Int?, limit: Int) throws(DataStoreError) -> ChangePage
+    func changePage(after position: Int?, limit: Int) async throws(DataStoreError) -> ChangePage
     /// The last commit of the store, by any process.
     func lastCommit() throws(DataStoreError) -> Int
     /// Whether the store has closed: no commit of this process follows.

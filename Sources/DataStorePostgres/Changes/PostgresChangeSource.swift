@@ -12,13 +12,16 @@ import Synchronization
 /// order — which is commit order for one store's writer.
 final class PostgresChangeSource: ChangeSource, Sendable {
     let pool: ConnectionPool
+    /// The store's reader threads, where pages are read for feeds (libpq's calls block).
+    let readers: ReaderThreads
     let options: ChangeFeedOptions
     let signal: ServerCommitSignal
     /// Pages read so far (for tests that wait until a reader is parked).
     private let reads = Atomic<Int>(0)
 
-    init(pool: ConnectionPool, options: ChangeFeedOptions, latest: Int) {
+    init(pool: ConnectionPool, readers: ReaderThreads, options: ChangeFeedOptions, latest: Int) {
         self.pool = pool
+        self.readers = readers
         self.options = options
         self.signal = ServerCommitSignal(latest: latest, pollInterval: options.pollInterval)
     }
@@ -50,7 +53,19 @@ final class PostgresChangeSource: ChangeSource, Sendable {
         }
     }
 
-    func changePage(after position: Int?, limit: Int) throws(DataStoreError) -> ChangePage {
+    func changePage(after position: Int?, limit: Int) async throws(DataStoreError) -> ChangePage {
+        do { return try await readers.run { [self] in try readPage(after: position, limit: limit) } } catch {
+            let failure =
+                error as? DataStoreError ?? DataStoreError(.storage, "reading the change feed failed: \(error)")
+            // A feed reads once more after the store closed (its reader threads with it), to
+            // deliver every commit made before.
+            guard failure.code == .closed, signal.isClosed else { throw failure }
+            return try readPage(after: position, limit: limit)
+        }
+    }
+
+    /// ``changePage(after:limit:)`` on the caller's thread.
+    func readPage(after position: Int?, limit: Int) throws(DataStoreError) -> ChangePage {
         defer { reads.add(1, ordering: .relaxed) }
         let page = try read("reading the change feed") { connection in
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")

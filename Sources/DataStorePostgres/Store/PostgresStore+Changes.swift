@@ -22,7 +22,7 @@ extension PostgresStore {
                         + "the server's last transaction is \(next - 1)")
             }
             // Fails now, rather than at the first read, when the position was trimmed.
-            _ = try changeSource.changePage(after: commit.rawValue, limit: 0)
+            _ = try changeSource.readPage(after: commit.rawValue, limit: 0)
         }
         return ChangeFeed(source: changeSource, start: commit?.rawValue)
     }

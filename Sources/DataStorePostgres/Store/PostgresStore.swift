@@ -53,11 +53,12 @@ public final class PostgresStore: Sendable {
     let observations: ObservationCenter
 
     private init(
-        url: String, pool: ConnectionPool, readers: Int, writer: PostgresWriter, changeSource: PostgresChangeSource
+        url: String, pool: ConnectionPool, readers: ReaderThreads, writer: PostgresWriter,
+        changeSource: PostgresChangeSource
     ) {
         self.url = url
         self.pool = pool
-        self.readers = ReaderThreads(count: readers)
+        self.readers = readers
         self.writer = writer
         self.changeSource = changeSource
         self.observations = ObservationCenter(log: changeSource)
@@ -75,8 +76,12 @@ public final class PostgresStore: Sendable {
         } catch {
             throw DataStoreError.postgres(error, "opening the store")
         }
-        let source = PostgresChangeSource(pool: pool, options: options.changeFeed, latest: 0)
-        source.signal.committed(try source.lastCommit())
+        let readers = ReaderThreads(count: options.readers)
+        let source = PostgresChangeSource(pool: pool, readers: readers, options: options.changeFeed, latest: 0)
+        do { source.signal.committed(try source.lastCommit()) } catch {
+            readers.close()
+            throw error
+        }
         if options.changeFeed.isEnabled {
             source.signal.onFirstWait { [mode = options.changeNotifications] in source.watch(mode, conninfo: url) }
         }
@@ -89,7 +94,7 @@ public final class PostgresStore: Sendable {
         let writer = PostgresWriter(connection: connection, limits: limits, feed: feed) { [signal = source.signal] in
             signal.committed(Int($0))
         }
-        return PostgresStore(url: url, pool: pool, readers: options.readers, writer: writer, changeSource: source)
+        return PostgresStore(url: url, pool: pool, readers: readers, writer: writer, changeSource: source)
     }
 
     /// Stops writing once what is queued has committed, ends change feeds and observations

@@ -10,6 +10,9 @@ final class BatchCommitter: @unchecked Sendable {
     /// Told each commit's identity once it is committed (the change feed's wake-up).
     private let committed: @Sendable (Int64) -> Void
     private var lastTrim: ContinuousClock.Instant?
+    /// The server reported that it is going away (57P01–57P03): libpq may still call the
+    /// connection good until it next reads from it, so it is made again before the next batch.
+    private var mustReconnect = false
 
     init(
         connection: Connection, limits: PostgresWriter.Limits, feed: FeedSettings?,
@@ -34,7 +37,7 @@ final class BatchCommitter: @unchecked Sendable {
 
     /// Runs an exclusive job, reconnecting first when the server went away meanwhile.
     func runExclusive(_ body: (Connection) -> Void) {
-        if !connection.isHealthy { try? connection.reconnect() }
+        if mustReconnect || !connection.isHealthy { mustReconnect = (try? connection.reconnect()) == nil }
         body(connection)
     }
 
@@ -65,6 +68,7 @@ final class BatchCommitter: @unchecked Sendable {
             }
             return committed
         } catch {
+            if (error as? PostgresError)?.isUnavailable == true { mustReconnect = true }
             if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
             let failure = Self.storeError(error, "committing a batch")
             for entry in entries { entry.complete(.failure(entry.failure ?? failure)) }
@@ -91,7 +95,10 @@ final class BatchCommitter: @unchecked Sendable {
     /// Applies the change sets in one transaction, each under its own savepoint, and commits.
     /// - Returns: the commit identity (the server's transaction id).
     private func apply(_ entries: inout [Entry]) throws -> Int64 {
-        if !connection.isHealthy { try connection.reconnect() }
+        if mustReconnect || !connection.isHealthy {
+            try connection.reconnect()
+            mustReconnect = false
+        }
         try connection.execute("BEGIN")
         var next = 0
         while next < entries.count {
