@@ -80,11 +80,11 @@ struct PostgresContextTests {
         #expect(throws: DataStoreError.self) { try parent.get(id: "from-child", from: notes) }
         #expect(try await child.save() == nil)
         #expect(try parent.get(id: "from-child", from: notes).id == "from-child")
-        #expect(try notes.count(Query()) == 0)
+        #expect(try await notes.count(Query()) == 0)
         let grandchild = parent.newChild().newChild()
         #expect(try grandchild.get(id: "from-child", from: notes).id == "from-child")
         try await parent.save()
-        #expect(try notes.count(Query()) == 1)
+        #expect(try await notes.count(Query()) == 1)
     }
 
     @Test("while a save is committing, staging and saving a child into the context are named conflicts")
@@ -116,7 +116,7 @@ struct PostgresContextTests {
         #expect(!context.hasChanges)
         #expect(context.state.withLock { $0.snapshot == nil })
         try await context.save()
-        #expect(try notes.count(Query()) == 0)
+        #expect(try await notes.count(Query()) == 0)
     }
 
     @Test("a record changed underneath a context makes its save fail as a conflict naming it, writing nothing")

@@ -12,6 +12,9 @@ enum Outbox {
     /// Creates the tables when missing, under the schema lock (concurrent `CREATE … IF NOT EXISTS`
     /// can otherwise collide).
     static func create(on connection: Connection) throws(PostgresError) {
+        let present = try connection.execute(
+            "SELECT to_regclass('_changes') IS NOT NULL AND to_regclass('_changes_trimmed') IS NOT NULL")
+        if present.bool(0, 0) == true { return }
         try connection.execute("BEGIN")
         do throws(PostgresError) {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(SchemaCatalog.lockKey)])

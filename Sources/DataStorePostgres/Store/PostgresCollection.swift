@@ -53,10 +53,16 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         return try await store.readers.run { try self.query(query) }
     }
 
-    /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot.
+    /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot, on the caller's thread.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec`, `.network`.
     public func query(_ query: Query) throws -> [Object] {
         try run(query) { body, _ in try decode(body, id: nil) }
+    }
+
+    /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot, on one of the store's reader threads.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec`, `.network`.
+    public func query(_ query: Query) async throws -> [Object] {
+        try await store.readers.run { try self.query(query) }
     }
 
     /// The stored documents matching `query`.
@@ -81,6 +87,11 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// each candidate re-checked on its record bytes.
     public func count(_ query: Query) throws -> Int {
         try run(Query(conditions: query.conditions)) { _, _ in () }.count
+    }
+
+    /// ``count(_:)`` on one of the store's reader threads.
+    public func count(_ query: Query) async throws -> Int {
+        try await store.readers.run { try self.count(query) }
     }
 
     /// How the store would answer `params` and `options`: the planner's choice, as on LMDB.

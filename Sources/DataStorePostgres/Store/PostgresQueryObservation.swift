@@ -53,7 +53,7 @@ public struct PostgresQueryObservation<Object>: AsyncSequence, Sendable {
                 registration = collection.store.observations.register(collection: collection.name)
                 if collection.store.changeSource.isClosed { return end() }
             }
-            do { return try collection.query(query) } catch let error as DataStoreError { throw error } catch {
+            do { return try await collection.query(query) } catch let error as DataStoreError { throw error } catch {
                 throw DataStoreError(.codec, "observing \(collection.name) failed: \(error)", underlying: error)
             }
         }

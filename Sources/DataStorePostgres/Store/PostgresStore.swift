@@ -69,16 +69,23 @@ public final class PostgresStore: Sendable {
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.network` when the server cannot be reached.
     public static func open(url: String, options: Options = Options()) async throws -> PostgresStore {
         let pool = ConnectionPool(conninfo: url, maxIdle: options.readers)
-        let connection: Connection
-        do {
-            connection = try pool.connect()
-            if options.changeFeed.isEnabled { try Outbox.create(on: connection) }
-        } catch {
-            throw DataStoreError.postgres(error, "opening the store")
-        }
         let readers = ReaderThreads(count: options.readers)
         let source = PostgresChangeSource(pool: pool, readers: readers, options: options.changeFeed, latest: 0)
-        do { source.signal.committed(try source.lastCommit()) } catch {
+        let connection: Connection
+        do {
+            // Connecting blocks: on a reader thread, not the caller's.
+            connection = try await readers.run { [feed = options.changeFeed.isEnabled] in
+                let connection: Connection
+                do throws(PostgresError) {
+                    connection = try pool.connect()
+                    if feed { try Outbox.create(on: connection) }
+                } catch {
+                    throw DataStoreError.postgres(error, "opening the store")
+                }
+                source.signal.committed(try source.lastCommit())
+                return connection
+            }
+        } catch {
             readers.close()
             throw error
         }
