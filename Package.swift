@@ -85,7 +85,8 @@ let package = Package(
             name: "ReliabilityTests", dependencies: ["DataStoreKit", "DataStoreCrashHelper", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "datastoreTests", dependencies: ["datastore", "DataStoreKit", "ModelConformance"],
+            name: "datastoreTests",
+            dependencies: ["datastore", "DataStoreKit", "DataStorePostgres", "ModelConformance"],
             swiftSettings: strict),
         .testTarget(
             name: "DataStoreRESTTests", dependencies: ["DataStoreREST", "ModelConformance"],

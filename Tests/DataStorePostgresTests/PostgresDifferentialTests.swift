@@ -103,12 +103,12 @@ struct PostgresDifferentialTests {
         for round in 0..<3 {
             for _ in 0..<100 {
                 let query = try Self.randomQuery(&rng)
-                let actual = try collection.query(query).map { $0["id"]! }
+                let actual = try await collection.query(query).map { $0["id"]! }
                 let plan = collection.layout.plan(query)
                 #expect(
                     actual == (try lmdb.query(query)).map { $0["id"]! }, "vs LMDB: \(query) | \(plan) | round \(round)")
                 let matching = Query(conditions: query.conditions).evaluate(Array(truth.values), idField: "id")
-                #expect(try collection.count(query) == matching.count, "count: \(query) | \(plan)")
+                #expect(try await collection.count(query) == matching.count, "count: \(query) | \(plan)")
                 if query.sort.isEmpty {
                     let expected = query.evaluate(Array(truth.values), idField: "id")
                     #expect(actual.count == expected.count, "\(query) | \(plan) | got \(actual)")

@@ -142,6 +142,60 @@ struct PostgresWriterTests {
         #expect(try TestSQL.run("SELECT last_value::text FROM \(attempts)") == ["2"])
         #expect(try await collection.all().map { $0["id"] } == [.string("once")])
     }
+
+    @Test("a serialization failure at COMMIT (a deferred check) retries the batch; its change sets commit once")
+    func serializationFailureAtCommitRetried() async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let name = PostgresTestServer.uniqueName("commitretry")
+        let collection = try await store.collection(name, mapping: Self.mapping)
+        let table = try TestSQL.table(of: name)
+        let attempts = "\(table)_attempts"
+        try TestSQL.run("CREATE SEQUENCE \(attempts)")
+        try TestSQL.run(
+            """
+            CREATE FUNCTION \(table)_fail_commit_once() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF nextval('\(attempts)') = 1 THEN
+                    RAISE EXCEPTION 'forced at commit' USING ERRCODE = '40001';
+                END IF;
+                RETURN NEW;
+            END $$
+            """)
+        // A deferred constraint trigger runs at COMMIT, as a serializable engine's check does.
+        try TestSQL.run(
+            "CREATE CONSTRAINT TRIGGER fail_commit_once AFTER INSERT ON \(table) DEFERRABLE INITIALLY DEFERRED "
+                + "FOR EACH ROW EXECUTE FUNCTION \(table)_fail_commit_once()")
+        let start = CommitID(rawValue: try store.changeSource.lastCommit())
+        _ = try await collection.add(object: ["id": "once", "x": 1])
+        #expect(try TestSQL.run("SELECT last_value::text FROM \(attempts)") == ["2"])
+        #expect(try await collection.all().map { $0["id"] } == [.string("once")])
+        // The outbox row of the failed attempt was rolled back with it: one event.
+        let events = try await PostgresChangeFeedTests.collect(try store.changes(after: start), name, count: 1)
+        #expect(events.count == 1)
+        #expect(try TestSQL.run("SELECT count(*)::text FROM _changes WHERE collection = $1", [.text(name)]) == ["1"])
+    }
+
+    @Test("reads run on the store's reader threads, at most `readers` at once, and many callers all get answers")
+    func readerThreads() async throws {
+        let store = try await PostgresTestServer.store(options: PostgresStore.Options(readers: 2))
+        defer { store.close() }
+        let collection = try await store.collection(PostgresTestServer.uniqueName("readers"), mapping: Self.mapping)
+        try await collection.add(contentsOf: (0..<20).map { ["id": .int(Int64($0))] })
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for n in 0..<64 {
+                group.addTask {
+                    n % 2 == 0 ? try await collection.count(params: nil) : try await collection.all().count
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(counts == Array(repeating: 20, count: 64))
+        // Two threads, so no more than two connections were ever made for reads.
+        #expect(store.pool.made <= 3, "\(store.pool.made) connections: reads escaped the reader threads")
+        store.close()
+        await #expect(throws: DataStoreError.self) { _ = try await collection.all() }
+    }
 }
 
 extension PostgresCollection {

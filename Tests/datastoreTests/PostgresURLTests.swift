@@ -1,3 +1,4 @@
+import DataStorePostgres
 import Foundation
 import Testing
 
@@ -40,5 +41,58 @@ struct PostgresURLTests {
         #expect(imported.status == 0, "\(imported)")
         let again = try await sandbox.run("export", Self.url, moved)
         #expect(again.lines == exported.lines)
+    }
+
+    @Test("index add, list and drop, stats, check (clean, then a damaged row) and changes on a URL")
+    func maintenanceCommands() async throws {
+        let sandbox = try ToolSandbox()
+        let name = "cli-m-\(UUID().uuidString.prefix(8))"
+        let lines = (0..<12).map { #"{"id": \#($0), "n": \#($0 % 4), "tags": ["a", "b"]}"# }.joined(separator: "\n")
+        let imported = try await sandbox.run("import", Self.url, name, "-", "--create", input: lines + "\n")
+        #expect(imported.status == 0, "\(imported)")
+        let added = try await sandbox.run("index", "add", Self.url, name, "n", "--table")
+        #expect(added.status == 0 && added.output.contains("12 entries"), "\(added)")
+        let multi = try await sandbox.run("index", "add", Self.url, name, "tags", "--multi-value", "--table")
+        #expect(multi.status == 0 && multi.output.contains("24 entries"), "\(multi)")
+        let listed = try await sandbox.run("index", "list", Self.url, name, "--json")
+        let indexes = try listed.json()["indexes"] as? [[String: Any]] ?? []
+        #expect(indexes.compactMap { $0["name"] as? String } == ["n", "tags"], "\(listed)")
+        #expect(indexes.compactMap { $0["entries"] as? Int } == [12, 24], "\(listed)")
+
+        let stats = try await sandbox.run("stats", Self.url, "--json")
+        let collections = try stats.json()["collections"] as? [[String: Any]] ?? []
+        let mine = collections.first { $0["name"] as? String == name }
+        #expect(mine?["documents"] as? Int == 12, "\(stats)")
+        let table = try await sandbox.run("stats", Self.url, "--table")
+        #expect(table.status == 0 && table.output.contains("PostgreSQL") && table.output.contains(name), "\(table)")
+
+        let clean = try await sandbox.run("check", Self.url, name, "--table")
+        #expect(clean.status == 0 && clean.output.contains("no problems in 1 collection"), "\(clean)")
+        let connection = try Connection("")
+        let tag = try connection.execute("SELECT tag::text FROM _meta WHERE collection = $1", [.text(name)]).text(0, 0)
+        try connection.execute("UPDATE dsk_c\(tag ?? "0") SET doc = '{}'::jsonb WHERE doc->>'id' = '5'")
+        let damaged = try await sandbox.run("check", Self.url, name, "--json")
+        #expect(damaged.status == 1, "\(damaged)")
+        let problems = try damaged.json()["problems"] as? [[String: Any]] ?? []
+        #expect(problems.count == 1 && (problems.first?["message"] as? String)?.contains("jsonb") == true, "\(damaged)")
+
+        let dropped = try await sandbox.run("index", "drop", Self.url, name, "n", "--table")
+        #expect(dropped.status == 0 && dropped.output.contains("dropped index"), "\(dropped)")
+        let after = try await sandbox.run("index", "list", Self.url, name, "--json")
+        #expect((try after.json()["indexes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["tags"])
+
+        _ = try await sandbox.run("remove", Self.url, name, "3")
+        let changes = try await sandbox.run("changes", Self.url, "--collection", name)
+        #expect(changes.status == 0, "\(changes)")
+        let events = try changes.jsonLines().flatMap { $0["changes"] as? [[String: Any]] ?? [] }
+        #expect(Set(events.flatMap { $0["inserted"] as? [Int] ?? [] }) == Set(0..<12), "\(changes)")
+        #expect(events.last?["removed"] as? [Int] == [3], "\(changes)")
+    }
+
+    @Test("backup on a URL is a typed error that names PostgreSQL's own tools")
+    func backupRefused() async throws {
+        let sandbox = try ToolSandbox()
+        let run = try await sandbox.run("backup", Self.url, sandbox.directory.appendingPathComponent("copy").path)
+        #expect(run.status != 0 && run.errors.contains("pg_dump"), "\(run)")
     }
 }

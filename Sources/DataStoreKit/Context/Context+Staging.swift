@@ -60,21 +60,8 @@ extension Context {
                 + "stage it after the save returns, or in a child context (newChild())")
     }
 
-    /// Folds a later change to `key` into what is staged: only the net effect is kept, so an
-    /// insert then a remove stages nothing, and a remove then an add replaces.
+    /// Folds a later change to `key` into what is staged (``StagedChange/fold(_:into:order:at:)``).
     static func combine(_ change: Change, into state: inout State, at key: Key) {
-        let combined: Change?
-        switch (state.changes[key], change) {
-        case (nil, _): combined = change
-        case (.insert?, .insert(let prepared)), (.insert?, .upsert(let prepared)): combined = .insert(prepared)
-        case (.insert?, .remove): combined = nil
-        case (.upsert?, .remove), (.remove?, .remove): combined = .remove
-        case (.upsert?, .insert(let prepared)), (.upsert?, .upsert(let prepared)),
-            (.remove?, .insert(let prepared)), (.remove?, .upsert(let prepared)):
-            combined = .upsert(prepared)
-        }
-        if state.changes[key] == nil { state.order.append(key) }
-        state.changes[key] = combined
-        if combined == nil { state.order.removeAll { $0 == key } }
+        Change.fold(change, into: &state.changes, order: &state.order, at: key)
     }
 }

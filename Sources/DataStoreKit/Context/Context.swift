@@ -38,19 +38,8 @@ public final class Context: Sendable {
     }
 
     /// A staged change to one record, encoded when it was staged.
-    enum Change: Sendable {
-        /// Insert: the record was absent in this context's view.
-        case insert(PreparedDocument)
-        /// Replace or insert.
-        case upsert(PreparedDocument)
-        /// Remove: the record was present in this context's view.
-        case remove
-    }
-
-    struct Key: Hashable, Sendable {
-        var collection: String
-        var id: Value
-    }
+    typealias Change = StagedChange<PreparedDocument>
+    typealias Key = StagedKey
 
     struct State: Sendable {
         var snapshot: Snapshot?

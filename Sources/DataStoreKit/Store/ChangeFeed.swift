@@ -17,11 +17,17 @@ public struct ChangeFeed: AsyncSequence, Sendable {
     /// The most events one page read holds.
     static let pageSize = 256
 
-    let log: ChangeLog
+    let log: any ChangeSource
     /// Deliver commits after this one (`nil`: every commit still retained).
     let start: Int?
     /// Wait for new commits once every recorded one is delivered.
     var follows = true
+
+    /// A feed of `source`'s commits after `start` (`nil`: every commit still retained).
+    package init(source: any ChangeSource, start: Int?) {
+        self.log = source
+        self.start = start
+    }
 
     /// The same feed ending, instead of waiting, once it has delivered every commit recorded
     /// before its last read: the log so far (`datastore changes` without `--follow`).
@@ -41,7 +47,7 @@ public struct ChangeFeed: AsyncSequence, Sendable {
         /// A feed fails only with ``/DataStoreCore/DataStoreError``.
         public typealias Failure = DataStoreError
 
-        let log: ChangeLog
+        let log: any ChangeSource
         let follows: Bool
         /// The last commit delivered (`nil` before the first, when starting at the oldest).
         var position: Int?
@@ -51,7 +57,7 @@ public struct ChangeFeed: AsyncSequence, Sendable {
         private var readThrough = 0
         private var finished = false
 
-        init(log: ChangeLog, position: Int?, follows: Bool) {
+        init(log: any ChangeSource, position: Int?, follows: Bool) {
             self.log = log
             self.position = position
             self.follows = follows
@@ -72,8 +78,8 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                 if Task.isCancelled { break }
                 // Read before it is known whether the store has closed: a read begun after the
                 // close sees every commit made before it.
-                let closed = log.signal.isClosed
-                let read = try log.page(after: position, limit: ChangeFeed.pageSize)
+                let closed = log.isClosed
+                let read = try await log.changePage(after: position, limit: ChangeFeed.pageSize)
                 (page, next, readThrough) = (read.events, 0, read.snapshot)
                 if position == nil, read.events.isEmpty { position = read.snapshot }
                 if !page.isEmpty {
@@ -83,7 +89,7 @@ public struct ChangeFeed: AsyncSequence, Sendable {
                     continue
                 }
                 if closed || !follows { break }
-                if await !log.signal.wait(after: readThrough), Task.isCancelled { break }
+                if await !log.waitForCommit(after: readThrough), Task.isCancelled { break }
             }
             finished = true
             return nil

@@ -11,8 +11,14 @@ public struct ChangesTrimmed: Error, Sendable, Hashable {
     /// resume after ``trimmedThrough``).
     public let oldestAvailable: CommitID?
 
+    package init(requested: CommitID, trimmedThrough: CommitID, oldestAvailable: CommitID?) {
+        self.requested = requested
+        self.trimmedThrough = trimmedThrough
+        self.oldestAvailable = oldestAvailable
+    }
+
     /// The error the feed throws.
-    var error: DataStoreError {
+    package var error: DataStoreError {
         let oldest = oldestAvailable.map { "the oldest still available is \($0)" } ?? "no commit is available yet"
         return DataStoreError(
             .changesTrimmed,

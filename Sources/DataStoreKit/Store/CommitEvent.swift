@@ -10,6 +10,13 @@ public struct CommitEvent: Sendable, Hashable {
     public let time: Date
     /// The changes, one entry per collection touched, in the order the commit first touched them.
     public let changes: [CollectionChanges]
+
+    /// An event for another backend's feed.
+    package init(commit: CommitID, time: Date, changes: [CollectionChanges]) {
+        self.commit = commit
+        self.time = time
+        self.changes = changes
+    }
 }
 
 /// The ids one commit inserted, updated and removed in one collection.

@@ -21,7 +21,7 @@ extension DataStore {
             // Fails now, rather than at the first read, when the position was trimmed.
             _ = try changeLog.page(after: commit.rawValue, limit: 0)
         }
-        return ChangeFeed(log: changeLog, start: commit?.rawValue)
+        return ChangeFeed(source: changeLog, start: commit?.rawValue)
     }
 
     /// Every commit from now on, in commit order, with the ids it inserted, updated and removed.
@@ -32,7 +32,7 @@ extension DataStore {
     /// the commits it has not read yet are trimmed sees the stream end.
     public func changes() -> AsyncStream<CommitEvent> {
         let start = (try? changeLog.lastCommit()) ?? 0
-        let slot = IteratorSlot(ChangeFeed(log: changeLog, start: start).makeAsyncIterator())
+        let slot = IteratorSlot(ChangeFeed(source: changeLog, start: start).makeAsyncIterator())
         return AsyncStream {
             // Taken out while it waits, so a second consumer of the same stream ends rather than
             // racing the first.

@@ -13,6 +13,13 @@ public struct IntegrityProblem: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "\(collection)\(index.map { " index \($0)" } ?? ""): \(message)"
     }
+
+    /// A problem found by another backend's check.
+    package init(collection: String, index: String?, message: String) {
+        self.collection = collection
+        self.index = index
+        self.message = message
+    }
 }
 
 extension DataStore {

@@ -30,19 +30,10 @@ final class ChangeLog: Sendable {
             pollInterval: options.pollInterval)
     }
 
-    /// What one page read found.
-    struct Page {
-        var events: [CommitEvent]
-        /// The snapshot read: every commit up to it is in `events` or was not recorded.
-        var snapshot: Int
-        /// `events` stopped at the limit: more may follow at once.
-        var isFull: Bool
-    }
-
     /// The commits recorded after `position` (after the oldest retained when `nil`), at most `limit`.
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError/Code/changesTrimmed`` when commits after `position` were trimmed.
-    func page(after position: Int?, limit: Int) throws(DataStoreError) -> Page {
+    func page(after position: Int?, limit: Int) throws(DataStoreError) -> ChangePage {
         pageReads.add(1, ordering: .relaxed)
         do {
             return try environment.read { transaction in try page(after: position, limit: limit, in: transaction) }
@@ -53,9 +44,10 @@ final class ChangeLog: Sendable {
         }
     }
 
-    private func page(after position: Int?, limit: Int, in transaction: borrowing ReadTransaction) throws -> Page {
+    private func page(after position: Int?, limit: Int, in transaction: borrowing ReadTransaction) throws -> ChangePage
+    {
         let snapshot = transaction.snapshotID
-        guard let database else { return Page(events: [], snapshot: snapshot, isFull: false) }
+        guard let database else { return ChangePage(events: [], snapshot: snapshot, isFull: false) }
         let trimmed = try Self.trimmedThrough(in: transaction, database)
         let start = position ?? trimmed
         var events: [CommitEvent] = []
@@ -76,7 +68,7 @@ final class ChangeLog: Sendable {
                 }
             }
         }
-        return Page(events: events, snapshot: snapshot, isFull: events.count == limit)
+        return ChangePage(events: events, snapshot: snapshot, isFull: events.count == limit)
     }
 
     /// The newest commit trimmed away (0 when none was).
@@ -96,4 +88,16 @@ final class ChangeLog: Sendable {
             throw DataStoreError(.storage, "reading the last commit of \(environment.path) failed", underlying: error)
         }
     }
+}
+
+extension ChangeLog: ChangeSource {
+    func changePage(after position: Int?, limit: Int) async throws(DataStoreError) -> ChangePage {
+        try page(after: position, limit: limit)
+    }
+
+    var isClosed: Bool { signal.isClosed }
+
+    func waitForCommit(after commit: Int) async -> Bool { await signal.wait(after: commit) }
+
+    var retryInterval: Duration { options.pollInterval }
 }

@@ -4,7 +4,7 @@ import Synchronization
 /// Feeds live query observations from the change log: one task reads each new commit once and
 /// marks the observers of the collections it touched, so an observer of an untouched collection
 /// costs nothing per commit, and the writer nothing per observer.
-final class ObservationCenter: Sendable {
+package final class ObservationCenter: Sendable {
     private struct State {
         var observers: [Int: Observer] = [:]
         var byCollection: [String: Set<Int>] = [:]
@@ -12,18 +12,18 @@ final class ObservationCenter: Sendable {
         var tail: Task<Void, Never>?
     }
 
-    let log: ChangeLog
+    let log: any ChangeSource
     private let state = Mutex(State())
     private let processed = Atomic<Int>(0)
     private let skipped = Atomic<Int>(0)
 
-    init(log: ChangeLog) { self.log = log }
+    package init(log: any ChangeSource) { self.log = log }
 
     /// Observers registered now (a test counts what cancelled observations leave behind).
-    var observerCount: Int { state.withLock { $0.observers.count } }
+    package var observerCount: Int { state.withLock { $0.observers.count } }
 
     /// The last commit the log reader has marked observers for.
-    var processedThrough: Int { processed.load(ordering: .acquiring) }
+    package var processedThrough: Int { processed.load(ordering: .acquiring) }
 
     /// Wake-ups that observers found could not change their results (for tests).
     var skippedRefreshes: Int { skipped.load(ordering: .relaxed) }
@@ -35,7 +35,7 @@ final class ObservationCenter: Sendable {
 
     /// Registers an observer of `collection`, starting the log reader if none runs. Marked from
     /// the commit after the last one now, so a query run after this misses no commit.
-    func register(collection: String) -> ObserverRegistration {
+    package func register(collection: String) -> ObserverRegistration {
         let start = (try? log.lastCommit()) ?? 0
         let (observer, startTail) = state.withLock { state -> (Observer, Bool) in
             defer { state.nextID += 1 }
@@ -44,7 +44,7 @@ final class ObservationCenter: Sendable {
             state.byCollection[collection, default: []].insert(observer.id)
             return (observer, state.tail == nil)
         }
-        if log.signal.isClosed { observer.end() }
+        if log.isClosed { observer.end() }
         if startTail { startReading(after: start) }
         return ObserverRegistration(observer: observer, center: self)
     }
@@ -79,7 +79,7 @@ final class ObservationCenter: Sendable {
         var position = start
         while !Task.isCancelled {
             do {
-                for try await event in ChangeFeed(log: log, start: position) {
+                for try await event in ChangeFeed(source: log, start: position) {
                     position = event.commit.rawValue
                     mark(event)
                     processed.store(position, ordering: .releasing)
@@ -90,10 +90,10 @@ final class ObservationCenter: Sendable {
                 // after a pause so that a log that cannot be read is not retried in a tight loop.
                 position = (try? log.lastCommit()) ?? position
                 markAll()
-                try? await Task.sleep(for: log.options.pollInterval)
+                try? await Task.sleep(for: log.retryInterval)
             }
         }
-        guard !Task.isCancelled, log.signal.isClosed else { return }
+        guard !Task.isCancelled, log.isClosed else { return }
         for observer in state.withLock({ Array($0.observers.values) }) { observer.end() }
     }
 

@@ -3,7 +3,7 @@ import Synchronization
 
 /// One live observation's mailbox: what changed since its consumer last looked, not a queue, so a
 /// burst of commits while the consumer is busy comes down to one refresh.
-final class Observer: Sendable {
+package final class Observer: Sendable {
     private struct State {
         /// `nil` while nothing changed.
         var touched: TouchedIDs?
@@ -45,7 +45,7 @@ final class Observer: Sendable {
 
     /// Waits for a change since the last call and returns the ids touched, or `nil` when the
     /// store closed or the task was cancelled.
-    func waitForChange() async -> TouchedIDs? {
+    package func waitForChange() async -> TouchedIDs? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 enum Outcome {

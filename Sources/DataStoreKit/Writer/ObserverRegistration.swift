@@ -1,7 +1,7 @@
 /// An observer's place in its ``ObservationCenter``, held by one observation's iterator: dropping
 /// it (the iterator ended, or its task was cancelled) unregisters the observer at once.
-final class ObserverRegistration: Sendable {
-    let observer: Observer
+package final class ObserverRegistration: Sendable {
+    package let observer: Observer
     private let center: ObservationCenter
 
     init(observer: Observer, center: ObservationCenter) {

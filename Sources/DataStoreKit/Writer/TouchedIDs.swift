@@ -2,7 +2,7 @@ import DataStoreCore
 
 /// The ids of a collection that commits touched since an observer last looked: a bounded set, or
 /// `many` once past ``limit`` (or when not known), when the observer simply refreshes.
-enum TouchedIDs: Sendable, Equatable {
+package enum TouchedIDs: Sendable, Equatable {
     case ids(Set<Value>)
     case many
 

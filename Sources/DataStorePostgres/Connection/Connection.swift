@@ -6,7 +6,8 @@ internal import CPostgres
 /// thread-safe … two threads must not attempt to manipulate the same PGconn object at the same
 /// time": the store's pool and writer hand each connection to one caller at a time.
 package final class Connection: @unchecked Sendable {
-    private let handle: OpaquePointer
+    /// The libpq handle, for this type and its extensions only.
+    let handle: OpaquePointer
     /// The connection string or URL it was made from, for messages.
     package let target: String
 

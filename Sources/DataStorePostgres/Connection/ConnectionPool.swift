@@ -6,6 +6,7 @@ final class ConnectionPool: Sendable {
     private let conninfo: String
     private let idle = Mutex<[Connection]>([])
     private let maxIdle: Int
+    private let connectionsMade = Atomic<Int>(0)
 
     init(conninfo: String, maxIdle: Int) {
         self.conninfo = conninfo
@@ -13,7 +14,13 @@ final class ConnectionPool: Sendable {
     }
 
     /// Makes a connection to the store's server.
-    func connect() throws(PostgresError) -> Connection { try Connection(conninfo) }
+    func connect() throws(PostgresError) -> Connection {
+        connectionsMade.add(1, ordering: .relaxed)
+        return try Connection(conninfo)
+    }
+
+    /// How many connections the pool has made (the writer's first among them), for tests.
+    var made: Int { connectionsMade.load(ordering: .relaxed) }
 
     /// Runs `body` on a pooled connection. A connection the server dropped is made again and
     /// `body` retried once; a second loss is the caller's `.network` error.
@@ -47,6 +54,18 @@ final class ConnectionPool: Sendable {
             }
         }
         throw DataStoreError(.network, "PostgreSQL is unavailable while \(what)")
+    }
+
+    /// Takes a connection for a caller to hold (a context's snapshot), made when none is idle.
+    func checkOut() throws(PostgresError) -> Connection {
+        if let pooled = idle.withLock({ $0.popLast() }) { return pooled }
+        return try connect()
+    }
+
+    /// Gives back a connection taken with ``checkOut()``, ending any transaction it holds.
+    func checkIn(_ connection: Connection) {
+        if connection.isHealthy && connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+        release(connection)
     }
 
     private func release(_ connection: Connection) {

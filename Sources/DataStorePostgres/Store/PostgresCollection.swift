@@ -30,6 +30,11 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// The object stored under `id`.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id, `.invalidID`, `.codec`, `.network`.
     public func get(id: Value) async throws -> Object {
+        try await store.readers.run { try self.object(id: id) }
+    }
+
+    /// ``get(id:)`` on the caller's thread.
+    func object(id: Value) throws -> Object {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
         let key = try layout.idKey(id)
         let object = try store.pool.read("reading \(name)/\(id)") { connection in
@@ -44,13 +49,20 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
 
     /// The objects matching `params`, shaped by `options` (docs/queries.md).
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
-        try query(Query(params: params, options: options))
+        let query = try Query(params: params, options: options)
+        return try await store.readers.run { try self.query(query) }
     }
 
-    /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot.
+    /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot, on the caller's thread.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec`, `.network`.
     public func query(_ query: Query) throws -> [Object] {
         try run(query) { body, _ in try decode(body, id: nil) }
+    }
+
+    /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot, on one of the store's reader threads.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec`, `.network`.
+    public func query(_ query: Query) async throws -> [Object] {
+        try await store.readers.run { try self.query(query) }
     }
 
     /// The stored documents matching `query`.
@@ -63,17 +75,23 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     }
 
     /// Every object, in id order.
-    public func all() async throws -> [Object] { try query(Query()) }
+    public func all() async throws -> [Object] { try await store.readers.run { try self.query(Query()) } }
 
     /// The number of objects matching every condition in `params`.
     public func count(params: [String: Value]?) async throws -> Int {
-        try count(Query(params: params, options: nil))
+        let query = try Query(params: params, options: nil)
+        return try await store.readers.run { try self.count(query) }
     }
 
     /// The number of objects matching `query`'s conditions (its sort, offset and limit aside),
     /// each candidate re-checked on its record bytes.
     public func count(_ query: Query) throws -> Int {
         try run(Query(conditions: query.conditions)) { _, _ in () }.count
+    }
+
+    /// ``count(_:)`` on one of the store's reader threads.
+    public func count(_ query: Query) async throws -> Int {
+        try await store.readers.run { try self.count(query) }
     }
 
     /// How the store would answer `params` and `options`: the planner's choice, as on LMDB.
@@ -188,7 +206,8 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         return (try PreparedRow(document, id: chosen, layout: layout), own == chosen)
     }
 
-    private func stored(_ row: PreparedRow) throws -> Object {
+    /// The object `row` stores, decoded from its record bytes.
+    func stored(_ row: PreparedRow) throws -> Object {
         try row.body.withUnsafeBytes { try decode($0, id: row.id) }
     }
 

@@ -15,30 +15,53 @@ public import DataStoreKit
 public final class PostgresStore: Sendable {
     /// How the store connects and writes.
     public struct Options: Sendable {
-        /// Idle read connections kept open.
+        /// Reader threads, each running one read at a time on a pooled connection (off Swift's
+        /// cooperative pool), and the idle connections kept open for them.
         public var readers: Int
         /// Change sets per batch (at most 64 savepoints per transaction).
         public var maxBatch: Int
         /// Attempts of a change set that meets a serialization failure or deadlock (40001, 40P01).
         public var maxAttempts: Int
+        /// The change feed: whether commits are recorded, for how long (`maxAge`; `maxBytes` is
+        /// not applied on PostgreSQL), and how often a waiting reader polls.
+        public var changeFeed: ChangeFeedOptions
+        /// How the store learns of other stores' commits: `LISTEN/NOTIFY`, or polling.
+        public var changeNotifications: ChangeNotifications
 
-        /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts.
-        public init(readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6) {
+        /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
+        /// kept 7 days and woken by `LISTEN/NOTIFY`.
+        public init(
+            readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6,
+            changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen
+        ) {
             self.readers = readers
             self.maxBatch = max(1, min(maxBatch, 64))
             self.maxAttempts = max(1, maxAttempts)
+            self.changeFeed = changeFeed
+            self.changeNotifications = changeNotifications
         }
     }
 
     /// The URL (or connection string) the store was opened with; empty for the `PG*` variables.
     public let url: String
     let pool: ConnectionPool
+    /// The threads reads run on, off the cooperative pool.
+    let readers: ReaderThreads
     let writer: PostgresWriter
+    /// The change feed's outbox, read by ``changes(after:)`` and observations.
+    let changeSource: PostgresChangeSource
+    let observations: ObservationCenter
 
-    private init(url: String, pool: ConnectionPool, writer: PostgresWriter) {
+    private init(
+        url: String, pool: ConnectionPool, readers: ReaderThreads, writer: PostgresWriter,
+        changeSource: PostgresChangeSource
+    ) {
         self.url = url
         self.pool = pool
+        self.readers = readers
         self.writer = writer
+        self.changeSource = changeSource
+        self.observations = ObservationCenter(log: changeSource)
     }
 
     /// Connects to the server at `url` (`postgresql://user@host:port/database`, or `""` for the
@@ -46,17 +69,47 @@ public final class PostgresStore: Sendable {
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.network` when the server cannot be reached.
     public static func open(url: String, options: Options = Options()) async throws -> PostgresStore {
         let pool = ConnectionPool(conninfo: url, maxIdle: options.readers)
+        let readers = ReaderThreads(count: options.readers)
+        let source = PostgresChangeSource(pool: pool, readers: readers, options: options.changeFeed, latest: 0)
         let connection: Connection
-        do { connection = try pool.connect() } catch { throw DataStoreError.postgres(error, "opening the store") }
+        do {
+            // Connecting blocks: on a reader thread, not the caller's.
+            connection = try await readers.run { [feed = options.changeFeed.isEnabled] in
+                let connection: Connection
+                do throws(PostgresError) {
+                    connection = try pool.connect()
+                    if feed { try Outbox.create(on: connection) }
+                } catch {
+                    throw DataStoreError.postgres(error, "opening the store")
+                }
+                source.signal.committed(try source.lastCommit())
+                return connection
+            }
+        } catch {
+            readers.close()
+            throw error
+        }
+        if options.changeFeed.isEnabled {
+            source.signal.onFirstWait { [mode = options.changeNotifications] in source.watch(mode, conninfo: url) }
+        }
         var limits = PostgresWriter.Limits()
         limits.maxBatch = options.maxBatch
         limits.maxAttempts = options.maxAttempts
-        return PostgresStore(url: url, pool: pool, writer: PostgresWriter(connection: connection, limits: limits))
+        let feed =
+            options.changeFeed.isEnabled
+            ? FeedSettings(notify: options.changeNotifications == .listen, maxAge: options.changeFeed.maxAge) : nil
+        let writer = PostgresWriter(connection: connection, limits: limits, feed: feed) { [signal = source.signal] in
+            signal.committed(Int($0))
+        }
+        return PostgresStore(url: url, pool: pool, readers: readers, writer: writer, changeSource: source)
     }
 
-    /// Stops writing once what is queued has committed, and closes the connections.
+    /// Stops writing once what is queued has committed, ends change feeds and observations
+    /// (after what they have yet to read), and closes the connections.
     public func close() {
         writer.close()
+        changeSource.signal.close()
+        readers.close()
         pool.close()
     }
 

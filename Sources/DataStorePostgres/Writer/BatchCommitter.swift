@@ -6,10 +6,22 @@ import Foundation
 final class BatchCommitter: @unchecked Sendable {
     private let connection: Connection
     private let limits: PostgresWriter.Limits
+    private let feed: FeedSettings?
+    /// Told each commit's identity once it is committed (the change feed's wake-up).
+    private let committed: @Sendable (Int64) -> Void
+    private var lastTrim: ContinuousClock.Instant?
+    /// The server reported that it is going away (57P01–57P03): libpq may still call the
+    /// connection good until it next reads from it, so it is made again before the next batch.
+    private var mustReconnect = false
 
-    init(connection: Connection, limits: PostgresWriter.Limits) {
+    init(
+        connection: Connection, limits: PostgresWriter.Limits, feed: FeedSettings?,
+        committed: @escaping @Sendable (Int64) -> Void
+    ) {
         self.connection = connection
         self.limits = limits
+        self.feed = feed
+        self.committed = committed
     }
 
     typealias Completion = @Sendable (Result<(outcomes: [RowOutcome], commit: Int64), any Error>) -> Void
@@ -25,7 +37,7 @@ final class BatchCommitter: @unchecked Sendable {
 
     /// Runs an exclusive job, reconnecting first when the server went away meanwhile.
     func runExclusive(_ body: (Connection) -> Void) {
-        if !connection.isHealthy { try? connection.reconnect() }
+        if mustReconnect || !connection.isHealthy { mustReconnect = (try? connection.reconnect()) == nil }
         body(connection)
     }
 
@@ -43,7 +55,8 @@ final class BatchCommitter: @unchecked Sendable {
         }
         guard !entries.isEmpty else { return 0 }
         do {
-            let commit = try apply(&entries)
+            let commit = try applyRetrying(&entries)
+            committed(commit)
             var committed = 0
             for entry in entries {
                 if let failure = entry.failure {
@@ -55,6 +68,7 @@ final class BatchCommitter: @unchecked Sendable {
             }
             return committed
         } catch {
+            if (error as? PostgresError)?.isUnavailable == true { mustReconnect = true }
             if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
             let failure = Self.storeError(error, "committing a batch")
             for entry in entries { entry.complete(.failure(entry.failure ?? failure)) }
@@ -62,10 +76,29 @@ final class BatchCommitter: @unchecked Sendable {
         }
     }
 
+    /// ``apply(_:)``, again from the start when the commit itself meets a serialization failure
+    /// or deadlock (a server that checks serializability at commit), with the change sets'
+    /// back-off.
+    private func applyRetrying(_ entries: inout [Entry]) throws -> Int64 {
+        var attempt = 0
+        while true {
+            do { return try apply(&entries) } catch let error as PostgresError where error.isRetryable {
+                attempt += 1
+                guard attempt < limits.maxAttempts else { throw error }
+                if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+                for position in entries.indices { entries[position].outcomes = [] }
+                Thread.sleep(forTimeInterval: backoff(attempt))
+            }
+        }
+    }
+
     /// Applies the change sets in one transaction, each under its own savepoint, and commits.
     /// - Returns: the commit identity (the server's transaction id).
     private func apply(_ entries: inout [Entry]) throws -> Int64 {
-        if !connection.isHealthy { try connection.reconnect() }
+        if mustReconnect || !connection.isHealthy {
+            try connection.reconnect()
+            mustReconnect = false
+        }
         try connection.execute("BEGIN")
         var next = 0
         while next < entries.count {
@@ -88,12 +121,37 @@ final class BatchCommitter: @unchecked Sendable {
             next = failed
             if entries[failed].failure != nil { next += 1 }
         }
-        let result = try connection.pipeline([("SELECT pg_current_xact_id()::text::int8", []), ("COMMIT", [])])
+        let result = try connection.pipeline(finalStatements(entries))
         for outcome in result { if case .failed(let error) = outcome { throw error } }
-        guard case .done(let identity) = result[0], case .done = result[1], let commit = identity.int(0, 0) else {
+        guard case .done(let identity) = result[0], case .done = result[result.count - 1],
+            let commit = identity.int(0, 0)
+        else {
             throw PostgresError(.connectionFailure, "the commit was not answered")
         }
         return commit
+    }
+
+    /// The commit's identity, the outbox rows of what the change sets that succeeded did (and a
+    /// trim when one is due), then `COMMIT`: one round trip.
+    private func finalStatements(_ entries: [Entry]) -> [(sql: String, parameters: [SQLParameter])] {
+        var statements: [(sql: String, parameters: [SQLParameter])] = [
+            ("SELECT pg_current_xact_id()::text::int8", [])
+        ]
+        if let feed {
+            var changes = BatchChanges()
+            for entry in entries where entry.failure == nil { changes.add(entry.statements, entry.outcomes) }
+            statements += Outbox.record(changes.collections, time: Date(), notify: feed.notify)
+            if let maxAge = feed.maxAge, let interval = feed.trimInterval,
+                lastTrim.map({ ContinuousClock.now - $0 >= interval }) ?? true
+            {
+                lastTrim = .now
+                let (seconds, attoseconds) = maxAge.components
+                let age = Double(seconds) + Double(attoseconds) / 1e18
+                statements.append(Outbox.trim(before: Date(timeIntervalSinceNow: -age)))
+            }
+        }
+        statements.append(("COMMIT", []))
+        return statements
     }
 
     /// Reads a pipeline's outcomes into the entries; returns the first change set that failed

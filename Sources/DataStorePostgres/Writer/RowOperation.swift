@@ -9,10 +9,17 @@ enum RowOperation: Sendable {
     case upsert(PreparedRow, TableLayout, version: Int?)
     /// Delete the row under `id`, or with `version`, only that version.
     case remove(id: Value, key: [UInt8], TableLayout, version: Int?)
+    /// Delete the row under `id` when there is one (a last-writer-wins context's removal).
+    case discard(id: Value, key: [UInt8], TableLayout)
+    /// Write nothing; fail with a conflict unless the row under `id` still has `version`
+    /// (`nil`: is still absent). A context's check of a record it read but did not change.
+    case check(id: Value, key: [UInt8], TableLayout, version: Int?)
 
     var layout: TableLayout {
         switch self {
-        case .insert(_, let layout, _), .upsert(_, let layout, _), .remove(_, _, let layout, _): layout
+        case .insert(_, let layout, _), .upsert(_, let layout, _), .remove(_, _, let layout, _),
+            .discard(_, _, let layout), .check(_, _, let layout, _):
+            layout
         }
     }
 }

@@ -18,7 +18,11 @@ struct RowStatements {
         case .insert(let row, let layout, _):
             try write(row, layout, conflict: "")
         case .upsert(let row, let layout, nil):
-            try write(row, layout, conflict: "ON CONFLICT (id) DO UPDATE SET " + Self.assignments(layout))
+            // The subquery sees the table as it was before the statement: whether the id was stored.
+            try write(
+                row, layout,
+                conflict: "ON CONFLICT (id) DO UPDATE SET " + Self.assignments(layout)
+                    + " RETURNING EXISTS (SELECT 1 FROM \(layout.table) AS b WHERE b.id = $1)")
         case .upsert(let row, let layout, let version?):
             let (columns, parameters) = try Self.columns(row, layout)
             let sets = zip(columns, 1...).dropFirst().map { "\($0) = $\($1)" }
@@ -30,12 +34,31 @@ struct RowStatements {
                 ))
             sideRows(row, layout)
         case .remove(_, let key, let layout, let version):
-            let check = version.map { " AND version = \($0)" } ?? ""
+            delete(key, layout, version: version)
+        case .discard(_, let key, let layout):
+            delete(key, layout, version: nil)
+        case .check(_, let key, let layout, let version?):
+            // FOR SHARE: the row keeps this version until the batch commits.
             statements.append(
-                ("DELETE FROM \(layout.table) WHERE id = $1\(check) RETURNING record", [.bytes(key)]))
-            for index in layout.indexes where index.definition.multiValue {
-                statements.append(("DELETE FROM \(layout.sideTable(index)) WHERE id = $1", [.bytes(key)]))
-            }
+                (
+                    "SELECT 1 FROM \(layout.table) WHERE id = $1 AND version = $2 FOR SHARE",
+                    [.bytes(key), .int(Int64(version))]
+                ))
+        case .check(_, let key, let layout, nil):
+            statements.append(("SELECT 1 FROM \(layout.table) WHERE id = $1", [.bytes(key)]))
+        }
+    }
+
+    private mutating func delete(_ key: [UInt8], _ layout: TableLayout, version: Int?) {
+        var parameters: [SQLParameter] = [.bytes(key)]
+        var condition = "id = $1"
+        if let version {
+            parameters.append(.int(Int64(version)))
+            condition += " AND version = $2"
+        }
+        statements.append(("DELETE FROM \(layout.table) WHERE \(condition) RETURNING record", parameters))
+        for index in layout.indexes where index.definition.multiValue {
+            statements.append(("DELETE FROM \(layout.sideTable(index)) WHERE id = $1", [.bytes(key)]))
         }
     }
 
@@ -104,6 +127,8 @@ struct RowStatements {
         case .remove(let id, _, let layout, let version) where result.rowCount == 0:
             if version != nil { return DataStoreError(.conflict, "\(layout.name)/\(id) changed since it was read") }
             return DataStoreError(.notFound, "no object with id \(id) in \(layout.name)")
+        case .check(let id, _, let layout, let version) where (result.rowCount == 0) == (version != nil):
+            return DataStoreError(.conflict, "\(layout.name)/\(id) changed since it was read")
         default:
             return nil
         }
@@ -111,8 +136,14 @@ struct RowStatements {
 
     /// What the operation found: the record a removal removed.
     func outcome(_ result: QueryResult) -> RowOutcome {
-        if case .remove = operation, result.rowCount > 0 {
+        switch operation {
+        case .upsert(_, _, nil):
+            let existed = result.rowCount > 0 && result.bool(0, 0) == true
+            return RowOutcome(removedRecord: nil, replaced: existed)
+        case .remove, .discard:
+            guard result.rowCount > 0 else { break }
             return RowOutcome(removedRecord: result.bytes(0, 0), replaced: true)
+        default: break
         }
         return RowOutcome(removedRecord: nil, replaced: false)
     }
@@ -132,7 +163,7 @@ struct RowStatements {
             }
             row = inserted
         case .upsert(let written, _, _): row = written
-        case .remove: return nil
+        case .remove, .discard, .check: return nil
         }
         guard let index = layout.indexes.first(where: { layout.uniqueConstraint($0) == constraint }) else { return nil }
         return DataStoreError(

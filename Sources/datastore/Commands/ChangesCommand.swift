@@ -1,5 +1,6 @@
 import DataStoreCore
 import DataStoreKit
+import DataStorePostgres
 import Foundation
 
 /// `datastore changes DIR [--after COMMIT] [--collection C] [--follow]`: the change feed as JSON Lines.
@@ -22,10 +23,12 @@ enum ChangesCommand: Command {
             examples:
               datastore changes /var/lib/myapp/store
               datastore changes store --after 1234 --collection Message --follow
+              datastore changes postgresql://app@db/app --follow
             """)
 
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: true)
+        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
+        defer { store.close() }
         let after = try arguments.count("after").map { CommitID(rawValue: $0) }
         let collection = arguments.values["collection"]
         if let collection {
@@ -33,11 +36,15 @@ enum ChangesCommand: Command {
             guard names.contains(collection) else {
                 throw ToolError(
                     .notFound,
-                    "no collection \(collection) in the store at \(store.path)"
+                    "no collection \(collection) in the store at \(store.location)"
                         + Suggestion.note(for: collection, among: names) { $0 })
             }
         }
-        let feed = try store.changes(after: after)
+        let feed =
+            switch store {
+            case .directory(let directory): try directory.changes(after: after)
+            case .postgres(let server): try server.changes(after: after)
+            }
         let follow = arguments.flag("follow")
         for try await event in follow ? feed : feed.recordedSoFar {
             let changes = event.changes.filter { collection == nil || $0.collection == collection }

@@ -1,5 +1,6 @@
 import DataStoreCore
 import DataStoreKit
+import DataStorePostgres
 
 /// `datastore check DIR [COLLECTION]`: verifies records and index entries.
 enum CheckCommand: Command {
@@ -15,22 +16,19 @@ enum CheckCommand: Command {
             Each problem is printed, naming the collection, the index and the record or entry.
             The exit code is 1 when there is a problem, 0 when there is none.
 
-            example:
+            On a postgresql:// URL every row's index keys are recomputed and compared, its
+            record decoded, and its jsonb rendering compared with the record.
+
+            examples:
               datastore check store || echo "the store needs repair"
+              datastore check postgresql://app@db/app Message
             """)
 
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: true)
-        let problems: [IntegrityProblem]
-        let checked: [String]
-        if let name = arguments.positionals["COLLECTION"] {
-            problems = try await StoreAccess.collection(name, in: store).check()
-            checked = [name]
-        } else {
-            problems = try store.check()
-            checked = try store.collectionNames()
-        }
+        let opened = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
+        defer { opened.close() }
+        let (problems, checked) = try await check(opened, only: arguments.positionals["COLLECTION"])
         switch format {
         case .json:
             let listed: [Value] = problems.map { problem in
@@ -54,5 +52,24 @@ enum CheckCommand: Command {
             console.print("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")
         }
         return problems.isEmpty ? .success : .problemsFound
+    }
+
+    /// The problems found in the collection `name` (every collection when `nil`), and the
+    /// collections checked.
+    private static func check(_ opened: OpenedStore, only name: String?) async throws -> (
+        [IntegrityProblem], [String]
+    ) {
+        switch opened {
+        case .directory(let store):
+            if let name { return (try await StoreAccess.collection(name, in: store).check(), [name]) }
+            return (try store.check(), try store.collectionNames())
+        case .postgres(let store):
+            if let name {
+                _ = try await StoreAccess.collection(name, in: opened)
+                return (try store.check(collections: [name]), [name])
+            }
+            let names = try store.collectionNames()
+            return (try store.check(collections: names), names)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import DataStoreCore
 import DataStoreKit
+import DataStorePostgres
 import Synchronization
 
 /// `datastore index add DIR COLLECTION NAME`: declares and builds a secondary index.
@@ -35,8 +36,14 @@ enum IndexAddCommand: Command {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let chunk = try arguments.positive("chunk", default: 1_000)
         let definition = try IndexAddCommand.definition(arguments)
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: false)
         let name = arguments.required("COLLECTION")
+        let opened = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: false)
+        if case .postgres(let server) = opened {
+            defer { opened.close() }
+            return try await ServerIndexes.add(
+                definition, to: name, in: opened, server, chunk: chunk, format: format, console: console)
+        }
+        let store = try opened.directoryStore(for: "index add")
         let collection = try await StoreAccess.collection(name, in: store)
         let current = collection.indexes
         if let existing = current.first(where: { $0.name == definition.name }) {

@@ -1,5 +1,6 @@
 import DataStoreCore
 import DataStoreKit
+import DataStorePostgres
 
 /// `datastore index drop DIR COLLECTION NAME`: removes a secondary index and its data.
 enum IndexDropCommand: Command {
@@ -18,11 +19,19 @@ enum IndexDropCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: false)
         let name = arguments.required("COLLECTION")
         let indexName = arguments.required("NAME")
-        let dropped = try await store.dropIndex(named: indexName, from: name)
-        store.close()
+        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: false)
+        let dropped: IndexDefinition
+        do {
+            defer { store.close() }
+            switch store {
+            case .directory(let directory): dropped = try await directory.dropIndex(named: indexName, from: name)
+            case .postgres(let server):
+                _ = try await StoreAccess.collection(name, in: store)
+                dropped = try await server.dropIndex(named: indexName, from: name)
+            }
+        }
         switch format {
         case .json:
             console.print(try JSONWriter.text(["collection": .string(name), "dropped": .object(dropped.document)]))

@@ -1,5 +1,6 @@
 import DataStoreCore
 import DataStoreKit
+import DataStorePostgres
 
 /// `datastore index list DIR COLLECTION`: a collection's secondary indexes.
 enum IndexListCommand: Command {
@@ -15,8 +16,13 @@ enum IndexListCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: true)
         let name = arguments.required("COLLECTION")
+        let opened = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
+        if case .postgres(let server) = opened {
+            defer { opened.close() }
+            return try await ServerIndexes.list(name, in: opened, server, format: format, console: console)
+        }
+        let store = try opened.directoryStore(for: "index list")
         let collection = try await StoreAccess.collection(name, in: store)
         let indexes = try IndexListCommand.statistics(of: name, in: store)
         switch format {

@@ -1,5 +1,6 @@
 import DataStoreCore
 import DataStoreKit
+import DataStorePostgres
 
 /// `datastore stats DIR`: collections, document counts, indexes, map size and use, readers.
 enum StatsCommand: Command {
@@ -15,7 +16,19 @@ enum StatsCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
-        let store = try StoreAccess.open(arguments.required("DIR"), readOnly: true)
+        let opened = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
+        defer { opened.close() }
+        let store: DataStore
+        switch opened {
+        case .directory(let directory): store = directory
+        case .postgres(let server):
+            let statistics = try server.statistics()
+            switch format {
+            case .json: console.print(try JSONWriter.text(statistics.document(url: server.url)))
+            case .table: for line in statistics.lines(url: server.url) { console.print(line) }
+            }
+            return .success
+        }
         let statistics = try store.statistics()
         switch format {
         case .json:

@@ -1,0 +1,45 @@
+import DataStoreCore
+
+/// A change a unit of work (an LMDB `Context`, a PostgreSQL context) has staged for one record,
+/// encoded when it was staged, as `Row` (the backend's prepared record).
+package enum StagedChange<Row: Sendable>: Sendable {
+    /// Insert: the record was absent in the context's view.
+    case insert(Row)
+    /// Replace or insert.
+    case upsert(Row)
+    /// Remove: the record was present in the context's view.
+    case remove
+
+    /// Folds a later change to `key` into `changes` (and `order`, the staging order): only the
+    /// net effect is kept, so an insert then a remove stages nothing, and a remove then an add
+    /// replaces.
+    package static func fold(
+        _ change: StagedChange, into changes: inout [StagedKey: StagedChange], order: inout [StagedKey],
+        at key: StagedKey
+    ) {
+        let combined: StagedChange?
+        switch (changes[key], change) {
+        case (nil, _): combined = change
+        case (.insert?, .insert(let row)), (.insert?, .upsert(let row)): combined = .insert(row)
+        case (.insert?, .remove): combined = nil
+        case (.upsert?, .remove), (.remove?, .remove): combined = .remove
+        case (.upsert?, .insert(let row)), (.upsert?, .upsert(let row)), (.remove?, .insert(let row)),
+            (.remove?, .upsert(let row)):
+            combined = .upsert(row)
+        }
+        if changes[key] == nil { order.append(key) }
+        changes[key] = combined
+        if combined == nil { order.removeAll { $0 == key } }
+    }
+}
+
+/// The record a staged change is for.
+package struct StagedKey: Hashable, Sendable {
+    package var collection: String
+    package var id: Value
+
+    package init(collection: String, id: Value) {
+        self.collection = collection
+        self.id = id
+    }
+}

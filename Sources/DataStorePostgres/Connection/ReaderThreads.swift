@@ -1,0 +1,67 @@
+import DataStoreCore
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The threads a ``PostgresStore``'s reads run on, so that libpq's blocking calls never hold a
+/// thread of Swift's cooperative pool: each thread takes one queued read at a time and runs it
+/// on a pooled connection, so at most `count` reads reach the server at once and the rest wait
+/// in line without a thread each.
+final class ReaderThreads: Sendable {
+    private struct Queue {
+        var jobs: [@Sendable () -> Void] = []
+        var closed = false
+    }
+
+    private let queue = Mutex(Queue())
+    private let wake = DispatchSemaphore(value: 0)
+    private let count: Int
+
+    /// Starts `count` threads (at least one).
+    init(count: Int) {
+        self.count = max(1, count)
+        for number in 0..<self.count {
+            let thread = Thread { [self] in serve() }
+            thread.name = "PostgresStore.reader\(number)"
+            thread.start()
+        }
+    }
+
+    /// Runs `body` on a reader thread and returns what it returns.
+    /// - Throws: what `body` throws; ``/DataStoreCore/DataStoreError`` `.closed` once the store is closed.
+    func run<R>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Handoff<R>, any Error>) in
+            let accepted = queue.withLock { queue -> Bool in
+                guard !queue.closed else { return false }
+                queue.jobs.append { continuation.resume(with: Result { Handoff(try body()) }) }
+                return true
+            }
+            if accepted {
+                wake.signal()
+            } else {
+                continuation.resume(throwing: DataStoreError(.closed, "the PostgreSQL store is closed"))
+            }
+        }.value
+    }
+
+    /// Lets the threads end once the reads queued have run; later reads throw `.closed`.
+    func close() {
+        let wasOpen = queue.withLock { queue in
+            defer { queue.closed = true }
+            return !queue.closed
+        }
+        if wasOpen { for _ in 0..<count { wake.signal() } }
+    }
+
+    /// One thread's loop: runs queued reads until the store closes and none is left.
+    private func serve() {
+        while true {
+            wake.wait()
+            let (job, finished) = queue.withLock { queue in
+                queue.jobs.isEmpty ? (nil, queue.closed) : (queue.jobs.removeFirst(), false)
+            }
+            if finished { return }
+            job?()
+        }
+    }
+}

@@ -1,0 +1,147 @@
+public import DataStoreCore
+import DataStoreKit
+
+extension PostgresContext {
+    /// The root of this context's chain, which owns the snapshot.
+    var root: PostgresContext { parent?.root ?? self }
+
+    /// The staged change to `key` seen from this context: its own, else its parent's, and so on.
+    func stagedChange(_ key: Key) -> Change? {
+        if let change = state.withLock({ $0.changes[key] }) { return change }
+        return parent?.stagedChange(key)
+    }
+
+    /// Every staged change to `collection` seen from this context (children override parents).
+    func stagedChanges(in collection: String) -> [Value: Change] {
+        var merged = parent?.stagedChanges(in: collection) ?? [:]
+        state.withLock { state in
+            for (key, change) in state.changes where key.collection == collection { merged[key.id] = change }
+        }
+        return merged
+    }
+
+    /// Runs `body` on the root's snapshot connection, beginning the snapshot on first use. Calls
+    /// on one chain run one at a time (a connection serves one statement at a time).
+    ///
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.snapshotExpired` once the snapshot's connection was lost
+    ///   after being read, until `refresh()`; `.network` when the server cannot be reached.
+    func withSnapshot<R>(_ what: String, _ body: (Connection) throws -> R) throws -> R {
+        let root = self.root
+        return try root.state.withLock { state in
+            if let ended = state.snapshotEnded { throw DataStoreError(.snapshotExpired, ended) }
+            if state.snapshot == nil { state.snapshot = try root.beginSnapshot(what) }
+            do {
+                return try body(state.snapshot!.connection)
+            } catch let error as PostgresError {
+                guard error.isUnavailable else { throw DataStoreError.postgres(error, what) }
+                // Its reads cannot go on over another snapshot without the view changing under them.
+                state.snapshot = nil
+                state.snapshotEnded =
+                    "this context's snapshot was lost with its connection (\(error.message)); call refresh() "
+                    + "to read the latest commits (staged changes and conflict checks are kept) or discard()"
+                throw DataStoreError.postgres(error, what)
+            }
+        }
+    }
+
+    private func beginSnapshot(_ what: String) throws -> ContextSnapshot {
+        do throws(PostgresError) {
+            let connection = try store.pool.checkOut()
+            do throws(PostgresError) { return try ContextSnapshot(connection) } catch {
+                store.pool.checkIn(connection)
+                throw error
+            }
+        } catch {
+            throw DataStoreError.postgres(error, what)
+        }
+    }
+
+    /// Remembers the version `key` had when first read or changed here (for conflict detection).
+    func remember(_ key: Key, version: Int?, layout: TableLayout) {
+        state.withLock { state in
+            state.layouts[key.collection] = layout
+            if state.versions[key] == nil { state.versions[key] = .some(version) }
+        }
+    }
+
+    /// The stored version and record of `id` in this context's snapshot, remembering the version.
+    func storedRecord(_ id: Value, in layout: TableLayout) throws -> (version: Int, record: [UInt8])? {
+        let key = try layout.idKey(id)
+        let found = try withSnapshot("reading \(layout.name)/\(id)") { connection in
+            let result = try connection.execute(
+                "SELECT record, version FROM \(layout.table) WHERE id = $1", [.bytes(key)])
+            guard result.rowCount == 1, let record = result.bytes(0, 0) else { return nil as (Int, [UInt8])? }
+            return (Int(result.int(0, 1) ?? 0), record)
+        }
+        remember(Key(collection: layout.name, id: id), version: found?.0, layout: layout)
+        return found.map { (version: $0.0, record: $0.1) }
+    }
+
+    /// Whether `id` is in this context's view — staged changes over the snapshot — remembering
+    /// its stored version.
+    func viewContains(_ id: Value, in layout: TableLayout) throws -> Bool {
+        switch stagedChange(Key(collection: layout.name, id: id)) {
+        case .insert?, .upsert?: return true
+        case .remove?: return false
+        case nil: return try storedRecord(id, in: layout) != nil
+        }
+    }
+
+    /// The document `id` has in this context's view (staged changes over the snapshot), or `nil`.
+    func viewDocument(_ id: Value, in layout: TableLayout) throws -> Document? {
+        switch stagedChange(Key(collection: layout.name, id: id)) {
+        case .insert(let row)?, .upsert(let row)?: return row.document
+        case .remove?: return nil
+        case nil:
+            guard let record = try storedRecord(id, in: layout)?.record else { return nil }
+            do { return try RecordCodec.decode(record) } catch {
+                throw DataStoreError(.codec, "the record \(id) in \(layout.name) cannot be decoded", underlying: error)
+            }
+        }
+    }
+
+    /// The object stored under `id` as this context sees it: its staged changes over its snapshot.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id.
+    public func get<Object>(id: Value, from collection: PostgresCollection<Object>) throws -> Object {
+        guard id != .null, let document = try viewDocument(id, in: collection.layout) else {
+            throw DataStoreError(.notFound, "no object with id \(id) in \(collection.name)")
+        }
+        return try collection.mapping.decode(document)
+    }
+
+    /// The objects matching `params` as this context sees them: staged changes over the snapshot.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery` naming the bad key, `.codec`, `.network`.
+    public func query<Object>(
+        _ collection: PostgresCollection<Object>,
+        params: [String: Value]?,
+        options: [String: Value]? = nil
+    ) throws -> [Object] {
+        try viewDocuments(matching: Query(params: params, options: options), in: collection.layout)
+            .map(collection.mapping.decode)
+    }
+
+    /// The documents matching `query` in this context's view, remembering the version of each
+    /// stored one read.
+    func viewDocuments(matching query: Query, in layout: TableLayout) throws -> [Document] {
+        let staged = stagedChanges(in: layout.name)
+        // Without staged changes the server answers alone, limit and all; with them, the snapshot's
+        // matches are merged with the staged documents and then sorted and cut.
+        let base = staged.isEmpty ? query : Query(conditions: query.conditions, sort: query.sort)
+        let runner = PostgresQueryRunner(layout: layout, plan: layout.plan(base))
+        let rows = try withSnapshot("querying \(layout.name)") { connection in
+            try runner.run(on: connection) { body, version in (try RecordCodec.decode(body), Int(version)) }
+        }
+        var documents: [Document] = []
+        for (document, version) in rows {
+            guard let id = document[layout.idField] else { continue }
+            remember(Key(collection: layout.name, id: id), version: version, layout: layout)
+            if staged[id] == nil { documents.append(document) }
+        }
+        if staged.isEmpty { return documents }
+        for change in staged.values {
+            if case .insert(let row) = change { documents.append(row.document) }
+            if case .upsert(let row) = change { documents.append(row.document) }
+        }
+        return query.evaluate(documents, idField: layout.idField)
+    }
+}

@@ -1,0 +1,148 @@
+public import DataStoreKit
+import DataStoreCore
+
+extension PostgresContext {
+    /// Saves the staged changes: a child's into its parent (returning `nil`; nothing reaches the
+    /// server), a root's as one change set through the store's writer, returning once it is
+    /// committed with the commit's identity.
+    ///
+    /// On failure nothing is written and the changes stay staged (``discard()`` drops them).
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.conflict` listing the records that changed underneath the
+    ///   context (with `Context.ConflictPolicy.detect`); `.duplicateID`, `.notFound`,
+    ///   `.uniqueViolation`, `.invalidValue` from the writes; `.network` when the server went away.
+    @discardableResult
+    public func save() async throws -> CommitID? {
+        if let parent {
+            try mergeIntoParent(parent)
+            return nil
+        }
+        guard let taken = try takeForSaving() else { return nil }
+        defer { state.withLock { $0.saving = false } }
+        let operations = try Self.operations(taken, policy: policy)
+        let commit: Int64
+        do {
+            (_, commit) = try await store.writer.submit(operations)
+        } catch let error as DataStoreError where policy == .detect {
+            throw try await conflict(taken) ?? error
+        }
+        state.withLock { state in
+            state.changes = [:]
+            state.order = []
+            for key in taken.versions.keys { state.versions[key] = nil }
+        }
+        return CommitID(rawValue: Int(commit))
+    }
+
+    /// What a root context's save takes from its state.
+    struct TakenChanges: Sendable {
+        let order: [Key]
+        let changes: [Key: Change]
+        let versions: [Key: Int?]
+        let layouts: [String: TableLayout]
+    }
+
+    /// Takes what to save and marks the context as saving, or returns `nil` when there is nothing
+    /// to save. Ends the snapshot: its connection goes back to the pool while the save waits.
+    private func takeForSaving() throws(DataStoreError) -> TakenChanges? {
+        let policy = self.policy
+        let (taken, snapshot) = try state.withLock { state throws(DataStoreError) in
+            guard !state.saving else {
+                throw DataStoreError(
+                    .conflict, "this context's save() is already committing; call it again after it returns")
+            }
+            let snapshot = state.snapshot.take()
+            state.snapshotEnded = nil
+            let nothing = state.order.isEmpty && (policy == .lastWriterWins || state.versions.isEmpty)
+            if nothing { return (nil as TakenChanges?, snapshot) }
+            state.saving = true
+            return (
+                TakenChanges(
+                    order: state.order, changes: state.changes, versions: state.versions, layouts: state.layouts),
+                snapshot
+            )
+        }
+        end(snapshot)
+        return taken
+    }
+
+    /// The change set: with conflict detection, a check of each record read but not changed,
+    /// then each staged change, expecting the version the context remembers.
+    private static func operations(_ taken: TakenChanges, policy: Context.ConflictPolicy) throws -> [RowOperation] {
+        var operations: [RowOperation] = []
+        let detect = policy == .detect
+        if detect {
+            for (key, version) in taken.versions where taken.changes[key] == nil {
+                guard let layout = taken.layouts[key.collection] else { continue }
+                operations.append(.check(id: key.id, key: try layout.idKey(key.id), layout, version: version))
+            }
+        }
+        for key in taken.order {
+            guard let layout = taken.layouts[key.collection], let change = taken.changes[key] else { continue }
+            let version = detect ? taken.versions[key] ?? nil : nil
+            switch change {
+            case .insert(let row) where detect:
+                operations.append(.insert(row, layout, expectingAbsent: true))
+            case .insert(let row), .upsert(let row):
+                operations.append(.upsert(row, layout, version: version))
+            case .remove where detect:
+                operations.append(.remove(id: key.id, key: try layout.idKey(key.id), layout, version: version))
+            case .remove:
+                operations.append(.discard(id: key.id, key: try layout.idKey(key.id), layout))
+            }
+        }
+        return operations
+    }
+
+    /// After a failed save, the conflict naming every record whose version is not the one the
+    /// context remembers (the failed change set wrote nothing), or `nil` when none changed.
+    private func conflict(_ taken: TakenChanges) async throws -> DataStoreError? {
+        var byCollection: [String: [(key: Key, version: Int?)]] = [:]
+        for (key, version) in taken.versions { byCollection[key.collection, default: []].append((key, version)) }
+        var changed: [String] = []
+        for (name, records) in byCollection {
+            guard let layout = taken.layouts[name] else { continue }
+            let keys = try records.map { try layout.idKey($0.key.id) }
+            let current = try store.pool.read("checking \(name) for conflicts") { connection in
+                let result = try connection.execute(
+                    "SELECT id, version FROM \(layout.table) WHERE id = ANY($1::bytea[])", [.byteaArray(keys)])
+                var versions: [[UInt8]: Int] = [:]
+                for row in 0..<result.rowCount {
+                    if let id = result.bytes(row, 0) { versions[id] = Int(result.int(row, 1) ?? 0) }
+                }
+                return versions
+            }
+            for (record, key) in zip(records, keys) where current[key] != record.version {
+                let was = record.version.map { "version \($0)" } ?? "absent"
+                let now = current[key].map { "version \($0)" } ?? "absent"
+                changed.append("\(name)/\(record.key.id) (read \(was), now \(now))")
+            }
+        }
+        guard !changed.isEmpty else { return nil }
+        return DataStoreError(
+            .conflict, "records changed since this context read them: " + changed.sorted().joined(separator: ", "))
+    }
+
+    private func mergeIntoParent(_ parent: PostgresContext) throws {
+        // The parent's lock first, then the child's (the only place both are held).
+        try parent.state.withLock { parentState throws(DataStoreError) in
+            guard !parentState.saving else {
+                throw DataStoreError(
+                    .conflict,
+                    "cannot save a child into its parent while the parent's save() is committing; "
+                        + "save the child after it returns")
+            }
+            let taken = state.withLock { state in
+                defer { state = State() }
+                return state
+            }
+            parentState.layouts.merge(taken.layouts) { current, _ in current }
+            for key in taken.order {
+                if let change = taken.changes[key] { Self.combine(change, into: &parentState, at: key) }
+            }
+            // The parent keeps the earliest version it knew.
+            for (key, version) in taken.versions where parentState.versions[key] == nil {
+                parentState.versions[key] = version
+            }
+        }
+    }
+}

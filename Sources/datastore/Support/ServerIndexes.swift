@@ -1,0 +1,73 @@
+import DataStoreCore
+import DataStoreKit
+import DataStorePostgres
+
+/// `datastore index add|list|drop` on a `postgresql://` URL: the same output as for a store
+/// directory, from the server's statistics.
+enum ServerIndexes {
+    /// The statistics of the indexes of collection `name` on `store`.
+    static func statistics(of name: String, in store: PostgresStore) throws -> [PostgresStatistics.Index] {
+        try store.statistics().collections.first { $0.name == name }?.indexes ?? []
+    }
+
+    /// Declares and builds `definition` on collection `name` (nothing when it is already there).
+    static func add(
+        _ definition: IndexDefinition, to name: String, in opened: OpenedStore, _ store: PostgresStore, chunk: Int,
+        format: OutputFormat, console: Console
+    ) async throws -> ExitCode {
+        let collection = try await StoreAccess.collection(name, in: opened)
+        let current = try await store.documentCollection(collection.name).indexes
+        if let existing = current.first(where: { $0.name == definition.name }) {
+            guard existing == definition else {
+                throw ToolError(
+                    .badInput,
+                    "collection \(name) already has an index \(existing.name): \(existing); "
+                        + "drop it first to declare \(definition)")
+            }
+            console.note("collection \(name) already has the index \(existing)")
+        } else {
+            console.note("building index \(definition.name) on \(name) on the server (one transaction)")
+            try await store.addIndex(definition, to: name, buildChunk: chunk)
+        }
+        let built = try statistics(of: name, in: store).first { $0.definition.name == definition.name }
+        switch format {
+        case .json:
+            console.print(
+                try JSONWriter.text(["collection": .string(name), "index": built.map { .object($0.document) } ?? .null])
+            )
+        case .table:
+            console.print(
+                "index \(definition) on \(name): \(built == nil ? "missing" : "ready"), "
+                    + "\(grouped(built?.entries ?? 0)) entries")
+        }
+        return .success
+    }
+
+    /// Lists the indexes of collection `name`.
+    static func list(
+        _ name: String, in opened: OpenedStore, _ store: PostgresStore, format: OutputFormat, console: Console
+    ) async throws -> ExitCode {
+        let collection = try await StoreAccess.collection(name, in: opened)
+        let indexes = try statistics(of: name, in: store)
+        switch format {
+        case .json:
+            console.print(
+                try JSONWriter.text([
+                    "collection": .string(name), "idField": .string(collection.idField),
+                    "indexes": .array(indexes.map { .object($0.document) })
+                ]))
+        case .table where indexes.isEmpty:
+            console.print("collection \(name) has no secondary indexes")
+        case .table:
+            var table = Table(["index", "fields", "options", "state", "entries", "size"], rightAligned: [4, 5])
+            for index in indexes {
+                table.append([
+                    index.definition.name, index.definition.fieldList, index.definition.traits, index.stateText,
+                    grouped(index.entries), byteSize(index.bytes)
+                ])
+            }
+            for line in table.lines { console.print(line) }
+        }
+        return .success
+    }
+}
