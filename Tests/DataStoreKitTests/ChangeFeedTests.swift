@@ -196,7 +196,7 @@ struct ChangeFeedTests {
         #expect(delivered.count == ChangeFeed.pageSize, "the page read before the trimming, then the error")
     }
 
-    @Test("a save that wrote nothing leaves a waiting feed parked, not reading in a loop", .timeLimit(.minutes(1)))
+    @Test("a save that wrote nothing leaves a waiting feed parked, not reading in a loop", .timeLimit(.minutes(5)))
     func emptyCommitDoesNotSpin() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }

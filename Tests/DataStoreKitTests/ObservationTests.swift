@@ -32,7 +32,7 @@ struct ObservationTests {
 
     @Test(
         "without a limit, a commit whose documents were not results and do not match refreshes nothing",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(5)))
     func skipsNonMatchingCommits() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
@@ -111,7 +111,7 @@ struct ObservationTests {
         #expect(try await again.next()?.isEmpty == true)
     }
 
-    @Test("observations and feeds start and read while a write transaction is held open", .timeLimit(.minutes(1)))
+    @Test("observations and feeds start and read while a write transaction is held open", .timeLimit(.minutes(5)))
     func startDuringALongWrite() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
