@@ -47,9 +47,28 @@ public final class Context: Sendable {
         case remove
     }
 
+    /// A record as a context knows it: its collection and id.
     struct Key: Hashable, Sendable {
-        var collection: String
-        var id: Value
+        let collection: String
+        let id: Value
+        /// The hash of both, computed once: a save looks its key up in several tables, and hashing
+        /// the strings again each time cost more than the lookups.
+        private let hash: Int
+
+        init(collection: String, id: Value) {
+            self.collection = collection
+            self.id = id
+            var hasher = Hasher()
+            hasher.combine(collection)
+            hasher.combine(id)
+            hash = hasher.finalize()
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && lhs.collection == rhs.collection && lhs.id == rhs.id
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
     }
 
     struct State: Sendable {
