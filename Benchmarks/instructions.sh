@@ -6,12 +6,14 @@
 # .build/benchmark-report/instructions.json.
 #
 #   Benchmarks/instructions.sh [SIZE] [OPERATIONS] [SAVES]   (defaults: 20000 documents, 2000 operations, 1000 saves)
+#   Benchmarks/instructions.sh 1000 0 1000                   (the write path alone: OPERATIONS 0 skips the reads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-20000}
 operations=${2:-2000}
 saves=${3:-1000}
 workloads=(get range pair-compound empty scan)
+[ "$operations" -gt 0 ] || workloads=()
 # The savers, the writer and the threads that resume savers all work for a save, and a toggle
 # counts one thread only: each of these runs twice on every thread, saving N and then 2N events of
 # one pool, and the difference is N saves' work with set-up, start-up and shut-down cancelled.
@@ -25,7 +27,7 @@ echo "| workload | instructions per operation |"
 echo "|---|---:|"
 json="{\"size\": $size, \"operations\": $operations, \"instructions\": {"
 separator=""
-for workload in "${workloads[@]}"; do
+for workload in ${workloads[@]+"${workloads[@]}"}; do
     # The scan reads every document: fewer rounds keep it to about the others' time.
     count=$operations
     [ "$workload" = scan ] && count=$(( operations / 100 > 0 ? operations / 100 : 1 ))

@@ -10,8 +10,12 @@ extension ChangeLog {
         // A batch touches few collections: a short list searched in place, not a dictionary, and
         // a collection's first changes are taken as they are (their arrays shared, not copied).
         var merged: [CollectionChanges] = []
-        for case let report as any ReportsChanges in results {
-            for change in report.changes
+        for result in results {
+            // A context's save, the usual result, is cast to its own type first: a cast to a
+            // protocol looks up the conformance, several times the cost.
+            guard let changes = (result as? ContextSaveReport)?.changes ?? (result as? any ReportsChanges)?.changes
+            else { continue }
+            for change in changes
             where !(change.inserted.isEmpty && change.updated.isEmpty && change.removed.isEmpty) {
                 guard let position = merged.firstIndex(where: { $0.collection == change.collection }) else {
                     merged.append(change)
