@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # Instructions per operation for DataStoreKit's read workloads, counted by callgrind inside the
-# benchmark's profile loop only (loading the data is not counted). Unlike times, the counts do not
-# move with the machine's load, so a change's effect shows at once. Prints a Markdown table and
-# writes .build/benchmark-report/instructions.json.
+# benchmark's profile loop only (loading the data is not counted), and per save for the event
+# log's write path beside the raw LMDB floor. Unlike times, the counts do not move with the
+# machine's load, so a change's effect shows at once. Prints a Markdown table and writes
+# .build/benchmark-report/instructions.json.
 #
-#   Benchmarks/instructions.sh [SIZE] [OPERATIONS]     (defaults: 20000 documents, 2000 operations)
-#   WORKLOADS="range range-covering" Benchmarks/instructions.sh    (only these)
+#   Benchmarks/instructions.sh [SIZE] [OPERATIONS] [SAVES]   (defaults: 20000 documents, 2000 operations, 1000 saves)
+#   Benchmarks/instructions.sh 1000 0 1000                   (the write path alone: OPERATIONS 0 skips the reads)
+#   WORKLOADS="range range-covering" Benchmarks/instructions.sh   (only these reads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-20000}
 operations=${2:-2000}
+saves=${3:-1000}
 read -r -a workloads <<<"${WORKLOADS:-get get-codable range range-codable range-covering pair-compound empty scan}"
+[ "$operations" -gt 0 ] || workloads=()
+# The savers, the writer and the threads that resume savers all work for a save, and a toggle
+# counts one thread only: each of these runs twice on every thread, saving N and then 2N events of
+# one pool, and the difference is N saves' work with set-up, start-up and shut-down cancelled.
+save_workloads=(events1 events4 raw-events1 raw-events4 raw-single1)
 out=.build/benchmark-report
 mkdir -p "$out"
 swift build -c release --product StoreBenchmark >&2
@@ -20,7 +28,7 @@ echo "| workload | instructions per operation |"
 echo "|---|---:|"
 json="{\"size\": $size, \"operations\": $operations, \"instructions\": {"
 separator=""
-for workload in "${workloads[@]}"; do
+for workload in ${workloads[@]+"${workloads[@]}"}; do
     # The scan reads every document: fewer rounds keep it to about the others' time.
     count=$operations
     [ "$workload" = scan ] && count=$(( operations / 100 > 0 ? operations / 100 : 1 ))
@@ -30,6 +38,29 @@ for workload in "${workloads[@]}"; do
     # awk reads to the end: exiting early would kill callgrind_annotate with SIGPIPE, failing the pipeline.
     total=$(callgrind_annotate "$profile" 2>/dev/null | awk '/PROGRAM TOTALS/ && !found { gsub(",", "", $1); print $1; found = 1 }')
     per=$(( total / count ))
+    echo "| $workload | $per |"
+    json+="$separator\"$workload\": $per"
+    separator=", "
+done
+json+="}, \"saves\": $saves, \"instructionsPerSave\": {"
+
+# Every instruction of a callgrind run, all threads.
+count_all() {
+    local workload=$1 count=$2 profile="$out/callgrind.$1.$2.out"
+    valgrind --tool=callgrind --separate-threads=no --callgrind-out-file="$profile" \
+        "$binary" --size 1000 --profile "$workload" --profile-operations "$count" --profile-pool $(( 2 * saves )) \
+        >/dev/null 2>"$out/callgrind.$workload.$count.log"
+    awk '/^totals:/ { print $2 }' "$profile"
+}
+
+echo
+echo "| write path (relaxed durability) | instructions per save |"
+echo "|---|---:|"
+separator=""
+for workload in "${save_workloads[@]}"; do
+    once=$(count_all "$workload" "$saves")
+    twice=$(count_all "$workload" $(( 2 * saves )))
+    per=$(( (twice - once) / saves ))
     echo "| $workload | $per |"
     json+="$separator\"$workload\": $per"
     separator=", "

@@ -18,6 +18,8 @@ struct Configuration: Sendable {
     var profileSeconds = 20.0
     /// `--profile-operations N`: the profile loop runs exactly N operations instead of for a time.
     var profileOperations: Int?
+    /// `--profile-pool N`: events a save profile generates, however many it saves.
+    var profilePool: Int?
     /// `--no-postgres`: skip the PostgreSQL rows even when `PGHOST` names a server.
     var postgres = true
     /// `--postgres-size N`: messages in the PostgreSQL rows (default the run's size, at most 100 000).
@@ -63,9 +65,13 @@ struct Configuration: Sendable {
                              load, get, get-codable, range, range-codable, pair, pair-compound, empty (a
                              compound query that matches nothing), scan, range-covering (the range
                              through a covering index), commit (64 tasks), events (the event log alone,
-                             64 tasks, fresh store)
+                             64 tasks, fresh store); events1, events4 (a fixed count of saves from
+                             1 or 4 savers, relaxed durability: Benchmarks/instructions.sh), and the
+                             same through raw LMDB: raw-events1, raw-events4 (the coalescer),
+                             raw-single1 (one transaction per save)
           --profile-seconds  how long the --profile loop runs (default 20)
           --profile-operations N  run the --profile loop exactly N times (for instruction counts)
+          --profile-pool N   events a save profile generates first, whatever it saves (default the count)
         """
 
     static func parse(_ arguments: [String]) throws -> Configuration {
@@ -130,6 +136,11 @@ struct Configuration: Sendable {
                     throw BenchmarkFailure("--profile-operations needs a positive count")
                 }
                 configuration.profileOperations = count
+            case "--profile-pool":
+                guard let count = Int(try value(flag)), count > 0 else {
+                    throw BenchmarkFailure("--profile-pool needs a positive count")
+                }
+                configuration.profilePool = count
             case "--profile-seconds":
                 guard let seconds = Double(try value(flag)), seconds > 0 else {
                     throw BenchmarkFailure("--profile-seconds needs a number")

@@ -162,13 +162,13 @@ extension BenchmarkRun {
                     ? "ok" : "MISMATCH"))
     }
 
-    /// A durable store at `path` holding the event log's collection: `events`, indexed on
-    /// `created_ts`.
-    static func openEventStore(path: String, mapSize: Int, limits: WriterLimits = WriterLimits()) async throws
-        -> (DataStore, StoreCollection<Message>)
-    {
+    /// A store at `path` (durable unless told) holding the event log's collection: `events`,
+    /// indexed on `created_ts`.
+    static func openEventStore(
+        path: String, mapSize: Int, limits: WriterLimits = WriterLimits(), durability: Durability = .durable
+    ) async throws -> (DataStore, StoreCollection<Message>) {
         let store = try DataStore.open(
-            path: path, options: DataStore.Options(mapSize: mapSize, durability: .durable, writerLimits: limits))
+            path: path, options: DataStore.Options(mapSize: mapSize, durability: durability, writerLimits: limits))
         let events: StoreCollection<Message> = try await store.collection(
             "events", mapping: .record(idField: "id"), indexes: [IndexDefinition("created_ts")])
         return (store, events)

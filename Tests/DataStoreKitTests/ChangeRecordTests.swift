@@ -42,6 +42,27 @@ struct ChangeRecordTests {
         #expect(try bytes.withUnsafeBytes { try ChangeRecord(commit: 1 << 40, bytes: $0) } == record)
     }
 
+    @Test("a batch's reports merge into one entry per collection, in the order first touched, empty ones left out")
+    func mergedReports() {
+        func changes(_ collection: String, inserted: [Value] = [], removed: [Value] = []) -> CollectionChanges {
+            var change = CollectionChanges(collection: collection)
+            change.inserted = inserted
+            change.removed = removed
+            return change
+        }
+        let results: [any Sendable] = [
+            WriteReport(changes: [changes("Note", inserted: ["a"]), changes("Tag")]),
+            "a result that reports nothing",
+            WriteReport(changes: [changes("Tag", removed: ["t"]), changes("Note", inserted: ["b"], removed: ["c"])]),
+            WriteReport(changes: [changes("Note", inserted: ["d"])])
+        ]
+        #expect(
+            ChangeLog.merged(results) == [
+                changes("Note", inserted: ["a", "b", "d"], removed: ["c"]), changes("Tag", removed: ["t"])
+            ])
+        #expect(ChangeLog.merged([WriteReport(changes: [changes("Note")])]).isEmpty)
+    }
+
     @Test("a truncated, extended or newer-format record is a named error, never a crash")
     func malformed() {
         for length in 0..<Self.vector.count {

@@ -11,8 +11,10 @@ final class RawEventLog: RawSaving, @unchecked Sendable {
     private var records = MDB_dbi()
     private var created = MDB_dbi()
 
-    init(path: String, mapSize: Int) throws {
-        environment = try openEnvironment(path: path, mapSize: mapSize, maxDatabases: 4)
+    /// Opens (creating) the log at `path`; `flags` are added to `mdb_env_open`'s (`MDB_NOMETASYNC`
+    /// matches DataStoreKit's relaxed durability).
+    init(path: String, mapSize: Int, flags: UInt32 = 0) throws {
+        environment = try openEnvironment(path: path, mapSize: mapSize, maxDatabases: 4, flags: flags)
         try write { transaction in
             try lmdb(mdb_dbi_open(transaction, "events", UInt32(MDB_CREATE), &records), "dbi_open events")
             try lmdb(

@@ -27,14 +27,14 @@ func withValue<R>(_ bytes: [UInt8], _ body: (inout MDB_val) throws -> R) rethrow
     }
 }
 
-/// An environment at `path` with LMDB's defaults (durable commits) and `MDB_NOTLS`.
-func openEnvironment(path: String, mapSize: Int, maxDatabases: UInt32) throws -> OpaquePointer? {
+/// An environment at `path` with LMDB's defaults (durable commits), `MDB_NOTLS` and `flags`.
+func openEnvironment(path: String, mapSize: Int, maxDatabases: UInt32, flags: UInt32 = 0) throws -> OpaquePointer? {
     var environment: OpaquePointer?
     try lmdb(mdb_env_create(&environment), "env_create")
     do {
         try lmdb(mdb_env_set_maxdbs(environment, maxDatabases), "set_maxdbs")
         try lmdb(mdb_env_set_mapsize(environment, mapSize), "set_mapsize")
-        try lmdb(mdb_env_open(environment, path, UInt32(MDB_NOTLS), 0o644), "env_open \(path)")
+        try lmdb(mdb_env_open(environment, path, UInt32(MDB_NOTLS) | flags, 0o644), "env_open \(path)")
     } catch {
         mdb_env_close(environment)
         throw error

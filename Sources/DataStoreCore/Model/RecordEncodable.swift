@@ -161,15 +161,27 @@ public struct RecordWriter {
 
     /// Orders entries by name bytes, rejecting a name written twice.
     private mutating func sortEntries() throws(CodecError) {
-        let ordered = buffer.withUnsafeBytes { bytes in
-            entries.sorted { UTF8Order.compare(Self.name($0, in: bytes), Self.name($1, in: bytes)) < 0 }
+        // A record has few fields: an insertion sort in place, which meets a repeated name as it
+        // places it, costs less than sorting into a new array and then looking for repeats.
+        var ordered = entries
+        entries = []
+        let repeated = buffer.withUnsafeBytes { bytes -> String? in
+            for next in ordered.indices.dropFirst() {
+                let entry = ordered[next]
+                var position = next
+                while position > 0 {
+                    let order = UTF8Order.compare(
+                        Self.name(ordered[position - 1], in: bytes), Self.name(entry, in: bytes))
+                    if order == 0 { return String(decoding: Self.name(entry, in: bytes), as: UTF8.self) }
+                    if order < 0 { break }
+                    ordered[position] = ordered[position - 1]
+                    position -= 1
+                }
+                ordered[position] = entry
+            }
+            return nil
         }
         entries = ordered
-        let repeated = buffer.withUnsafeBytes { bytes in
-            zip(entries, entries.dropFirst())
-                .first { UTF8Order.compare(Self.name($0.0, in: bytes), Self.name($0.1, in: bytes)) == 0 }
-                .map { String(decoding: Self.name($0.0, in: bytes), as: UTF8.self) }
-        }
         if let name = repeated {
             throw CodecError(.corrupt, "field \(name) is written twice", fieldPath: name)
         }

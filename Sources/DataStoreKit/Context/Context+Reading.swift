@@ -7,7 +7,7 @@ extension Context {
 
     /// The staged change to `key` seen from this context: its own, else its parent's, and so on.
     func stagedChange(_ key: Key) -> Change? {
-        if let change = state.withLock({ $0.changes[key] }) { return change }
+        if let change = state.withLock({ $0.changes.isEmpty ? nil : $0.changes[key] }) { return change }
         return parent?.stagedChange(key)
     }
 
@@ -55,17 +55,17 @@ extension Context {
         return found
     }
 
-    /// Whether `id` (whose record key is `key`) is in this context's view — staged changes over
-    /// the snapshot — remembering its stored version; nothing is decoded.
-    func viewContains(_ id: Value, key: [UInt8], in storage: CollectionTable) throws -> Bool {
-        switch stagedChange(Key(collection: storage.name, id: id)) {
+    /// Whether the record `key` (whose record key is `recordKey`) is in this context's view —
+    /// staged changes over the snapshot — remembering its stored version; nothing is decoded.
+    func viewContains(_ key: Key, recordKey: [UInt8], in storage: CollectionTable) throws -> Bool {
+        switch stagedChange(key) {
         case .insert?, .upsert?: return true
         case .remove?: return false
         case nil:
             let version = try withSnapshot { transaction in
-                try transaction.withValue(forKey: key, in: storage.records) { try RecordVersion.read($0) }
+                try transaction.withValue(forKey: recordKey, in: storage.records) { try RecordVersion.read($0) }
             }
-            remember(Key(collection: storage.name, id: id), version: version, storage: storage)
+            remember(key, version: version, storage: storage)
             return version != nil
         }
     }

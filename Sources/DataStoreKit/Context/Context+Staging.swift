@@ -10,11 +10,13 @@ extension Context {
         let storage = collection.storage
         // Encoded once, here: the save writes these bytes, and reads of this context decode them.
         let prepared = try collection.prepare(object, id: nil, generatingMissingID: true)
-        if try viewContains(prepared.id, key: prepared.key, in: storage) {
+        let key = Key(collection: storage.name, id: prepared.id)
+        if try viewContains(key, recordKey: prepared.key, in: storage) {
             throw DataStoreError(.duplicateID, "an object with id \(prepared.id) already exists in \(storage.name)")
         }
-        try stage(.insert(prepared), for: Key(collection: storage.name, id: prepared.id), storage: storage)
-        return try collection.decodeStored(prepared)
+        try stage(.insert(prepared), for: key, storage: storage)
+        // Only a generated id makes the stored object differ from the caller's (as the collection's own add).
+        return prepared.keptObjectID ? object : try collection.decodeStored(prepared)
     }
 
     /// Stages storing `object` under `id`, replacing what is there or inserting it. The object is
@@ -25,11 +27,10 @@ extension Context {
     public func put<Object>(id: Value, object: Object, in collection: StoreCollection<Object>) throws -> Object {
         let storage = collection.storage
         let prepared = try collection.prepare(object, id: id)
-        let exists = try viewContains(id, key: prepared.key, in: storage)
-        try stage(
-            exists ? .upsert(prepared) : .insert(prepared), for: Key(collection: storage.name, id: id), storage: storage
-        )
-        return try collection.decodeStored(prepared)
+        let key = Key(collection: storage.name, id: id)
+        let exists = try viewContains(key, recordKey: prepared.key, in: storage)
+        try stage(exists ? .upsert(prepared) : .insert(prepared), for: key, storage: storage)
+        return prepared.keptObjectID ? object : try collection.decodeStored(prepared)
     }
 
     /// Stages removing the object under `id`, and returns it.

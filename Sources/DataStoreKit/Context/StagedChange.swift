@@ -35,11 +35,24 @@ package enum StagedChange<Row: Sendable>: Sendable {
 
 /// The record a staged change is for.
 package struct StagedKey: Hashable, Sendable {
-    package var collection: String
-    package var id: Value
+    package let collection: String
+    package let id: Value
+    /// The hash of both, computed once: a save looks its key up in several tables, and hashing
+    /// the strings again each time cost more than the lookups.
+    private let hash: Int
 
     package init(collection: String, id: Value) {
         self.collection = collection
         self.id = id
+        var hasher = Hasher()
+        hasher.combine(collection)
+        hasher.combine(id)
+        hash = hasher.finalize()
     }
+
+    package static func == (lhs: StagedKey, rhs: StagedKey) -> Bool {
+        lhs.hash == rhs.hash && lhs.collection == rhs.collection && lhs.id == rhs.id
+    }
+
+    package func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 }

@@ -121,7 +121,7 @@ extension CollectionTable {
     /// keyed as `.int(1)`: its bytes would not say what its key says).
     private static func sameID(_ a: Value, _ b: Value) -> Bool {
         switch (a, b) {
-        case (.string(let x), .string(let y)): x.utf8.elementsEqual(y.utf8)
+        case (.string(var x), .string(var y)): x.withUTF8 { x in y.withUTF8 { x.elementsEqual($0) } }
         case (.int(let x), .int(let y)): x == y
         default: false
         }

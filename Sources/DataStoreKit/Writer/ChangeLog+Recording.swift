@@ -7,18 +7,20 @@ extension ChangeLog {
     /// first touched; a change set that changed nothing (a remove of what was already gone, last
     /// writer wins) adds nothing.
     static func merged(_ results: [any Sendable]) -> [CollectionChanges] {
+        // A batch touches few collections: a short list searched in place, not a dictionary, and
+        // a collection's first changes are taken as they are (their arrays shared, not copied).
         var merged: [CollectionChanges] = []
-        var positions: [String: Int] = [:]
-        for case let report as any ReportsChanges in results {
-            for change in report.changes
+        for result in results {
+            // A context's save, the usual result, is cast to its own type first: a cast to a
+            // protocol looks up the conformance, several times the cost.
+            guard let changes = (result as? ContextSaveReport)?.changes ?? (result as? any ReportsChanges)?.changes
+            else { continue }
+            for change in changes
             where !(change.inserted.isEmpty && change.updated.isEmpty && change.removed.isEmpty) {
-                let position =
-                    positions[change.collection]
-                    ?? {
-                        merged.append(CollectionChanges(collection: change.collection))
-                        positions[change.collection] = merged.count - 1
-                        return merged.count - 1
-                    }()
+                guard let position = merged.firstIndex(where: { $0.collection == change.collection }) else {
+                    merged.append(change)
+                    continue
+                }
                 merged[position].inserted += change.inserted
                 merged[position].updated += change.updated
                 merged[position].removed += change.removed

@@ -35,28 +35,47 @@ struct ChangeRecord: Sendable, Hashable {
 
     /// The value bytes.
     func encoded() -> [UInt8] {
-        var bytes: [UInt8] = [Self.formatVersion]
-        bytes.reserveCapacity(16 + changes.reduce(0) { $0 + 8 + ($1.inserted.count + $1.updated.count) * 12 })
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(
+            13
+                + changes.reduce(0) { total, change in
+                    total + 2 + change.collection.utf8.count + Self.estimatedBytes(of: change.inserted)
+                        + Self.estimatedBytes(of: change.updated) + Self.estimatedBytes(of: change.removed)
+                })
+        bytes.append(Self.formatVersion)
         Self.appendInteger(UInt64(bitPattern: milliseconds), byteCount: 8, to: &bytes)
         Self.appendInteger(UInt64(changes.count), byteCount: 4, to: &bytes)
         for change in changes {
-            let name = Array(change.collection.utf8)
-            Self.appendInteger(UInt64(name.count), byteCount: 2, to: &bytes)
-            bytes += name
-            for ids in [change.inserted, change.updated, change.removed] {
-                Self.appendInteger(UInt64(ids.count), byteCount: 4, to: &bytes)
-                for id in ids {
-                    // The length goes in front once the id is written in place.
-                    let start = bytes.count
-                    bytes += [0, 0]
-                    KeyCodec.append(id, to: &bytes)
-                    let length = bytes.count - start - 2
-                    bytes[start] = UInt8(truncatingIfNeeded: length >> 8)
-                    bytes[start + 1] = UInt8(truncatingIfNeeded: length)
-                }
-            }
+            Self.appendInteger(UInt64(change.collection.utf8.count), byteCount: 2, to: &bytes)
+            bytes.append(contentsOf: change.collection.utf8)
+            Self.append(change.inserted, to: &bytes)
+            Self.append(change.updated, to: &bytes)
+            Self.append(change.removed, to: &bytes)
         }
         return bytes
+    }
+
+    /// One list of ids: its count, then each id's length and key encoding.
+    private static func append(_ ids: [Value], to bytes: inout [UInt8]) {
+        appendInteger(UInt64(ids.count), byteCount: 4, to: &bytes)
+        for id in ids {
+            // The length goes in front once the id is written in place.
+            let start = bytes.count
+            bytes.append(0)
+            bytes.append(0)
+            KeyCodec.append(id, to: &bytes)
+            let length = bytes.count - start - 2
+            bytes[start] = UInt8(truncatingIfNeeded: length >> 8)
+            bytes[start + 1] = UInt8(truncatingIfNeeded: length)
+        }
+    }
+
+    /// About the bytes `ids` take encoded, so that the record is allocated once.
+    private static func estimatedBytes(of ids: [Value]) -> Int {
+        ids.reduce(4) { total, id in
+            if case .string(let text) = id { return total + 4 + text.utf8.count }
+            return total + 12
+        }
     }
 
     /// Reads a record stored under `commit`.

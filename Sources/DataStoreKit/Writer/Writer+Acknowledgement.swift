@@ -13,13 +13,18 @@ import LMDB
 /// written ahead (`Writer+FileSpace.swift`), waking that thread costs more than LMDB's meta write,
 /// which syncs one page's range (docs/concurrency.md, Durability).
 extension WriterCore {
-    /// Tells observers of `batch`, then completes every caller on a pool thread.
+    /// Tells observers of `batch`, then completes every caller: the caller of a batch of one here,
+    /// those of a larger batch on a pool thread.
     ///
     /// Resuming a continuation enqueues its task and may wake a thread, several microseconds each;
     /// the writer thread — through which every write passes — would otherwise spend them between
-    /// one commit and the next batch.
+    /// one commit and the next batch. Handing one resume to a pool thread costs the writer as much
+    /// as the resume itself, and the caller a second hand-off.
     func acknowledge(_ batch: CommittedBatch) {
         if !batch.successes.isEmpty { notifyCommitted(batch.commit, batch.successes) }
+        if batch.pending.count == 1 {
+            return batch.pending[0].complete(batch.outcomes[0].map { ($0, batch.commit) })
+        }
         DispatchQueue.global().async {
             for (pending, outcome) in zip(batch.pending, batch.outcomes) {
                 pending.complete(outcome.map { ($0, batch.commit) })

@@ -123,6 +123,7 @@ extension WriterCore {
         var outcomes: [Result<any Sendable, any Error>] = []
         outcomes.reserveCapacity(batch.count)
         let commitID: CommitID
+        let successes: [any Sendable]
         do {
             var transaction = try environment.beginWrite()
             commitID = CommitID(rawValue: transaction.transactionID)
@@ -132,8 +133,9 @@ extension WriterCore {
                 case .replay(let isolating): return .replay(isolating)
                 }
             }
+            successes = outcomes.compactMap { try? $0.get() }
             // In the batch's own transaction, under its own id: the log never disagrees with the data.
-            try changeLog?.record(outcomes.compactMap { try? $0.get() }, in: &transaction)
+            try changeLog?.record(successes, in: &transaction)
             if extendsDataFile {
                 extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes })
             }
@@ -141,7 +143,6 @@ extension WriterCore {
         } catch {
             return Self.unfinished(by: error)
         }
-        let successes = outcomes.compactMap { try? $0.get() }
         count(batch.count, succeeded: successes.count, since: started)
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
         acknowledge(committed)
