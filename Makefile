@@ -1,9 +1,10 @@
 # DataStoreKit — every target installs what it needs on a fresh Debian machine
 # that has only the Swift toolchain, then does its job. (python3 serves the REST tests'
-# loopback server; postgresql gives the PostgreSQL tests a throwaway server.)
+# loopback server; postgresql gives the PostgreSQL tests and benchmark rows a throwaway server;
+# gnuplot draws the benchmark's charts.)
 
 SWIFT ?= swift
-APT_PACKAGES := liblmdb-dev libsqlite3-dev libpq-dev postgresql pkg-config
+APT_PACKAGES := liblmdb-dev libsqlite3-dev libpq-dev postgresql pkg-config gnuplot-nox
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
 .PHONY: deps build test run bench fuzz sanitize powerloss lint format docs api-check ci clean
@@ -44,18 +45,35 @@ powerloss: deps $(POWERLOSS_RECORDER)
 	POWERLOSS_RECORDER=$(POWERLOSS_RECORDER) DATASTORE_POWERLOSS_IMAGES=$(POWERLOSS_IMAGES) \
 	  $(SWIFT) test --skip-build --filter PowerLossTests
 
-## run: the project's main job: the side-by-side store benchmark (DataStoreKit, raw LMDB, SQLite)
-## at the quick size (100 000 messages, a few minutes on 2 cores), release build.
+## run: the project's main job: the side-by-side store benchmark (DataStoreKit, raw LMDB, SQLite, and
+## DataStoreKit on PostgreSQL against hand-written libpq) at the quick size (100 000 messages, a few
+## minutes on 2 cores), release build; then its charts (Benchmarks/charts.sh) into $(BENCH_REPORT).
+## The PostgreSQL rows use the server PGHOST names, else a throwaway cluster with durable commits
+## (Tests/Postgres/with-cluster.sh); BENCH_FLAGS="--no-postgres" skips them.
 ## Extra flags: make run BENCH_FLAGS="--json" (see: swift run -c release StoreBenchmark --help).
 BENCH_FLAGS ?=
+BENCH_REPORT := .build/benchmark-report
+BENCH_SERVER = $(if $(findstring --no-postgres,$(BENCH_FLAGS)),,DATASTORE_PG_SERVER_OPTIONS="-c fsync=on" $(WITH_CLUSTER))
+define bench_postgres_line
+@if echo "$(BENCH_FLAGS)" | grep -q -- --no-postgres; then echo "PostgreSQL rows: skipped (--no-postgres)"; \
+elif [ -n "$$PGHOST" ]; then echo "PostgreSQL rows: against the server PGHOST names ($$PGHOST)"; \
+else echo "PostgreSQL rows: against a throwaway cluster (Tests/Postgres/with-cluster.sh, fsync on)"; fi
+endef
+
 run: deps
 	$(SWIFT) build -c release --product StoreBenchmark
-	$(SWIFT) run -c release --skip-build StoreBenchmark --size quick $(BENCH_FLAGS)
+	$(bench_postgres_line)
+	$(BENCH_SERVER) $(SWIFT) run -c release --skip-build StoreBenchmark --size quick \
+	  --json-file $(BENCH_REPORT)/report.json $(BENCH_FLAGS)
+	Benchmarks/charts.sh $(BENCH_REPORT)/report.json $(BENCH_REPORT)
 
-## bench: the same benchmark at the full size (1 000 000 messages).
+## bench: the same benchmark at the full size (1 000 000 messages; PostgreSQL rows at 100 000).
 bench: deps
 	$(SWIFT) build -c release --product StoreBenchmark
-	$(SWIFT) run -c release --skip-build StoreBenchmark --size full $(BENCH_FLAGS)
+	$(bench_postgres_line)
+	$(BENCH_SERVER) $(SWIFT) run -c release --skip-build StoreBenchmark --size full \
+	  --json-file $(BENCH_REPORT)/report-full.json $(BENCH_FLAGS)
+	Benchmarks/charts.sh $(BENCH_REPORT)/report-full.json $(BENCH_REPORT)/full
 
 ## fuzz: each libFuzzer target (record, key, query) for FUZZ_SECONDS from its committed seeds.
 FUZZ_SECONDS ?= 20

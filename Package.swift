@@ -50,12 +50,13 @@ let package = Package(
         .executableTarget(
             name: "CodecBenchmark", dependencies: ["DataStoreCore"],
             path: "Benchmarks/CodecBenchmark", swiftSettings: strict),
-        // SQLite is linked only here, as a peer to measure against.
+        // SQLite is linked only here, as a peer to measure against; libpq directly, as the PostgreSQL floor.
         .systemLibrary(
             name: "CSQLite", path: "Benchmarks/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
-            name: "StoreBenchmark", dependencies: ["DataStoreKit", "CLMDB", "CSQLite"],
+            name: "StoreBenchmark",
+            dependencies: ["DataStoreKit", "DataStorePostgres", "CLMDB", "CSQLite", "CPostgres"],
             path: "Benchmarks/StoreBenchmark", swiftSettings: strict),
 
         // The memory bound of lazy reads at full size (docs/queries.md, Reading lazily).

@@ -5,11 +5,12 @@
 # writes .build/benchmark-report/instructions.json.
 #
 #   Benchmarks/instructions.sh [SIZE] [OPERATIONS]     (defaults: 20000 documents, 2000 operations)
+#   WORKLOADS="range range-covering" Benchmarks/instructions.sh    (only these)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-20000}
 operations=${2:-2000}
-workloads=(get range pair-compound empty scan)
+read -r -a workloads <<<"${WORKLOADS:-get get-codable range range-codable range-covering pair-compound empty scan}"
 out=.build/benchmark-report
 mkdir -p "$out"
 swift build -c release --product StoreBenchmark >&2

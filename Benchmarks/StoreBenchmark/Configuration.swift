@@ -2,7 +2,7 @@
 import Foundation
 
 struct Configuration: Sendable {
-    static let workloads = ["get", "range", "pair", "scan", "updates", "commit", "events", "observers"]
+    static let workloads = ["get", "range", "covering", "pair", "scan", "updates", "commit", "events", "observers"]
 
     var size = 100_000
     var sizeName = "quick"
@@ -18,6 +18,20 @@ struct Configuration: Sendable {
     var profileSeconds = 20.0
     /// `--profile-operations N`: the profile loop runs exactly N operations instead of for a time.
     var profileOperations: Int?
+    /// `--no-postgres`: skip the PostgreSQL rows even when `PGHOST` names a server.
+    var postgres = true
+    /// `--postgres-size N`: messages in the PostgreSQL rows (default the run's size, at most 100 000).
+    var postgresSize: Int?
+    /// `--json-file PATH`: also write the report as JSON to PATH (the charts are drawn from it).
+    var jsonFile: String?
+
+    /// The PostgreSQL rows' dataset size: the whole quick size, a tenth of the full one.
+    var postgresCount: Int { postgresSize ?? min(size, 100_000) }
+    /// The server the PostgreSQL rows use, from `PGHOST` (and the other `PG*` variables), or `nil`.
+    var postgresServer: String? {
+        guard postgres, let host = ProcessInfo.processInfo.environment["PGHOST"], !host.isEmpty else { return nil }
+        return host + (ProcessInfo.processInfo.environment["PGPORT"].map { ":" + $0 } ?? "")
+    }
 
     /// The most saves per group-commit configuration (the pool of new documents each one gets).
     var commitsPerConfiguration: Int { durableCommits ?? 16_384 }
@@ -29,7 +43,8 @@ struct Configuration: Sendable {
 
     static let usage = """
         usage: StoreBenchmark [--size quick|full|N] [--only WORKLOAD[,WORKLOAD…]] [--durable-commits N]
-                              [--durable-seconds S]                              [--tasks 1,4,16,64] [--dir PATH] [--keep] [--json]
+                              [--durable-seconds S] [--tasks 1,4,16,64] [--dir PATH] [--keep] [--json]
+                              [--json-file PATH] [--no-postgres] [--postgres-size N]
 
           --size             quick = 100 000 messages (make run), full = 1 000 000 (make bench), or a count
           --only             run only these workloads after the bulk load (which always runs):
@@ -40,9 +55,14 @@ struct Configuration: Sendable {
           --dir              where the three stores are created (default a fresh directory under /tmp)
           --keep             keep the stores afterwards
           --json             print the report as JSON on stdout (progress still goes to stderr)
+          --json-file PATH   also write the JSON report to PATH (Benchmarks/charts.sh draws it)
+          --no-postgres      skip the PostgreSQL rows (they run when PGHOST names a server: make run
+                             starts a throwaway one, Tests/Postgres/with-cluster.sh)
+          --postgres-size N  messages in the PostgreSQL rows (default the size, at most 100 000)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
-                             load, get, range, pair, pair-compound, empty (a compound query that
-                             matches nothing), scan, commit (64 tasks), events (the event log alone,
+                             load, get, get-codable, range, range-codable, pair, pair-compound, empty (a
+                             compound query that matches nothing), scan, range-covering (the range
+                             through a covering index), commit (64 tasks), events (the event log alone,
                              64 tasks, fresh store)
           --profile-seconds  how long the --profile loop runs (default 20)
           --profile-operations N  run the --profile loop exactly N times (for instruction counts)
@@ -94,6 +114,13 @@ struct Configuration: Sendable {
             case "--dir": configuration.directory = try value(flag)
             case "--keep": configuration.keep = true
             case "--json": configuration.json = true
+            case "--json-file": configuration.jsonFile = try value(flag)
+            case "--no-postgres": configuration.postgres = false
+            case "--postgres-size":
+                guard let count = Int(try value(flag)), count >= 1_000 else {
+                    throw BenchmarkFailure("--postgres-size needs a count ≥ 1000")
+                }
+                configuration.postgresSize = count
             case "--seed":
                 guard let seed = UInt64(try value(flag)) else { throw BenchmarkFailure("--seed needs a number") }
                 configuration.seed = seed

@@ -119,3 +119,64 @@ func fixed(_ value: Double, _ decimals: Int) -> String {
     guard value.isFinite else { return "—" }
     return String(format: "%.\(decimals)f", value)
 }
+
+/// One backend's figures from ``sampleWallInterleaved(backends:inputs:perSample:samples:_:)``.
+struct WallSampled {
+    var operationsPerSecond: Double
+    /// The client process's CPU time per operation in the median sample (the server's is not in it).
+    var clientCPUMicroseconds: Double
+    var results: Int
+    var checksum: UInt64
+}
+
+/// ``sampleInterleaved(backends:inputs:perSample:samples:_:)`` for backends that wait for a server:
+/// timed with the wall clock, since the work happens in another process, and with the client
+/// process's CPU time per operation beside it.
+func sampleWallInterleaved(
+    backends: Int,
+    inputs: Int,
+    perSample: Int,
+    samples: Int,
+    _ operation: (_ backend: Int, _ input: Int, _ full: Bool) async throws -> (results: Int, checksum: UInt64)
+) async rethrows -> [WallSampled] {
+    var measured: [WallSampled] = []
+    for backend in 0..<backends {
+        var results = 0
+        var checksum: UInt64 = 0
+        for input in 0..<inputs {
+            let outcome = try await operation(backend, input, true)
+            results += outcome.results
+            checksum &+= outcome.checksum
+        }
+        measured.append(
+            WallSampled(operationsPerSecond: 0, clientCPUMicroseconds: 0, results: results, checksum: checksum))
+    }
+    var rounds = Array(repeating: [(rate: Double, cpu: Double)](), count: backends)
+    var cursor = 0
+    var sink: UInt64 = 0
+    for _ in 0..<samples {
+        let first = cursor
+        for index in 0..<backends {
+            cursor = first
+            let cpu = ThreadTimes.processCPUSeconds()
+            let start = Clock.wall()
+            for _ in 0..<perSample {
+                sink &+= try await operation(index, cursor, false).checksum
+                cursor = (cursor + 1) % inputs
+            }
+            let elapsed = max(1, Clock.wall() - start)
+            rounds[index].append(
+                (
+                    Double(perSample) / (Double(elapsed) / 1e9),
+                    (ThreadTimes.processCPUSeconds() - cpu) / Double(perSample) * 1e6
+                ))
+        }
+    }
+    blackHole(sink)
+    for index in measured.indices {
+        let median = rounds[index].sorted { $0.rate < $1.rate }[samples / 2]
+        measured[index].operationsPerSecond = median.rate
+        measured[index].clientCPUMicroseconds = median.cpu
+    }
+    return measured
+}

@@ -48,6 +48,18 @@ enum ThreadTimes {
     }
 }
 
+/// ``profileLoop(seconds:operations:_:)`` after 16 calls of `body` outside it when the count is
+/// exact: first calls resolve symbols, instantiate type metadata and fill caches, which an
+/// instruction count per operation should not spread over the operations counted.
+func profiled(seconds: Double, operations: Int?, _ body: (Int) throws -> UInt64) rethrows -> Int {
+    if operations != nil {
+        var sink: UInt64 = 0
+        for iteration in 0..<16 { sink &+= try body(iteration) }
+        blackHole(sink)
+    }
+    return try profileLoop(seconds: seconds, operations: operations, body)
+}
+
 /// Runs `body` repeatedly for about `seconds` of wall time, or exactly `operations` times when given
 /// (so an instruction count divides by a known number); a separate function so a profiler can be
 /// told to collect only inside it (`valgrind --tool=callgrind --toggle-collect='*profileLoop*'`).
@@ -75,7 +87,8 @@ func profileLoop(seconds: Double, operations: Int? = nil, _ body: (Int) throws -
 
 extension BenchmarkRun {
     static let profileWorkloads = [
-        "load", "get", "range", "pair", "pair-compound", "empty", "scan", "commit", "events"
+        "load", "get", "get-codable", "range", "range-codable", "range-covering", "pair", "pair-compound", "empty",
+        "scan", "commit", "events"
     ]
 
     /// Loads DataStoreKit alone, then loops over one of its workloads.
@@ -98,6 +111,7 @@ extension BenchmarkRun {
         )
         if workload == "load" { return }
         if workload == "pair-compound" || workload == "empty" { try await store.buildPairIndex() }
+        if workload == "range-covering" { try await store.coverCreated() }
         if workload == "commit" {
             let tasks = 64
             let perTask = max(1, configuration.commitsPerConfiguration / tasks)
@@ -120,26 +134,28 @@ extension BenchmarkRun {
         let cpu = Clock.threadCPU()
         let operations: Int
         switch workload {
-        case "get":
-            operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) {
-                fold([try store.get(id: ids[$0 % ids.count])], full: false).checksum
+        case "get", "get-codable":
+            let codable = workload.hasSuffix("-codable")
+            operations = try profiled(seconds: seconds, operations: configuration.profileOperations) {
+                fold([try store.get(id: ids[$0 % ids.count], codable: codable)], full: false).checksum
             }
-        case "range":
-            operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) {
-                fold(try store.created(since: starts[$0 % starts.count]), full: false).checksum
+        case "range", "range-codable", "range-covering":
+            let codable = workload.hasSuffix("-codable")
+            operations = try profiled(seconds: seconds, operations: configuration.profileOperations) {
+                fold(try store.created(since: starts[$0 % starts.count], codable: codable), full: false).checksum
             }
         case "pair", "pair-compound":
-            operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) { index in
+            operations = try profiled(seconds: seconds, operations: configuration.profileOperations) { index in
                 let pair = pairs[index % pairs.count]
                 return fold(try store.messages(from: pair.from, to: pair.to), full: false).checksum
             }
         case "empty":
             // The fixed cost of a query: a compound point query that matches nothing.
-            operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) { index in
+            operations = try profiled(seconds: seconds, operations: configuration.profileOperations) { index in
                 fold(try store.messages(from: "nobody-\(index & 7)", to: "nobody"), full: false).checksum
             }
         case "scan":
-            operations = try profileLoop(seconds: seconds, operations: configuration.profileOperations) { _ in
+            operations = try profiled(seconds: seconds, operations: configuration.profileOperations) { _ in
                 fold(try store.messages(ofType: dataset.scanType), full: false).checksum
             }
         default:

@@ -78,6 +78,8 @@ struct Report: Encodable, Sendable {
     var commits: [CommitRow] = []
     /// Group commit into a fresh event log (one-document contexts, ids in time order).
     var eventCommits: [CommitRow] = []
+    /// DataStoreKit on PostgreSQL against hand-written libpq code, or why it did not run.
+    var postgres = PostgresSection(status: "not run")
     /// Bytes on disk per backend after the loads (SQLite after a WAL checkpoint) and at the end.
     var fileBytes: [String: Int] = [:]
     /// Plans chosen for the queries (DataStoreKit's explain, SQLite's EXPLAIN QUERY PLAN).
@@ -123,6 +125,8 @@ struct Report: Encodable, Sendable {
             title: "group commit into a fresh event log (ids in time order, one index on created_ts), durable: "
                 + "each save is a one-document context (raw: one insert), every saver saves in a loop")
         print("")
+        printPostgres()
+        print("")
         print("disk-sync probe (4 KiB write + fsync):")
         for probe in probes {
             print(
@@ -149,7 +153,7 @@ struct Report: Encodable, Sendable {
         print("checksum \(String(checksum, radix: 16))   total \(fixed(seconds, 1)) s")
     }
 
-    private func pad(_ text: String, _ width: Int) -> String {
+    func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 
@@ -176,7 +180,8 @@ struct Report: Encodable, Sendable {
         print("(reads: operations per second of thread CPU time, median of the samples; writes: wall clock)")
     }
 
-    private func printCommits(_ commits: [CommitRow], title: String) {
+    /// A group-commit table; `ratios` adds a line after each saver count's rows (LMDB's by default).
+    func printCommits(_ commits: [CommitRow], title: String, ratios: ((Int) -> String?)? = nil) {
         guard !commits.isEmpty else { return }
         print(title)
         let header =
@@ -192,7 +197,9 @@ struct Report: Encodable, Sendable {
                         + pad(fixed(row.latency.p99Microseconds, 0), 10) + pad(fixed(row.meanBatch, 1), 12)
                         + pad("\(row.commits)", 8))
             }
-            if let ratios = commitRatios(tasks: tasks, in: commits) {
+            if let ratios, let line = ratios(tasks) {
+                print(line)
+            } else if ratios == nil, let ratios = commitRatios(tasks: tasks, in: commits) {
                 var line =
                     "       DataStoreKit ÷ its 1 txn/save: \(fixed(ratios.versusOnePerSave, 2))×   "
                     + "÷ raw coalescer: \(fixed(ratios.versusCoalescer, 2))×"
@@ -210,11 +217,24 @@ struct Report: Encodable, Sendable {
     // MARK: JSON
 
     func printJSON() throws {
+        print(String(decoding: try jsonData(), as: UTF8.self))
+    }
+
+    /// The JSON report, written to `path` (its directory created when missing).
+    func writeJSON(to path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        try jsonData().write(to: URL(fileURLWithPath: path))
+    }
+
+    private func jsonData() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        print(String(decoding: try encoder.encode(self), as: UTF8.self))
+        return try encoder.encode(self)
     }
 }
 

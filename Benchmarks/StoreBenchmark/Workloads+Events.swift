@@ -13,7 +13,12 @@ extension BenchmarkRun {
     /// The events for one backend and concurrency: saver `t`'s `k`-th event has sequence number
     /// `k × tasks + t`, so that savers running side by side produce ids in about time order.
     func newEvents(tasks: Int, perTask: Int, tag: String) -> [Message] {
-        var generator = MessageGenerator(seed: configuration.seed ^ 0xE7E7, idPrefix: "")
+        Self.events(seed: configuration.seed, tasks: tasks, perTask: perTask, tag: tag)
+    }
+
+    /// ``newEvents(tasks:perTask:tag:)`` from `seed`, for the PostgreSQL rows.
+    static func events(seed: UInt64, tasks: Int, perTask: Int, tag: String) -> [Message] {
+        var generator = MessageGenerator(seed: seed ^ 0xE7E7, idPrefix: "")
         let base = Date().timeIntervalSince1970
         var events = generator.make(tasks * perTask)
         for task in 0..<tasks {

@@ -27,6 +27,10 @@ Task.detached {
     do {
         let configuration = try Configuration.parse(Array(CommandLine.arguments.dropFirst()))
         let report = try await runBenchmark(configuration)
+        if let path = configuration.jsonFile {
+            try report.writeJSON(to: path)
+            progress("report written to \(path)")
+        }
         if configuration.json {
             try report.printJSON()
         } else {

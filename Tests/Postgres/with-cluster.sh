@@ -2,7 +2,8 @@
 # Runs CMD... against a throwaway PostgreSQL cluster (docs/postgres.md, "Tests"): initdb in a
 # temporary directory, a server on an ephemeral loopback port, PGHOST/PGPORT/PGUSER/PGDATABASE
 # exported to CMD, the server stopped and the directory removed on exit, whatever CMD does.
-# With PGHOST already set, CMD runs against that server instead.
+# With PGHOST already set, CMD runs against that server instead. DATASTORE_PG_SERVER_OPTIONS adds
+# server settings after the tests' own (make run passes "-c fsync=on": its commits are durable).
 set -euo pipefail
 
 if [ -n "${PGHOST:-}" ]; then exec "$@"; fi
@@ -38,7 +39,7 @@ port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
   "${as_owner[@]}" "$bindir/initdb" -D "$dir/data" -U dsk --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; exit 1; }
   "${as_owner[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -s start \
-    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c max_connections=300" \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=off -c max_connections=300 ${DATASTORE_PG_SERVER_OPTIONS:-}" \
     || { cat "$dir/server.log" >&2; exit 1; }
 )
 

@@ -381,7 +381,7 @@ struct BadInputTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         // Another process writes the store, so this one opens it only read-only.
         let writer = try ChildProcess(["saves", path, "--workers", "1", "--count", "2"])
-        #expect(writer.waitForExit() && writer.exitStatus == 0, "\(writer.lines.suffix(3))")
+        #expect(await writer.waitForExit() && writer.exitStatus == 0, "\(writer.lines.suffix(3))")
 
         let store = try DataStore.open(path: path, options: .init(readOnly: true))
         defer { store.close() }

@@ -104,15 +104,10 @@ struct ChangeFeedProcessTests {
     /// Waits for the child to exit (after SIGKILL when `killing`) on a thread of its own, so that
     /// no thread of the tests' shared pool is blocked meanwhile; whether it exited on its own.
     static func exit(of child: ChildProcess, killing: Bool = false) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread {
-                if killing {
-                    child.killNow()
-                    continuation.resume(returning: true)
-                } else {
-                    continuation.resume(returning: child.waitForExit())
-                }
-            }.start()
+        guard killing else { return await child.waitForExit() }
+        return await onOwnThread {
+            child.killNow()
+            return true
         }
     }
 

@@ -66,16 +66,23 @@ final class ChildProcess: @unchecked Sendable {
         return nil
     }
 
-    /// Kills the child with SIGKILL and waits until it is gone and its output read.
+    /// Kills the child with SIGKILL and waits until it is gone and its output read (a moment: a
+    /// killed process exits at once, so this may block the caller's thread).
     func killNow() {
         kill(process.processIdentifier, SIGKILL)
-        waitForExit()
+        waitForExitBlocking(timeout: 120)
     }
 
-    /// Waits for the child to exit (bounded by `timeout` seconds, then SIGKILL) and for its output.
-    /// Returns whether it exited on its own.
+    /// Waits for the child to exit (bounded by `timeout` seconds, then SIGKILL) and for its output,
+    /// on a thread of its own. Returns whether it exited on its own.
     @discardableResult
-    func waitForExit(timeout: Double = 120) -> Bool {
+    func waitForExit(timeout: Double = 120) async -> Bool {
+        await onOwnThread { self.waitForExitBlocking(timeout: timeout) }
+    }
+
+    /// ``waitForExit(timeout:)`` on the caller's thread.
+    @discardableResult
+    func waitForExitBlocking(timeout: Double) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(5_000) }
         let onItsOwn = !process.isRunning

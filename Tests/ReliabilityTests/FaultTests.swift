@@ -17,7 +17,7 @@ struct FaultTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         // A child whose RLIMIT_FSIZE stops data.mdb at 1 MiB (SIGXFSZ ignored, so writes fail with EFBIG).
         let child = try ChildProcess(["saves", path, "--workers", "2", "--file-size-limit", "\(1 << 20)"])
-        #expect(child.waitForExit(timeout: 120), "the helper did not stop: \(child.lines.suffix(3))")
+        #expect(await child.waitForExit(timeout: 120), "the helper did not stop: \(child.lines.suffix(3))")
         #expect(child.exitStatus == 0, "\(child.lines.suffix(5))")
         let lines = child.lines
         let acknowledged = lines.compactMap { Acknowledgement(line: $0) }
@@ -69,7 +69,9 @@ struct FaultTests {
             "saves", path, "--workers", "\(workers)", "--count", "\(count)",
             "--prefix", "B", "--other", "A", "--other-count", "\(count)"
         ])
-        #expect(first.waitForExit() && second.waitForExit())
+        let firstExited = await first.waitForExit()
+        let secondExited = await second.waitForExit()
+        #expect(firstExited && secondExited)
         #expect(first.exitStatus == 0, "\(first.lines.suffix(3))")
         #expect(second.exitStatus == 0, "\(second.lines.suffix(3))")
         let firstAcks = first.lines.compactMap { Acknowledgement(line: $0) }

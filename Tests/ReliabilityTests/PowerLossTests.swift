@@ -60,7 +60,7 @@ struct PowerLossTests {
                 stats.inPart += image.keptInPart
                 return ImageChecker.Job(image: image, cut: cuts[number], path: "\(directory)/image-\(number)")
             }
-            for (job, outcome) in zip(jobs, try checker.check(jobs, scratch: directory)) {
+            for (job, outcome) in zip(jobs, try await onOwnThread { try checker.check(jobs, scratch: directory) }) {
                 stats.acknowledged += outcome.required
                 stats.lost += outcome.lost
                 stats.losing += outcome.lost > 0 ? 1 : 0

@@ -51,7 +51,7 @@ struct ReaderVisibilityTests {
 
         // The child opens with the default 1 GiB map and writes past this process's 1 MiB.
         let writer = try ChildProcess(["saves", path, "--count", "400", "--workers", "4"])
-        #expect(writer.waitForExit(timeout: 300), "\(writer.lines.suffix(3))")
+        #expect(await writer.waitForExit(timeout: 300), "\(writer.lines.suffix(3))")
         #expect(writer.exitStatus == 0, "\(writer.lines.suffix(3))")
 
         // This process's next transaction must adopt the new size (MDB_MAP_RESIZED), which needs

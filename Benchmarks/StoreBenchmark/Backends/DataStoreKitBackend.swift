@@ -1,5 +1,6 @@
-// DataStoreKit through its public API only: DataStore.open, a Codable collection with the same
-// indexes, add / put / get / query, and the writer's metrics.
+// DataStoreKit through its public API only: DataStore.open, the messages collection with the same
+// indexes (reads through the Codable mapping most users write, and through RecordDecodable beside
+// it), add / put / get / query, and the writer's metrics.
 import DataStoreCore
 import DataStoreKit
 
@@ -9,6 +10,8 @@ final class DataStoreKitBackend: @unchecked Sendable {
     let path: String
     private(set) var store: DataStore!
     private(set) var messages: StoreCollection<Message>!
+    /// The same collection read through `Codable` (`.codable` mapping) instead of `RecordDecodable`.
+    private(set) var codableMessages: StoreCollection<Message>!
     private(set) var limits = WriterLimits()
     let mapSize: Int
     private var indexes: [IndexDefinition] = [
@@ -16,10 +19,23 @@ final class DataStoreKitBackend: @unchecked Sendable {
     ]
     static let pairIndex = IndexDefinition("pair", fields: ["from_user_key", "to_user_key"])
 
-    init(path: String, mapSize: Int) async throws {
+    /// - Parameter coveringCreated: Declare the `created_ts` index covering (its entries carry
+    ///   the documents), so the range workload reads no record.
+    init(path: String, mapSize: Int, coveringCreated: Bool = false) async throws {
         self.path = path
         self.mapSize = mapSize
+        if coveringCreated { indexes[0] = Self.coveringCreatedIndex }
         try await open(limits: WriterLimits())
+    }
+
+    static let coveringCreatedIndex = IndexDefinition("created_ts", covering: .document)
+
+    /// Redeclares the `created_ts` index covering; the store rebuilds it from the records.
+    func coverCreated() async throws {
+        indexes[0] = Self.coveringCreatedIndex
+        messages = try await store.collection(
+            "messages", mapping: .record(idField: "id"), indexes: indexes, indexBuildChunk: 10_000)
+        codableMessages = try await store.collection("messages", mapping: .codable(idField: "id"), indexes: indexes)
     }
 
     /// Opens the store (durable saves) with the given writer limits.
@@ -31,12 +47,14 @@ final class DataStoreKitBackend: @unchecked Sendable {
                 mapSize: mapSize, durability: .durable, writerLimits: limits))
         self.store = store
         messages = try await store.collection("messages", mapping: .record(idField: "id"), indexes: indexes)
+        codableMessages = try await store.collection("messages", mapping: .codable(idField: "id"), indexes: indexes)
     }
 
     /// Closes the store and lets it go, so the path can be opened again with other options.
     func close() {
         store?.close()
         messages = nil
+        codableMessages = nil
         store = nil
     }
 
@@ -71,25 +89,29 @@ final class DataStoreKitBackend: @unchecked Sendable {
         messages = try await store.collection(
             "messages", mapping: .record(idField: "id"), indexes: indexes,
             indexBuildChunk: 10_000)
+        codableMessages = try await store.collection("messages", mapping: .codable(idField: "id"), indexes: indexes)
     }
 
     // MARK: Reading
 
-    func get(id: String) throws -> Message {
-        try messages.get(id: .string(id))
+    /// The collection reads go through: `Codable` decoding, or `RecordDecodable`.
+    private func reader(_ codable: Bool) -> StoreCollection<Message> { codable ? codableMessages : messages }
+
+    func get(id: String, codable: Bool = false) throws -> Message {
+        try reader(codable).get(id: .string(id))
     }
 
-    func created(since start: Double) throws -> [Message] {
-        try messages.query(Query(params: ["created_ts >=": .double(start)], options: ["limit": 100]))
+    func created(since start: Double, codable: Bool = false) throws -> [Message] {
+        try reader(codable).query(Query(params: ["created_ts >=": .double(start)], options: ["limit": 100]))
     }
 
-    func messages(from sender: String, to recipient: String) throws -> [Message] {
-        try messages.query(
+    func messages(from sender: String, to recipient: String, codable: Bool = false) throws -> [Message] {
+        try reader(codable).query(
             Query(params: ["from_user_key": .string(sender), "to_user_key": .string(recipient)], options: nil))
     }
 
-    func messages(ofType type: String) throws -> [Message] {
-        try messages.query(Query(params: ["type": .string(type)], options: nil))
+    func messages(ofType type: String, codable: Bool = false) throws -> [Message] {
+        try reader(codable).query(Query(params: ["type": .string(type)], options: nil))
     }
 
     func explain(_ params: [String: Value], _ options: [String: Value]? = nil) -> String {

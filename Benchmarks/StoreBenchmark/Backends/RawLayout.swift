@@ -149,11 +149,12 @@ enum RawLayout {
         }
     }
 
-    /// Finds the six fields of a stored record. Checks the tags it relies on; trusts the rest
+    /// Finds the six fields of a stored record whose body starts at `start` (after LMDB's 8-byte
+    /// version; 0 in a PostgreSQL `record` column). Checks the tags it relies on; trusts the rest
     /// (the floor does not validate what it wrote itself).
-    static func fields(of record: UnsafeRawBufferPointer) throws(Malformed) -> Fields {
-        var offset = 8
-        guard record.count > 10, record[offset] == 0x01 else { throw Malformed() }
+    static func fields(of record: UnsafeRawBufferPointer, from start: Int = 8) throws(Malformed) -> Fields {
+        var offset = start
+        guard record.count > start + 2, record[offset] == 0x01 else { throw Malformed() }
         offset += 1
         let count = readVarint(record, &offset)
         var fields = Fields()
@@ -199,8 +200,8 @@ enum RawLayout {
     }
 
     /// Decodes a stored record into a Message.
-    static func decode(_ record: UnsafeRawBufferPointer) throws(Malformed) -> Message {
-        let fields = try fields(of: record)
+    static func decode(_ record: UnsafeRawBufferPointer, from start: Int = 8) throws(Malformed) -> Message {
+        let fields = try fields(of: record, from: start)
         return message(record, fields)
     }
 

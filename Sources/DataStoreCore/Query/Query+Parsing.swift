@@ -70,8 +70,13 @@ extension Condition {
     ///
     /// - Throws: ``DataStoreError`` `.invalidQuery` quoting `key`.
     static func parse(key: String) throws(DataStoreError) -> (field: String, op: Operator) {
-        // The common shapes, "field" and "field OP" in printable ASCII, without Character and
-        // Unicode-property work; anything else takes the general path below (and its errors).
+        if let parsed = parseCommonShape(key) { return parsed }
+        return try parseGeneral(key)
+    }
+
+    /// The common shapes, "field" and "field OP" in printable ASCII, read without Character and
+    /// Unicode-property work; `nil` sends anything else to the general path (and its errors).
+    private static func parseCommonShape(_ key: String) -> (field: String, op: Operator)? {
         let utf8 = key.utf8
         switch utf8.withContiguousStorageIfAvailable(QueryKeyShape.init) ?? QueryKeyShape(Array(utf8)) {
         case .field:
@@ -86,6 +91,11 @@ extension Condition {
         case .other:
             break
         }
+        return nil
+    }
+
+    /// Any other key: split at whitespace, with an error for each way it can be wrong.
+    private static func parseGeneral(_ key: String) throws(DataStoreError) -> (field: String, op: Operator) {
         let words = key.split(whereSeparator: \.isWhitespace)
         guard let first = words.first, let firstCharacter = key.first, let lastCharacter = key.last else {
             throw DataStoreError(.invalidQuery, "query key \(Query.quoted(key)) has no field name")

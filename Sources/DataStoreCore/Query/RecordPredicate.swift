@@ -95,7 +95,7 @@ package struct RecordPredicate: Sendable {
             for _ in 0..<count {
                 let length = RecordScan.varint(bytes, &offset)
                 guard length >= 0, length <= bytes.count - offset else { return nil }
-                let field = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
+                let field = UnsafeRawBufferPointer(start: bytes.baseAddress.unsafelyUnwrapped + offset, count: length)
                 offset += length
                 while next < end {
                     let order = predicates[next].name.withUnsafeBytes { UTF8Order.compare($0, field) }
@@ -106,7 +106,7 @@ package struct RecordPredicate: Sendable {
                         next += 1
                         continue
                     }
-                    if let holds = predicates[next].answerFromBytes(bytes, at: offset) {
+                    if let holds = answerFromBytes(predicates.baseAddress.unsafelyUnwrapped + next, bytes, at: offset) {
                         guard holds else { return false }
                     } else {
                         guard try predicates[next].generalAnswer(bytes) else { return false }
@@ -139,7 +139,8 @@ package struct RecordPredicate: Sendable {
         case .absent:
             return matchesAbsent
         case .found(let offset):
-            if let answer = answerFromBytes(bytes, at: offset) { return answer }
+            let answer = withUnsafePointer(to: self) { Self.answerFromBytes($0, bytes, at: offset) }
+            if let answer { return answer }
         case .general:
             break
         }
@@ -149,26 +150,31 @@ package struct RecordPredicate: Sendable {
     /// The answer for the value whose tag is at `offset`, or `nil` when the general path must
     /// decide.
     @inline(__always)
-    private func answerFromBytes(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Bool? {
+    private static func answerFromBytes(
+        _ predicate: UnsafePointer<RecordPredicate>, _ bytes: UnsafeRawBufferPointer, at offset: Int
+    ) -> Bool? {
         // A name at the very end of damaged bytes has no tag after it: the general path reports it.
         guard offset >= 0, offset < bytes.count else { return nil }
         // Present, whatever the value: a damaged value is the decoder's to report.
-        if condition.op == .exists { return nil }
+        if predicate.pointee.condition.op == .exists { return nil }
         switch bytes[offset] {
         case RecordCodec.Tag.double:
-            return RecordScan.double(bytes, at: offset).map { condition.matches(fieldValue: .double($0)) }
+            return RecordScan.double(bytes, at: offset).map {
+                predicate.pointee.condition.matches(fieldValue: .double($0))
+            }
         case RecordCodec.Tag.int8, RecordCodec.Tag.int16, RecordCodec.Tag.int32, RecordCodec.Tag.int64:
-            return RecordScan.int(bytes, at: offset).map { condition.matches(fieldValue: .int($0)) }
+            return RecordScan.int(bytes, at: offset).map { predicate.pointee.condition.matches(fieldValue: .int($0)) }
         case RecordCodec.Tag.true:
-            return condition.matches(fieldValue: .bool(true))
+            return predicate.pointee.condition.matches(fieldValue: .bool(true))
         case RecordCodec.Tag.false:
-            return condition.matches(fieldValue: .bool(false))
+            return predicate.pointee.condition.matches(fieldValue: .bool(false))
         case RecordCodec.Tag.string:
-            guard let text, let payload = RecordScan.payload(bytes, at: offset, tag: RecordCodec.Tag.string),
-                UTF8Validation.validate(payload) != nil
+            guard let text = predicate.pointee.text,
+                let payload = RecordScan.payload(bytes, at: offset, tag: RecordCodec.Tag.string)
             else { return nil }
+            guard UTF8Validation.validate(payload) != nil else { return nil }
             let order = text.withUnsafeBytes { UTF8Order.compare(payload, $0) }
-            switch condition.op {
+            switch predicate.pointee.condition.op {
             case .equal: return order == 0
             case .notEqual: return order != 0
             case .less: return order < 0

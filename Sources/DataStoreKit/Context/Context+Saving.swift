@@ -250,8 +250,3 @@ extension Context {
         return ContextSaveReport(changes: changes)
     }
 }
-
-/// What a context's save reports to observers.
-struct ContextSaveReport: ReportsChanges {
-    var changes: [CollectionChanges]
-}

@@ -62,18 +62,21 @@ package struct QueryCounter {
         let deduplicate = index.definition.multiValue || windows.count > 1
         var seen = Set<[UInt8]>()
         var outcome = Outcome(count: 0, fromIndex: true, recordsRead: 0)
+        defer { storage.noteRecordLookups(outcome.recordsRead) }
         for window in windows {
-            try window.visitEntries(index.database, in: transaction) { key, _ in
+            try window.visitEntries(index.database, in: transaction) { key, value in
                 guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
                 let components = UnsafeRawBufferPointer(rebasing: key[..<(key.count - 1 - idKey.count)])
                 let matched: Bool
                 if let values = Self.exactValues(components) {
                     matched = zip(conditions, positions).allSatisfy { $0.matches(fieldValue: values[$1]) }
                 } else {
-                    // A cut value, or a missing field: the record decides.
-                    outcome.recordsRead += 1
+                    // A cut value, or a missing field: the record (or a covering entry's copy) decides.
                     matched =
-                        try transaction.withValue(forKey: idKey, in: storage.records) { record in
+                        try storage.withRecord(
+                            ofEntry: value, idKey: idKey, in: index, transaction: transaction,
+                            lookups: &outcome.recordsRead
+                        ) { record in
                             try storage.recordMatches(predicates, RecordVersion.body(record), idKey: idKey)
                         } ?? false
                 }

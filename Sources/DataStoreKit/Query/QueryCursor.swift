@@ -20,14 +20,9 @@ public final class QueryCursor<Element>: Sequence {
     private let scan: ResumableScan
     private let materialize: ResumableScan.Materialize<Element>
     private let batchSize: Int
-    private var buffer: [Element] = []
-    private var taken = 0
-    private var position: ScanPosition?
-    private var exhausted = false
-    private var toSkip: Int
-    private var remaining: Int?
+    private var walk: BatchWalk<Element>
     /// The most results held at once, for tests of the memory bound.
-    package private(set) var peakBuffered = 0
+    package var peakBuffered: Int { walk.peakBuffered }
 
     init(
         holder: SnapshotHolder, scan: ResumableScan, query: Query, batchSize: Int,
@@ -37,8 +32,7 @@ public final class QueryCursor<Element>: Sequence {
         self.scan = scan
         self.materialize = materialize
         self.batchSize = batchSize
-        toSkip = Swift.max(0, query.offset)
-        remaining = query.limit.map { Swift.max(0, $0) }
+        walk = BatchWalk(query)
     }
 
     /// The next result, or `nil` after the last.
@@ -46,34 +40,11 @@ public final class QueryCursor<Element>: Sequence {
     ///   when the snapshot had to yield, `.closed` outside the read closure.
     /// - Complexity: amortised O(1) reads per result; a batch costs one seek.
     public func next() throws -> Element? {
-        while true {
-            if remaining == 0 { return nil }
-            if taken == buffer.count {
-                if exhausted { return nil }
-                try fill()
-                continue
+        try walk.next { after in
+            try holder.withTransaction { transaction in
+                try scan.batch(after: after, count: batchSize, in: transaction, materialize: materialize)
             }
-            let element = buffer[taken]
-            taken += 1
-            if toSkip > 0 {
-                toSkip -= 1
-                continue
-            }
-            remaining = remaining.map { $0 - 1 }
-            return element
         }
-    }
-
-    private func fill() throws {
-        buffer.removeAll(keepingCapacity: true)
-        taken = 0
-        let batch = try holder.withTransaction { transaction in
-            try scan.batch(after: position, count: batchSize, in: transaction, materialize: materialize)
-        }
-        buffer = batch.items
-        peakBuffered = Swift.max(peakBuffered, buffer.count)
-        position = batch.after
-        exhausted = batch.after == nil
     }
 
     /// Iterates the cursor; an error ends the iteration and is thrown by the read closure.

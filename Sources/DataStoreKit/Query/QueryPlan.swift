@@ -30,6 +30,9 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
         public var range: ValueRange?
         /// Whether the scan runs from the end of the bounds back to the start.
         public var backward: Bool
+        /// Whether the documents come from the index's entries, no record being read (a
+        /// covering index).
+        public var covering = false
     }
 
     /// The candidate source.
@@ -61,9 +64,9 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
                 bounds.append("\(fixed.dropFirst(scan.equalities.count).first!.name) in \(range)")
             }
             let shown = bounds.isEmpty ? "all entries" : bounds.joined(separator: ", ")
+            let kind = scan.covering ? "covering index scan" : "index scan"
             parts.append(
-                "index scan of \(scan.index.name) on \(collection) (\(shown)), \(scan.backward ? "backward" : "forward")"
-            )
+                "\(kind) of \(scan.index.name) on \(collection) (\(shown)), \(scan.backward ? "backward" : "forward")")
         case .idRange(let range, let backward):
             let shown = range.map { "ids in \($0)" } ?? "all ids"
             parts.append("id range scan of \(collection) (\(shown)), \(backward ? "backward" : "forward")")

@@ -66,7 +66,7 @@ package enum QueryPlanner {
                 return nil
             case .index(let name, let score):
                 if let index = indexes.first(where: { $0.definition.name == name }),
-                    let candidate = evaluate(index.definition, for: query, ranges: ranges), candidate.score == score
+                    let candidate = evaluate(index, for: query, ranges: ranges), candidate.score == score
                 {
                     return candidate
                 }
@@ -74,8 +74,13 @@ package enum QueryPlanner {
         }
         var best: Candidate?
         for index in indexes {
-            guard let candidate = evaluate(index.definition, for: query, ranges: ranges) else { continue }
-            if candidate.score > (best?.score ?? 0) { best = candidate }
+            guard let candidate = evaluate(index, for: query, ranges: ranges) else { continue }
+            // Of two that serve as much, one that covers documents reads no record.
+            if candidate.score > (best?.score ?? 0)
+                || (candidate.score == best?.score && candidate.scan.covering && best?.scan.covering == false)
+            {
+                best = candidate
+            }
         }
         if let choices, let shape {
             let choice = best.map { PlanCache.Choice.index(name: $0.scan.index.name, score: $0.score) } ?? .records
@@ -104,11 +109,12 @@ package enum QueryPlanner {
 
     /// How well `index` serves `query`: 4 points per equality field, 2 for a range, 1 for the
     /// sort (plus 1 when the sort lets the limit stop the scan); `nil` when it serves nothing.
-    private static func evaluate(
-        _ index: IndexDefinition,
+    private static func evaluate<Index: DeclaredIndex>(
+        _ declared: Index,
         for query: Query,
         ranges: FieldRanges
     ) -> (score: Int, scan: QueryPlan.IndexScan, sorted: Bool)? {
+        let index = declared.definition
         var equalities: [Value] = []
         equalities.reserveCapacity(index.fields.count)
         var range: ValueRange?
@@ -137,7 +143,7 @@ package enum QueryPlanner {
         }
         var scan = QueryPlan.IndexScan(
             index: index, firstFieldValues: firstFieldValues, equalities: equalities,
-            range: range, backward: false)
+            range: range, backward: false, covering: declared.answersFromEntries)
         var sorted = false
         if !index.multiValue, firstFieldValues == nil,
             let backward = servesSort(index, query: query, prefix: equalities.count, hasRange: range != nil)

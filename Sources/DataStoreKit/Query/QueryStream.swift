@@ -24,23 +24,17 @@ public struct QueryStream<Object>: AsyncSequence, Sendable {
 
     /// A walk from the start: each iterator reads its own pages.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(stream: self, toSkip: Swift.max(0, query.offset), remaining: query.limit.map { Swift.max(0, $0) })
+        AsyncIterator(stream: self)
     }
 
     /// Reads a page when the last one is used up.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let stream: QueryStream<Object>
-        private var buffer: [Object] = []
-        private var taken = 0
-        private var position: ScanPosition?
-        private var exhausted = false
-        private var toSkip: Int
-        private var remaining: Int?
+        private var walk: BatchWalk<Object>
 
-        init(stream: QueryStream<Object>, toSkip: Int, remaining: Int?) {
+        init(stream: QueryStream<Object>) {
             self.stream = stream
-            self.toSkip = toSkip
-            self.remaining = remaining
+            walk = BatchWalk(stream.query)
         }
 
         /// The next result, or `nil` after the last.
@@ -57,37 +51,14 @@ public struct QueryStream<Object>: AsyncSequence, Sendable {
         }
 
         private mutating func advance() throws -> Object? {
-            while remaining != 0 {
-                if taken == buffer.count {
-                    if exhausted { return nil }
-                    try readPage()
-                    continue
-                }
-                let object = buffer[taken]
-                taken += 1
-                if toSkip > 0 {
-                    toSkip -= 1
-                    continue
-                }
-                remaining = remaining.map { $0 - 1 }
-                return object
-            }
-            return nil
-        }
-
-        private mutating func readPage() throws {
-            // The page read is the only one held: drop the last before reading the next.
-            buffer.removeAll(keepingCapacity: true)
-            let (collection, scan, after) = (stream.collection, stream.scan, position)
-            let batch = try collection.withReadTransaction { transaction in
-                try scan.batch(after: after, count: stream.pageSize, in: transaction) { body, _ in
-                    try collection.decode(body, id: nil)
+            let (collection, scan, pageSize) = (stream.collection, stream.scan, stream.pageSize)
+            return try walk.next { after in
+                try collection.withReadTransaction { transaction in
+                    try scan.batch(after: after, count: pageSize, in: transaction) { body, _ in
+                        try collection.decode(body, id: nil)
+                    }
                 }
             }
-            buffer = batch.items
-            taken = 0
-            position = batch.after
-            exhausted = batch.after == nil
         }
     }
 }

@@ -114,6 +114,8 @@ struct ResumableScan {
         var items: [Item] = []
         var last: ScanPosition?
         let deduplicate = index.map { $0.definition.multiValue || windows.count > 1 } ?? false
+        var lookups = 0
+        defer { storage.noteRecordLookups(lookups) }
         for number in first..<windows.count {
             let window =
                 number == first
@@ -124,7 +126,9 @@ struct ResumableScan {
                 if let index {
                     guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
                     matched =
-                        try transaction.withValue(forKey: idKey, in: storage.records) { record in
+                        try storage.withRecord(
+                            ofEntry: value, idKey: idKey, in: index, transaction: transaction, lookups: &lookups
+                        ) { record in
                             if deduplicate, try !Self.isFirstVisit(key, number, windows, index, record, idKey, storage)
                             {
                                 return nil

@@ -39,8 +39,13 @@ struct SortedBatch {
         }
         var rows: [Row<Item>] = []
         var stopped = false
-        try window.visit(index.database, in: transaction) { idKey in
-            let keepGoing = try transaction.withValue(forKey: idKey, in: storage.records) { record -> Bool in
+        var lookups = 0
+        defer { storage.noteRecordLookups(lookups) }
+        try window.visitEntries(index.database, in: transaction) { key, value in
+            guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
+            let keepGoing = try storage.withRecord(
+                ofEntry: value, idKey: idKey, in: index, transaction: transaction, lookups: &lookups
+            ) { record -> Bool in
                 let body = RecordVersion.body(record)
                 guard try storage.recordMatches(scan.predicates, body, idKey: idKey) else { return true }
                 let sortValues = try query.sort.map { try field($0.field, in: body, idKey: idKey) }

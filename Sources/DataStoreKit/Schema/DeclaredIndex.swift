@@ -5,11 +5,16 @@ package protocol DeclaredIndex {
     var definition: IndexDefinition { get }
     /// Whether the application's last declaration of the collection named this index.
     var declared: Bool { get }
+    /// Whether the store answers from the index's entries without reading records (a covering
+    /// index on a store that keeps the copies), so the plan can say so.
+    var answersFromEntries: Bool { get }
 }
 
 extension DeclaredIndex {
     /// The index's name.
     package var name: String { definition.name }
+    /// A store that keeps no copies in its index entries reads the records.
+    package var answersFromEntries: Bool { false }
 }
 
 extension IndexDefinition: DeclaredIndex {
@@ -19,4 +24,7 @@ extension IndexDefinition: DeclaredIndex {
     package var declared: Bool { true }
 }
 
-extension IndexTable: DeclaredIndex {}
+extension IndexTable: DeclaredIndex {
+    /// A covering index's entries carry their records.
+    var answersFromEntries: Bool { definition.coversDocument }
+}

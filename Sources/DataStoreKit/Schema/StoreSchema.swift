@@ -6,8 +6,14 @@ import LMDB
 ///
 /// Schemas are small and read once per open, so they are JSON; records and keys are not.
 enum StoreSchema {
-    /// The on-disk format this build writes and reads.
-    static let formatVersion = 1
+    /// The newest on-disk format this build reads and writes.
+    static let formatVersion = coveringFormatVersion
+    /// The format of a store no covering index was ever declared in, which builds from before
+    /// covering indexes still open.
+    static let baseFormatVersion = 1
+    /// The format of a store that holds (or held) a covering index: a build that predates them
+    /// would write records without their copies, so it must refuse the store.
+    static let coveringFormatVersion = 2
     static let formatKey = Array("format".utf8)
 
     struct Collection: Codable, Sendable, Equatable {
@@ -55,7 +61,7 @@ enum StoreSchema {
         let stored = try environment.read { try $0.value(forKey: formatKey, in: meta) }
         guard let stored else {
             if environment.configuration.flags.contains(.readOnly) { return }
-            try environment.write { try $0.put([UInt8(formatVersion)], forKey: formatKey, in: meta) }
+            try environment.write { try $0.put([UInt8(baseFormatVersion)], forKey: formatKey, in: meta) }
             return
         }
         guard stored.count == 1, Int(stored[0]) <= formatVersion else {
@@ -86,5 +92,8 @@ enum StoreSchema {
     ) throws {
         let bytes = try JSONEncoder().encode(schema)
         try transaction.put(Array(bytes), forKey: collectionKey(collection), in: meta)
+        if schema.indexes.contains(where: { $0.definition.covering != nil }) {
+            try transaction.put([UInt8(coveringFormatVersion)], forKey: formatKey, in: meta)
+        }
     }
 }

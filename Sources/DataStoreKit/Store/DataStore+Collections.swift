@@ -273,23 +273,6 @@ extension CollectionTable {
                 StoreSchema.Index(definition: $0.definition, state: $0.state, declared: $0.declared ? nil : false)
             })
     }
-
-    /// Indexes up to `limit` records after the record key `after` (from the first when `nil`).
-    /// Returns the last record key indexed, or `nil` when no record was left.
-    func indexChunk(_ index: IndexTable, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws
-        -> [UInt8]?
-    {
-        let batch = try recordChunk(after: after, limit: limit, in: &transaction)
-        for (key, document) in batch {
-            for entry in try index.entries(for: document, idKey: key, collection: name) {
-                if index.definition.unique && !entry.hasMissingField {
-                    try checkUnique(entry, of: document, in: index, idKey: key, transaction: transaction)
-                }
-                try transaction.put([], forKey: entry.key, in: index.database)
-            }
-        }
-        return batch.last?.key
-    }
 }
 
 extension DataStore {

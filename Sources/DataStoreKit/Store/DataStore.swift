@@ -108,8 +108,9 @@ public final class DataStore: Sendable {
         removeTemporaryDirectory()
     }
 
-    /// The store format this build writes (`_meta`'s format version) and the record format inside it,
-    /// for tools that report what they read and write (docs/encoding.md).
+    /// The newest store format this build reads and writes (`_meta`'s format version; a store is
+    /// written in it once it holds a covering index) and the record format inside it, for tools
+    /// that report what they read and write (docs/encoding.md).
     public static var formatVersions: (store: Int, record: Int) {
         (StoreSchema.formatVersion, Int(RecordCodec.formatVersion))
     }
@@ -178,24 +179,7 @@ public final class DataStore: Sendable {
             if let store = stores[environment.path]?.store, !store.writer.isClosed { return store }
             // Reader slots of processes that died would pin old pages and let the file grow.
             _ = try environment.clearStaleReaders()
-            let meta: Database
-            do {
-                meta = try environment.openDatabase(named: "_meta", options: options.readOnly ? [] : .create)
-            } catch let error as LMDBError where error.code == .databasesFull {
-                throw DataStoreError(
-                    .storage,
-                    "the store at \(path) cannot open its _meta database with "
-                        + "DataStore.Options.maxDatabases = \(options.maxDatabases)", underlying: error)
-            } catch let error as LMDBError where error.code == .notFound {
-                meta = try emptyStoreMeta(environment, path: path, notFound: error)
-            } catch let error as LMDBError {
-                throw cannotCreate(path, error)
-            }
-            do {
-                try StoreSchema.checkFormat(environment: environment, meta: meta)
-            } catch let error as LMDBError {
-                throw cannotCreate(path, error)
-            }
+            let meta = try metaDatabase(environment, path: path, options: options)
             let database = try changeDatabase(environment, options: options)
             let changeLog: ChangeLog
             do {
@@ -209,6 +193,29 @@ public final class DataStore: Sendable {
             stores[environment.path] = WeakStore(store: store)
             return store
         }
+    }
+
+    /// The store's `_meta` database, its format checked: created unless the store is read-only.
+    private static func metaDatabase(_ environment: Environment, path: String, options: Options) throws -> Database {
+        let meta: Database
+        do {
+            meta = try environment.openDatabase(named: "_meta", options: options.readOnly ? [] : .create)
+        } catch  where error.code == .databasesFull {
+            throw DataStoreError(
+                .storage,
+                "the store at \(path) cannot open its _meta database with "
+                    + "DataStore.Options.maxDatabases = \(options.maxDatabases)", underlying: error)
+        } catch  where error.code == .notFound {
+            meta = try emptyStoreMeta(environment, path: path, notFound: error)
+        } catch {
+            throw cannotCreate(path, error)
+        }
+        do {
+            try StoreSchema.checkFormat(environment: environment, meta: meta)
+        } catch let error as LMDBError {
+            throw cannotCreate(path, error)
+        }
+        return meta
     }
 
     /// The change log's database: created unless the feed is off or the store read-only, and

@@ -8,6 +8,7 @@ package import DataStoreCore
 /// IndexDefinition("email", unique: true)                          // unique
 /// IndexDefinition("tags", multiValue: true)                       // each array element
 /// IndexDefinition("newest", fields: [.descending("created_ts")])  // descending
+/// IndexDefinition("created_ts", covering: .document)              // answers without the records
 /// ```
 ///
 /// Every document has an entry in every index (a missing field is indexed as *missing*, which
@@ -43,6 +44,9 @@ public struct IndexDefinition: Sendable, Hashable, Codable, CustomStringConverti
     public var unique: Bool
     /// Whether the (single) field holds arrays whose elements are indexed one by one.
     public var multiValue: Bool
+    /// What each entry carries besides its key so that a query the index serves reads no record
+    /// (``Covering``); `nil` for an index of keys alone.
+    public var covering: Covering?
 
     /// Declares an index.
     /// - Parameters:
@@ -50,17 +54,24 @@ public struct IndexDefinition: Sendable, Hashable, Codable, CustomStringConverti
     ///   - fields: The fields in key order (default: `[name]`).
     ///   - unique: Refuse a second document with the same values.
     ///   - multiValue: Index each element of an array field.
-    public init(_ name: String, fields: [Field] = [], unique: Bool = false, multiValue: Bool = false) {
+    ///   - covering: Carry a copy of each document in its entries, so that queries the index serves
+    ///     read no record (faster reads, slower writes, a larger file).
+    public init(
+        _ name: String, fields: [Field] = [], unique: Bool = false, multiValue: Bool = false,
+        covering: Covering? = nil
+    ) {
         self.name = name
         self.fields = fields.isEmpty ? [Field(name)] : fields
         self.unique = unique
         self.multiValue = multiValue
+        self.covering = covering
     }
 
     public var description: String {
         var text = "\(name)(\(fields.map(\.description).joined(separator: ", "))"
         if unique { text += ", unique" }
         if multiValue { text += ", multi-value" }
+        if let covering { text += ", \(covering)" }
         return text + ")"
     }
 

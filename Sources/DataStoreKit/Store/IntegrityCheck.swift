@@ -50,12 +50,14 @@ extension DataStore {
             var problems = audit.problems
             for index in audit.indexes where index.state == .ready {
                 var wanted = audit.expected[index.name] ?? []
-                try transaction.walk(index.database) { key, _ in
+                try transaction.walk(index.database) { key, value in
                     if wanted.remove(Array(key)) == nil {
                         problems.append(
                             IntegrityProblem(
                                 collection: storage.name, index: index.name,
                                 message: "stray entry of \(key.count) bytes with no matching record"))
+                    } else if let problem = try coveredCopyProblem(key, value, of: index, in: storage, transaction) {
+                        problems.append(problem)
                     }
                     return true
                 }
@@ -69,6 +71,26 @@ extension DataStore {
             return problems
         }
     }
+}
+
+/// The problem with the value of the entry `key` of `index`, whose record exists: a covering
+/// entry must hold its record byte for byte, any other entry nothing.
+private func coveredCopyProblem(
+    _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, of index: IndexTable,
+    in storage: CollectionTable, _ transaction: borrowing ReadTransaction
+) throws -> IntegrityProblem? {
+    guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return nil }
+    let agrees =
+        index.definition.coversDocument
+        ? try transaction.withValue(forKey: idKey, in: storage.records) { $0.elementsEqual(value) } ?? false
+        : value.isEmpty
+    if agrees { return nil }
+    let id = (try? KeyCodec.decode(Array(idKey)).first?.description) ?? "\(Array(idKey))"
+    let message =
+        index.definition.coversDocument
+        ? "the covered copy of record \(id) differs from the record"
+        : "the entry of record \(id) holds \(value.count) bytes; an index that does not cover holds none"
+    return IntegrityProblem(collection: storage.name, index: index.name, message: message)
 }
 
 /// What the records of one collection say its indexes must hold, gathered record by record.

@@ -66,9 +66,3 @@ extension StoreCollection: MappedModel {
         return report.changes.first?.removed.count ?? 0
     }
 }
-
-/// What an update reports: its change, and the document as stored (returned to the caller).
-struct UpdateReport: ReportsChanges {
-    var changes: [CollectionChanges]
-    var stored: Document
-}

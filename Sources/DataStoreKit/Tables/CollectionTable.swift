@@ -12,6 +12,8 @@ final class CollectionTable: Sendable {
     /// The planner's remembered choices for this collection's queries, forgotten whenever the
     /// indexes change.
     let planCache = PlanCache()
+    /// Records looked up through index entries (``recordLookups``).
+    let recordLookupCount = Atomic<Int>(0)
 
     init(name: String, idField: String, records: Database, indexes: [IndexTable]) {
         self.name = name
@@ -130,9 +132,10 @@ extension CollectionTable {
         try check(expected, found: existing?.0, id: id)
 
         let version = transaction.transactionID
+        let record = Self.record(prepared, version: version)
         for index in indexes {
             guard let (_, old) = existing else {
-                try addEntries(of: prepared, to: index, in: &transaction)
+                try addEntries(of: prepared, to: index, record: record, in: &transaction)
                 continue
             }
             let newEntries = try prepared.entries(of: index, collection: name)
@@ -148,11 +151,13 @@ extension CollectionTable {
             for entry in oldEntries where !newKeys.contains(entry.key) {
                 try transaction.delete(entry.key, in: index.database)
             }
-            for entry in newEntries where !oldKeys.contains(entry.key) {
-                try transaction.put([], forKey: entry.key, in: index.database)
+            // A covering entry carries the record, which changed even where the key did not.
+            let covering = index.definition.coversDocument
+            for entry in newEntries where covering || !oldKeys.contains(entry.key) {
+                try transaction.put(index.entryValue(record: record), forKey: entry.key, in: index.database)
             }
         }
-        try transaction.put(Self.record(prepared, version: version), forKey: key, in: records)
+        try transaction.put(record, forKey: key, in: records)
         return (existing?.1, version)
     }
 
@@ -167,9 +172,9 @@ extension CollectionTable {
 
     /// Puts the entries of a document with no previous version into `index`, after checking a
     /// unique index.
-    private func addEntries(of prepared: PreparedDocument, to index: IndexTable, in transaction: inout WriteTransaction)
-        throws
-    {
+    private func addEntries(
+        of prepared: PreparedDocument, to index: IndexTable, record: [UInt8], in transaction: inout WriteTransaction
+    ) throws {
         let entries = try prepared.entries(of: index, collection: name)
         if index.definition.unique {
             for entry in entries where !entry.hasMissingField {
@@ -177,7 +182,8 @@ extension CollectionTable {
                     entry, of: prepared.document(), in: index, idKey: prepared.key, transaction: transaction)
             }
         }
-        for entry in entries { try transaction.put([], forKey: entry.key, in: index.database) }
+        let value = index.entryValue(record: record)
+        for entry in entries { try transaction.put(value, forKey: entry.key, in: index.database) }
     }
 
     /// Inserts `prepared`, whose id must be free. A put that refuses an existing key answers
@@ -189,14 +195,14 @@ extension CollectionTable {
         previous: Document?, version: Int
     ) {
         let version = transaction.transactionID
+        let record = Self.record(prepared, version: version)
         do {
-            try transaction.put(
-                Self.record(prepared, version: version), forKey: prepared.key, in: records, options: .noOverwrite)
+            try transaction.put(record, forKey: prepared.key, in: records, options: .noOverwrite)
         } catch {
             guard error.code == .keyExists else { throw error }
             throw DataStoreError(.duplicateID, "an object with id \(prepared.id) already exists in \(name)")
         }
-        for index in indexes { try addEntries(of: prepared, to: index, in: &transaction) }
+        for index in indexes { try addEntries(of: prepared, to: index, record: record, in: &transaction) }
         return (nil, version)
     }
 

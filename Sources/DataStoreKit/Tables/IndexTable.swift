@@ -36,6 +36,12 @@ struct IndexTable: Sendable {
         try definition.entries(forRecord: body, idKey: idKey, collection: collection)
     }
 
+    /// The value of this index's entries for the stored record `record` (version, then body):
+    /// the record itself for a covering index, so a query reads it from the entry, else nothing.
+    func entryValue(record: [UInt8]) -> [UInt8] {
+        definition.coversDocument ? record : []
+    }
+
     /// The values of this index's fields in `document`, for comparing against a unique
     /// candidate whose key was cut.
     func values(in document: Document) -> [Value?] {

@@ -2,14 +2,6 @@ import DataStoreCore
 import Dispatch
 import LMDB
 
-/// A committed batch whose callers have not been told yet.
-struct CommittedBatch: Sendable {
-    let commit: CommitID
-    let pending: [WriterCore.Pending]
-    let outcomes: [Result<any Sendable, any Error>]
-    let successes: [any Sendable]
-}
-
 /// Telling observers and callers about a commit.
 ///
 /// When `mdb_txn_commit` returns, the batch is as durable as the store's mode makes it: in

@@ -127,33 +127,9 @@ extension WriterCore {
             var transaction = try environment.beginWrite()
             commitID = CommitID(rawValue: transaction.transactionID)
             for (position, pending) in batch.enumerated() {
-                if let known = plan.knownFailures[position] {
-                    outcomes.append(.failure(known))
-                    continue
-                }
-                do {
-                    if position < plan.nestedFrom {
-                        outcomes.append(.success(try pending.change.apply(&transaction)))
-                    } else {
-                        outcomes.append(.success(try transaction.nested { child in try pending.change.apply(&child) }))
-                    }
-                } catch {
-                    // Map or transaction full concern the batch, not this change set.
-                    if let code = Self.lmdbCode(of: error), code == .mapFull || code == .transactionFull {
-                        throw error
-                    }
-                    if position < plan.nestedFrom {
-                        // Its partial writes are in the batch's transaction: abandon it (going out
-                        // of scope aborts it) and isolate this change set.
-                        var isolating = plan
-                        // A failure known for a later position was met on a state that included
-                        // this change set's writes: forget it, and run that one again (nested).
-                        isolating.knownFailures = plan.knownFailures.filter { $0.key < position }
-                        isolating.knownFailures[position] = error
-                        isolating.nestedFrom = position + 1
-                        return .replay(isolating)
-                    }
-                    outcomes.append(.failure(error))
+                switch try apply(pending, at: position, plan, in: &transaction) {
+                case .outcome(let outcome): outcomes.append(outcome)
+                case .replay(let isolating): return .replay(isolating)
                 }
             }
             // In the batch's own transaction, under its own id: the log never disagrees with the data.
@@ -170,6 +146,39 @@ extension WriterCore {
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
         acknowledge(committed)
         return .committed
+    }
+
+    /// What applying one change set of a batch comes to.
+    private enum Applied {
+        case outcome(Result<any Sendable, any Error>)
+        /// The change set failed with its writes in the batch's own transaction: run the batch
+        /// again as this plan says.
+        case replay(ApplyPlan)
+    }
+
+    /// Applies the change set at `position` in `transaction` (directly, or in a nested transaction
+    /// from `plan.nestedFrom` on); throws only what concerns the whole batch.
+    private func apply(
+        _ pending: Pending, at position: Int, _ plan: ApplyPlan, in transaction: inout WriteTransaction
+    ) throws -> Applied {
+        if let known = plan.knownFailures[position] { return .outcome(.failure(known)) }
+        do {
+            if position < plan.nestedFrom { return .outcome(.success(try pending.change.apply(&transaction))) }
+            return .outcome(.success(try transaction.nested { child in try pending.change.apply(&child) }))
+        } catch {
+            // Map or transaction full concern the batch, not this change set.
+            if let code = Self.lmdbCode(of: error), code == .mapFull || code == .transactionFull { throw error }
+            guard position < plan.nestedFrom else { return .outcome(.failure(error)) }
+            // Its partial writes are in the batch's transaction: abandon it (going out of scope
+            // aborts it) and isolate this change set. A failure known for a later position was met
+            // on a state that included this change set's writes: forget it, and run that one again
+            // (nested).
+            var isolating = plan
+            isolating.knownFailures = plan.knownFailures.filter { $0.key < position }
+            isolating.knownFailures[position] = error
+            isolating.nestedFrom = position + 1
+            return .replay(isolating)
+        }
     }
 
     /// What an attempt that threw comes to: a map or transaction to make room in, or a failure.

@@ -26,65 +26,21 @@ struct PostgresQueryRunner {
         }
     }
 
-    private struct Row<Item> {
-        var id: Value
-        var sortValues: [Value?]
-        var group: [UInt8]
-        var item: Item
-    }
-
     /// The matching records, each turned into an `Item` by `materialize` (given the record
     /// bytes and its version), over one snapshot of `connection`.
     /// - Complexity: O(candidates × conditions), plus O(r log r) for an in-memory sort.
     func run<Item>(
         on connection: Connection, materialize: (_ body: UnsafeRawBufferPointer, _ version: Int64) throws -> Item
     ) throws -> [Item] {
-        let query = plan.query
-        let offset = max(0, query.offset), limit = query.limit.map { max(0, $0) }
-        let stopEarly = plan.limitPushedDown ? limit.map { offset + $0 } : nil
-        let sortBudget: Int? = {
-            if case .indexScan(let scan) = plan.access, plan.sortFromScan {
-                return StorageKeys.componentBudget(fieldCount: scan.index.fields.count)
-            }
-            return nil
-        }()
-        let sorted = !query.sort.isEmpty
+        var collector = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name)
         var items: [Item] = []
-        var rows: [Row<Item>] = []
-        var lastGroup: [UInt8]?
-
-        // Returns false to stop the scan.
-        func consider(_ record: UnsafeRawBufferPointer, _ version: Int64) throws -> Bool {
+        try visitCandidates(on: connection, pageSize: collector.stopEarly) { record, version in
             guard try matches(record) else { return true }
-            guard sorted else {
-                if let stopEarly, items.count >= stopEarly { return false }
-                items.append(try materialize(record, version))
-                return stopEarly.map { items.count < $0 } ?? true
-            }
-            let sortValues = try query.sort.map { try field($0.field, in: record) }
-            var group: [UInt8] = []
-            if let sortBudget {
-                for (key, value) in zip(query.sort, sortValues) {
-                    if StorageKeys.appendComponent(value, descending: !key.ascending, budget: sortBudget, to: &group) {
-                        break
-                    }
-                }
-            }
-            if let stopEarly, rows.count >= stopEarly {
-                // Past the limit: finish only the run of equal sort keys that straddles it.
-                guard sortBudget != nil, group == lastGroup else { return false }
-            }
-            let id = try field(layout.idField, in: record) ?? .null
-            rows.append(
-                Row(id: id, sortValues: sortValues, group: group, item: try materialize(record, version)))
-            lastGroup = group
-            return true
+            let admission = try collector.admit(record)
+            if admission != .stop { items.append(try materialize(record, version)) }
+            return admission == .take
         }
-
-        try visitCandidates(on: connection, pageSize: stopEarly, consider)
-        guard sorted else { return Array(items[Self.window(items.count, offset: offset, limit: limit)]) }
-        let ordered = sortRows(rows)
-        return ordered[Self.window(ordered.count, offset: offset, limit: limit)].map { $0.item }
+        return collector.results(items)
     }
 
     /// Calls `consider` with each candidate's record and version in scan order until it returns
@@ -146,41 +102,5 @@ struct PostgresQueryRunner {
         do { return try RecordPredicate.all(predicates, match: record) } catch {
             throw DataStoreError(.codec, "a record in \(layout.name) cannot be read", underlying: error)
         }
-    }
-
-    private func field(_ name: String, in record: UnsafeRawBufferPointer) throws -> Value? {
-        do { return try RecordCodec.field(name, in: record) } catch {
-            throw DataStoreError(.codec, "a record in \(layout.name) cannot be read (field \(name))", underlying: error)
-        }
-    }
-
-    private static func window(_ count: Int, offset: Int, limit: Int?) -> Range<Int> {
-        let from = min(offset, count)
-        return from..<(limit.map { min(count, from + $0) } ?? count)
-    }
-
-    /// Sorts in memory, or — when the scan gave the order — within runs of equal index keys.
-    private func sortRows<Item>(_ rows: [Row<Item>]) -> [Row<Item>] {
-        let query = plan.query
-        var rows = rows
-        let inOrder: (Row<Item>, Row<Item>) -> Bool = { a, b in
-            for (position, key) in query.sort.enumerated() {
-                let order = Query.compareSortValues(a.sortValues[position], b.sortValues[position])
-                if order != 0 { return key.ascending ? order < 0 : order > 0 }
-            }
-            return Value.compare(a.id, b.id) < 0
-        }
-        guard plan.sortFromScan else {
-            rows.sort(by: inOrder)
-            return rows
-        }
-        var start = 0
-        while start < rows.count {
-            var end = start + 1
-            while end < rows.count && rows[end].group == rows[start].group { end += 1 }
-            if end - start > 1 { rows[start..<end].sort(by: inOrder) }
-            start = end
-        }
-        return rows
     }
 }

@@ -55,6 +55,23 @@ enum ImportCommand: Command {
         var error: ToolError
     }
 
+    /// The running count of one import.
+    private struct Tally {
+        var stored = 0
+        var submitted = 0
+        var failure: Failure?
+
+        mutating func record(_ outcome: Outcome) {
+            guard let error = outcome.error else {
+                stored += 1
+                return
+            }
+            if failure.map({ outcome.line < $0.line }) ?? true {
+                failure = Failure(line: outcome.line, ordinal: outcome.ordinal, error: error)
+            }
+        }
+    }
+
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let limit = try arguments.positive("in-flight", default: 512)
@@ -67,60 +84,56 @@ enum ImportCommand: Command {
             durability: noSync ? .none : .durable)
         let collection = try await StoreAccess.writableCollection(
             arguments.required("COLLECTION"), in: store, idField: arguments.values["id-field"], console: console)
-        let idField = collection.idField
         let progress = Progress(stream: console.errors, label: "importing", unit: "documents")
-
-        var stored = 0
-        var submitted = 0
-        var failure: Failure?
-        func record(_ outcome: Outcome) {
-            guard let error = outcome.error else {
-                stored += 1
-                return
-            }
-            if failure.map({ outcome.line < $0.line }) ?? true {
-                failure = Failure(line: outcome.line, ordinal: outcome.ordinal, error: error)
-            }
-        }
-
-        try await withThrowingTaskGroup(of: Outcome.self) { group in
-            var inFlight = 0
-            while failure == nil, let line = try reader.nextLine() {
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                let number = reader.lineNumber
-                let document: Document
-                do throws(ToolError) {
-                    document = try JSONReader.document(line, what: "line \(number)")
-                } catch {
-                    record(Outcome(line: number, ordinal: submitted, error: error))
-                    break
-                }
-                if inFlight >= limit, let outcome = try await group.next() {
-                    inFlight -= 1
-                    record(outcome)
-                }
-                let ordinal = submitted
-                group.addTask {
-                    await save(document, into: collection, idField: idField, insert: insert, line: number, ordinal)
-                }
-                submitted += 1
-                inFlight += 1
-                progress.update(
-                    completed: stored, fraction: reader.totalBytes.map { Double(reader.bytesRead) / Double(max($0, 1)) }
-                )
-            }
-            for try await outcome in group { record(outcome) }
-        }
+        var tally = Tally()
+        try await submitLines(of: reader, to: collection, insert: insert, inFlight: limit, progress, &tally)
         progress.finish()
         if noSync {
             try store.sync()
         }
         store.close()
 
-        if let failure { throw stopped(failure, stored: stored) }
+        if let failure = tally.failure { throw stopped(failure, stored: tally.stored) }
         try printSummary(
-            stored: stored, lines: reader.lineNumber, collection.name, progress.elapsedSeconds, format, console)
+            stored: tally.stored, lines: reader.lineNumber, collection.name, progress.elapsedSeconds, format, console)
         return .success
+    }
+
+    /// Reads the lines of `reader` and submits each document, keeping at most `limit` writes
+    /// queued, until the end or the first line that cannot be read or stored.
+    private static func submitLines(
+        of reader: LineReader, to collection: any DocumentModel, insert: Bool, inFlight limit: Int,
+        _ progress: Progress, _ tally: inout Tally
+    ) async throws {
+        let idField = collection.idField
+        try await withThrowingTaskGroup(of: Outcome.self) { group in
+            var inFlight = 0
+            while tally.failure == nil, let line = try reader.nextLine() {
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                let number = reader.lineNumber
+                let document: Document
+                do throws(ToolError) {
+                    document = try JSONReader.document(line, what: "line \(number)")
+                } catch {
+                    tally.record(Outcome(line: number, ordinal: tally.submitted, error: error))
+                    break
+                }
+                if inFlight >= limit, let outcome = try await group.next() {
+                    inFlight -= 1
+                    tally.record(outcome)
+                }
+                let ordinal = tally.submitted
+                group.addTask {
+                    await save(document, into: collection, idField: idField, insert: insert, line: number, ordinal)
+                }
+                tally.submitted += 1
+                inFlight += 1
+                progress.update(
+                    completed: tally.stored,
+                    fraction: reader.totalBytes.map { Double(reader.bytesRead) / Double(max($0, 1)) })
+            }
+            for try await outcome in group { tally.record(outcome) }
+        }
     }
 
     /// Stores one document: a put under its id, or an add when it has none (or with `--insert`).

@@ -18,6 +18,7 @@ enum IndexAddCommand: Command {
                 "The fields in key order, comma-separated, '-' for descending (from_user_key,-created_ts)."),
             .flag("unique", "Refuse two documents with the same values (the build fails if two already share them)."),
             .flag("multi-value", "Index each element of an array field (one field only)."),
+            .flag("covering", "Carry each document in its entries, so queries the index serves read no record."),
             .value("chunk", "N", "Index N documents per commit while building (default: 1000).")
         ] + CommandSpec.formatOptions,
         discussion: """
@@ -87,7 +88,8 @@ enum IndexAddCommand: Command {
         }
         return IndexDefinition(
             arguments.required("NAME"), fields: fields,
-            unique: arguments.flag("unique"), multiValue: arguments.flag("multi-value"))
+            unique: arguments.flag("unique"), multiValue: arguments.flag("multi-value"),
+            covering: arguments.flag("covering") ? .document : nil)
     }
 
     /// Adds `definition` to collection `name` and shows its entries growing until it is built.

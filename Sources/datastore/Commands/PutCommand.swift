@@ -50,15 +50,10 @@ enum PutCommand: Command {
     private static func putLines(
         _ path: String, _ arguments: ParsedArguments, format: OutputFormat, console: Console
     ) async throws -> ExitCode {
-        if arguments.positionals["ID"] != nil {
-            throw ToolError(.usage, "put takes an ID or --jsonl FILE, not both")
-        }
-        let batches = LineBatches(
-            reader: try LineReader(path: path), size: try arguments.positive("batch", default: 1_000))
-        let noSync = arguments.flag("no-sync")
+        let batches = try LineBatches(path, arguments, command: "put")
         let store = try StoreAccess.open(
             arguments.required("DIR"), readOnly: false, create: arguments.flag("create"),
-            durability: noSync ? .none : .durable)
+            durability: batches.durability)
         defer { store.close() }
         let collection = try await StoreAccess.writableCollection(
             arguments.required("COLLECTION"), in: store, idField: arguments.values["id-field"], console: console)
@@ -74,7 +69,7 @@ enum PutCommand: Command {
             }
             try await collection.put(contentsOf: documents)
         }
-        if noSync { try store.sync() }
+        try batches.finish(store)
         try report(stored, verb: "stored", collection: collection.name, format: format, console: console)
         return .success
     }

@@ -43,14 +43,9 @@ enum RemoveCommand: Command {
     private static func removeLines(
         _ path: String, _ arguments: ParsedArguments, format: OutputFormat, console: Console
     ) async throws -> ExitCode {
-        if arguments.positionals["ID"] != nil {
-            throw ToolError(.usage, "remove takes an ID or --jsonl FILE, not both")
-        }
-        let batches = LineBatches(
-            reader: try LineReader(path: path), size: try arguments.positive("batch", default: 1_000))
-        let noSync = arguments.flag("no-sync")
+        let batches = try LineBatches(path, arguments, command: "remove")
         let store = try StoreAccess.open(
-            arguments.required("DIR"), readOnly: false, durability: noSync ? .none : .durable)
+            arguments.required("DIR"), readOnly: false, durability: batches.durability)
         defer { store.close() }
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         let idField = collection.mapping.idField
@@ -67,7 +62,7 @@ enum RemoveCommand: Command {
             }
             _ = try await context.save()
         }
-        if noSync { try store.sync() }
+        try batches.finish(store)
         try PutCommand.report(removed, verb: "removed", collection: collection.name, format: format, console: console)
         return .success
     }

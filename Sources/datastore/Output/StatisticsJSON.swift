@@ -4,13 +4,14 @@ import DataStoreKit
 // Statistics and index declarations as documents, which JSONWriter prints for `--json`.
 
 extension IndexDefinition {
-    /// `{"name", "fields": [{"name", "descending"}], "unique", "multiValue"}`.
+    /// `{"name", "fields": [{"name", "descending"}], "unique", "multiValue", "covering"}`.
     var document: Document {
         [
             "name": .string(name),
             "fields": .array(fields.map { .object(["name": .string($0.name), "descending": .bool($0.descending)]) }),
             "unique": .bool(unique),
-            "multiValue": .bool(multiValue)
+            "multiValue": .bool(multiValue),
+            "covering": .bool(covering != nil)
         ]
     }
 
@@ -19,9 +20,10 @@ extension IndexDefinition {
         fields.map { ($0.descending ? "-" : "") + $0.name }.joined(separator: ",")
     }
 
-    /// `unique, multi-value`, or empty.
+    /// `unique, multi-value, covering`, or empty.
     var traits: String {
-        [unique ? "unique" : nil, multiValue ? "multi-value" : nil].compactMap { $0 }.joined(separator: ", ")
+        [unique ? "unique" : nil, multiValue ? "multi-value" : nil, covering.map(\.description)].compactMap { $0 }
+            .joined(separator: ", ")
     }
 }
 

@@ -12,6 +12,26 @@ struct LineBatches {
 
     let reader: LineReader
     let size: Int
+    /// Whether commits are left unsynced until ``finish(_:)`` (`--no-sync`).
+    let noSync: Bool
+
+    /// The batches of `command --jsonl path`, which takes no ID as well, sized by `--batch`.
+    init(_ path: String, _ arguments: ParsedArguments, command: String) throws {
+        if arguments.positionals["ID"] != nil {
+            throw ToolError(.usage, "\(command) takes an ID or --jsonl FILE, not both")
+        }
+        reader = try LineReader(path: path)
+        size = try arguments.positive("batch", default: 1_000)
+        noSync = arguments.flag("no-sync")
+    }
+
+    /// How the store is opened for these batches: commits unsynced with `--no-sync`.
+    var durability: Durability { noSync ? .none : .durable }
+
+    /// Syncs the store once at the end when commits were not synced one by one.
+    func finish(_ store: DataStore) throws {
+        if noSync { try store.sync() }
+    }
 
     /// The options `put` and `remove` take for JSON Lines.
     static let options: [CommandSpec.Option] = [

@@ -1,0 +1,4 @@
+/// What a context's save reports to observers.
+struct ContextSaveReport: ReportsChanges {
+    var changes: [CollectionChanges]
+}

@@ -1,0 +1,109 @@
+import DataStoreCore
+import Glibc
+import LMDB
+
+extension CollectionTable {
+    /// Indexes up to `limit` records after the record key `after` (from the first when `nil`),
+    /// inside `transaction`. Returns the last record key indexed, or `nil` when no record was left.
+    ///
+    /// A unique index checks and puts each record's entries in turn, so that a record meets the
+    /// entries of the records before it in the chunk. Any other index gathers the chunk's entries,
+    /// sorts them and puts them in key order, appending when they all sort after the index's last
+    /// key (LMDB then fills each page instead of splitting it).
+    /// - Complexity: O(c log c) for a chunk of c entries, plus O(log n) per put.
+    func indexChunk(_ index: IndexTable, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction) throws
+        -> [UInt8]?
+    {
+        if index.definition.unique { return try uniqueIndexChunk(index, after: after, limit: limit, in: &transaction) }
+        var entries: [(key: [UInt8], value: [UInt8])] = []
+        entries.reserveCapacity(limit)
+        var last: [UInt8]?
+        var count = 0
+        let fromBytes = Self.readsFieldsFromBytes(index.definition)
+        try transaction.walk(records, from: after) { key, record in
+            if let after, key.elementsEqual(after) { return true }
+            let idKey = Array(key)
+            let value = index.entryValue(record: index.definition.coversDocument ? Array(record) : [])
+            for entry in try buildEntries(of: record, idKey: idKey, in: index, fromBytes: fromBytes) {
+                entries.append((entry.key, value))
+            }
+            last = idKey
+            count += 1
+            return count < limit
+        }
+        entries.sort { Self.precedes($0.key, $1.key) }
+        let append = try sortsAfterLastKey(entries.first?.key, of: index, in: transaction)
+        for entry in entries {
+            try transaction.put(entry.value, forKey: entry.key, in: index.database, options: append ? .append : [])
+        }
+        return last
+    }
+
+    /// ``indexChunk(_:after:limit:in:)`` for a unique index: each record's entries are checked
+    /// against those already stored, then put.
+    private func uniqueIndexChunk(
+        _ index: IndexTable, after: [UInt8]?, limit: Int, in transaction: inout WriteTransaction
+    ) throws -> [UInt8]? {
+        var batch: [(key: [UInt8], record: [UInt8])] = []
+        try transaction.walk(records, from: after) { key, value in
+            if let after, key.elementsEqual(after) { return true }
+            batch.append((Array(key), Array(value)))
+            return batch.count < limit
+        }
+        for (key, record) in batch {
+            let document = try record.withUnsafeBytes { try decodeDocument($0) }
+            let value = index.entryValue(record: record)
+            for entry in try index.entries(for: document, idKey: key, collection: name) {
+                if !entry.hasMissingField {
+                    try checkUnique(entry, of: document, in: index, idKey: key, transaction: transaction)
+                }
+                try transaction.put(value, forKey: entry.key, in: index.database)
+            }
+        }
+        return batch.last?.key
+    }
+
+    /// The entries of the stored `record` in `index`: read from its bytes when `fromBytes` and
+    /// every field was found there, else from its decoded document (which also finds a field
+    /// whose name is spelled in another, canonically equivalent, form).
+    private func buildEntries(
+        of record: UnsafeRawBufferPointer, idKey: [UInt8], in index: IndexTable, fromBytes: Bool
+    ) throws -> [IndexEntry] {
+        if fromBytes {
+            let entries = try index.entries(forRecord: RecordVersion.body(record), idKey: idKey, collection: name)
+            if !entries.contains(where: \.hasMissingField) { return entries }
+        }
+        return try index.entries(for: decodeDocument(record), idKey: idKey, collection: name)
+    }
+
+    /// Whether a build may read `definition`'s fields from record bytes: each is a top-level
+    /// name in plain ASCII, which a record spells one way only.
+    private static func readsFieldsFromBytes(_ definition: IndexDefinition) -> Bool {
+        definition.fields.allSatisfy { field in
+            field.name.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "\\") }
+        }
+    }
+
+    /// Whether `a` sorts before `b` byte by byte, as LMDB orders keys (`memcmp`, then the shorter
+    /// first): the generic `lexicographicallyPrecedes` compared element by element.
+    private static func precedes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBytes { a in
+            b.withUnsafeBytes { b in
+                let common = min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                return order == 0 ? a.count < b.count : order < 0
+            }
+        }
+    }
+
+    /// Whether `key` sorts after every key `index` holds (or the index is empty).
+    private func sortsAfterLastKey(
+        _ key: [UInt8]?, of index: IndexTable, in transaction: borrowing WriteTransaction
+    ) throws -> Bool {
+        guard let key else { return false }
+        let last = try transaction.withCursor(on: index.database) { cursor in
+            try cursor.withMove(.last) { key, _ in Array(key) }
+        }
+        return last.map { $0.lexicographicallyPrecedes(key) } ?? true
+    }
+}

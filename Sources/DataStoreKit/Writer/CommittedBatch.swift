@@ -1,0 +1,7 @@
+/// A committed batch whose callers have not been told yet.
+struct CommittedBatch: Sendable {
+    let commit: CommitID
+    let pending: [WriterCore.Pending]
+    let outcomes: [Result<any Sendable, any Error>]
+    let successes: [any Sendable]
+}
