@@ -10,13 +10,17 @@ package final class Connection: @unchecked Sendable {
     let handle: OpaquePointer
     /// The connection string or URL it was made from, for messages.
     package let target: String
+    /// The statements prepared in this session, for ``executePrepared(_:_:)``.
+    var statements: StatementCache
 
     /// Connects to `conninfo` (a `postgresql://` URL or `key=value` pairs; an empty string
-    /// means the `PG*` environment variables).
+    /// means the `PG*` environment variables), keeping up to `statementCapacity` prepared
+    /// statements.
     ///
     /// The corresponding C function is `PQconnectdb`.
     /// - Throws: ``PostgresError`` of class 08 when the server cannot be reached or refuses.
-    package init(_ conninfo: String) throws(PostgresError) {
+    package init(_ conninfo: String, statementCapacity: Int = 256) throws(PostgresError) {
+        statements = StatementCache(capacity: statementCapacity)
         guard let handle = PQconnectdb(conninfo) else {
             throw PostgresError(.cannotConnect, "libpq could not allocate a connection")
         }
@@ -48,6 +52,7 @@ package final class Connection: @unchecked Sendable {
     /// - Throws: ``PostgresError`` of class 08 when the server is still unreachable.
     package func reconnect() throws(PostgresError) {
         PQreset(handle)
+        statements.removeAll()
         guard isHealthy else {
             throw PostgresError(.cannotConnect, "cannot reconnect to \(target): \(Self.message(handle))")
         }
@@ -111,7 +116,7 @@ package final class Connection: @unchecked Sendable {
     }
 
     /// Checks a result: the rows or command status, or the error it carries.
-    private func check(_ result: OpaquePointer?) throws(PostgresError) -> QueryResult {
+    func check(_ result: OpaquePointer?) throws(PostgresError) -> QueryResult {
         guard let result else { throw lost("no result") }
         let status = PQresultStatus(result)
         if status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK { return QueryResult(result) }
@@ -125,7 +130,7 @@ package final class Connection: @unchecked Sendable {
     }
 
     /// The error for a connection that went away.
-    private func lost(_ what: String) -> PostgresError {
+    func lost(_ what: String) -> PostgresError {
         let detail = Self.message(handle)
         return PostgresError(
             .connectionFailure, "connection to \(target) lost: \(what)\(detail.isEmpty ? "" : " (\(detail))")")
@@ -151,7 +156,7 @@ package final class Connection: @unchecked Sendable {
 
     /// Calls `body` with `parameters` laid out as libpq wants them: values, lengths and formats
     /// (bytes in binary format, the rest in text format).
-    private static func withParameters<R>(
+    static func withParameters<R>(
         _ parameters: [SQLParameter],
         _ body: (
             Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
