@@ -22,7 +22,7 @@ final class ReaderThreads: Sendable {
         self.count = max(1, count)
         for number in 0..<self.count {
             let thread = Thread { [self] in serve() }
-            thread.name = "PostgresStore.reader\(number)"
+            thread.name = "PG.reader\(number)"
             thread.start()
         }
     }

@@ -42,16 +42,17 @@ struct PostgresQueryRunner {
     /// The matching records, each turned into an `Item` by `materialize` (given the record
     /// bytes and its version), over one snapshot of `connection`; `nil` when `singleStatement`
     /// and one statement did not answer (a second page was needed), so that the caller can run
-    /// it again inside a transaction.
+    /// it again inside a transaction. A caller that does not need an unsorted whole-table scan's
+    /// matches in id order (a count) passes `idOrder: false`.
     /// - Complexity: O(candidates × conditions), plus O(r log r) for an in-memory sort.
     func run<Item>(
-        on connection: Connection, singleStatement: Bool = false,
+        on connection: Connection, singleStatement: Bool = false, idOrder: Bool = true,
         materialize: (_ body: UnsafeRawBufferPointer, _ version: Int64) throws -> Item
     ) throws -> [Item]? {
         var collector = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name)
         var items: [Item] = []
         let complete = try visitMatches(
-            on: connection, pageSize: collector.stopEarly, singleStatement: singleStatement
+            on: connection, pageSize: collector.stopEarly, singleStatement: singleStatement, idOrder: idOrder
         ) { record, version in
             let admission = try collector.admit(record)
             if admission != .stop { items.append(try materialize(record, version)) }
@@ -64,7 +65,7 @@ struct PostgresQueryRunner {
     /// `false`; a record met twice (a multi-value index, overlapping windows) only once. Returns
     /// `false` when `singleStatement` and a second statement was needed.
     private func visitMatches(
-        on connection: Connection, pageSize: Int?, singleStatement: Bool,
+        on connection: Connection, pageSize: Int?, singleStatement: Bool, idOrder: Bool,
         _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
     ) throws -> Bool {
         if case .primaryKey(let ids) = plan.access {
@@ -77,7 +78,7 @@ struct PostgresQueryRunner {
             scans.count > 1 || { if case .indexScan(let s) = plan.access { s.index.multiValue } else { false } }()
         for scan in scans {
             if isUnlimitedFullScan(pageSize) {
-                try visitInIDOrder(scan, on: connection, consider)
+                try visitInIDOrder(scan, on: connection, idOrder: idOrder, consider)
                 return true
             }
             var last: [UInt8]?
@@ -88,8 +89,7 @@ struct PostgresQueryRunner {
                 let result = try connection.executePrepared(statement.sql, statement.parameters)
                 for row in 0..<result.rowCount {
                     if deduplicate, let id = result.bytes(row, 0), !seen.insert(id).inserted { continue }
-                    guard try matches(result, row) else { continue }
-                    if !(try visit(result, row, consider)) { return true }
+                    if !(try visitIfMatching(result, row, consider)) { return true }
                 }
                 guard let size = page, result.rowCount == size else { break }
                 last = result.bytes(result.rowCount - 1, scan.orderColumnPosition)
@@ -100,16 +100,23 @@ struct PostgresQueryRunner {
     }
 
     /// A whole-table scan without a limit: every row in the server's order (no sort on the
-    /// server), the matches then visited in id order, the order LMDB's scan meets them in.
+    /// server), the matches then visited in id order — the order LMDB's scan meets them in —
+    /// unless `idOrder` is `false`.
     private func visitInIDOrder(
-        _ scan: CandidateScan, on connection: Connection, _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
+        _ scan: CandidateScan, on connection: Connection, idOrder: Bool,
+        _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
     ) throws {
         let statement = scan.statement(after: nil, limit: nil, ordered: false)
         let result = try connection.executePrepared(statement.sql, statement.parameters)
-        var rows: [Int] = []
-        for row in 0..<result.rowCount where try matches(result, row) { rows.append(row) }
-        if !result.isOrdered(rows, byColumn: 0) { result.sort(&rows, byColumn: 0) }
-        for row in rows where !(try visit(result, row, consider)) { return }
+        var found: [(id: UnsafeRawBufferPointer, row: Int)] = []
+        for row in 0..<result.rowCount {
+            let record = result.unsafeBytes(row, 1)
+            if try matches(record) { found.append((result.unsafeBytes(row, 0), row)) }
+        }
+        if idOrder && !zip(found, found.dropFirst()).allSatisfy({ !QueryResult.precedes($1.id, $0.id) }) {
+            found.sort { QueryResult.precedes($0.id, $1.id) }
+        }
+        for (_, row) in found where !(try consider(result.unsafeBytes(row, 1), result.int(row, 2) ?? 0)) { return }
     }
 
     /// The records of `ids` that match, in the order given.
@@ -124,30 +131,25 @@ struct PostgresQueryRunner {
         var position: [[UInt8]: Int] = [:]
         for row in 0..<result.rowCount { if let id = result.bytes(row, 0) { position[id] = row } }
         for key in keys {
-            guard let row = position.removeValue(forKey: key), try matches(result, row) else { continue }
-            if !(try visit(result, row, consider)) { return }
+            guard let row = position.removeValue(forKey: key) else { continue }
+            if !(try visitIfMatching(result, row, consider)) { return }
         }
     }
 
-    /// Calls `consider` with the record and version of `row`.
-    private func visit(
+    /// Calls `consider` with the record and version of `row` if the record meets every
+    /// condition; returns whether to go on.
+    private func visitIfMatching(
         _ result: QueryResult, _ row: Int, _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
     ) throws -> Bool {
-        let version = result.int(row, 2) ?? 0
-        return try result.withBytes(row, 1) { record in
-            try consider(record ?? UnsafeRawBufferPointer(start: nil, count: 0), version)
-        }
+        let record = result.unsafeBytes(row, 1)
+        guard try matches(record) else { return true }
+        return try consider(record, result.int(row, 2) ?? 0)
     }
 
-    /// Whether the record of `row` meets every condition.
-    private func matches(_ result: QueryResult, _ row: Int) throws -> Bool {
-        try result.withBytes(row, 1) { record in
-            do {
-                return try RecordPredicate.all(
-                    predicates, match: record ?? UnsafeRawBufferPointer(start: nil, count: 0))
-            } catch {
-                throw DataStoreError(.codec, "a record in \(layout.name) cannot be read", underlying: error)
-            }
+    /// Whether `record` meets every condition.
+    private func matches(_ record: UnsafeRawBufferPointer) throws -> Bool {
+        do { return try RecordPredicate.all(predicates, match: record) } catch {
+            throw DataStoreError(.codec, "a record in \(layout.name) cannot be read", underlying: error)
         }
     }
 }

@@ -80,7 +80,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// The number of objects matching `query`'s conditions (its sort, offset and limit aside),
     /// each candidate re-checked on its record bytes.
     public func count(_ query: Query) throws -> Int {
-        try run(Query(conditions: query.conditions)) { _, _ in () }.count
+        try run(Query(conditions: query.conditions), idOrder: false) { _, _ in () }.count
     }
 
     /// How the store would answer `params` and `options`: the planner's choice, as on LMDB.
@@ -104,16 +104,19 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// `query` run against one snapshot: one statement when one answers, else a `REPEATABLE
     /// READ` transaction (a plan of several windows starts in one; a scan whose first page did
     /// not answer runs again in one, so no call mixes two snapshots).
-    func run<Item>(_ query: Query, _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item) throws -> [Item] {
+    func run<Item>(
+        _ query: Query, idOrder: Bool = true, _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
+    ) throws -> [Item] {
         let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query))
         return try store.pool.read("querying \(name)") { connection in
             if !runner.needsSeveralStatements,
-                let items = try runner.run(on: connection, singleStatement: true, materialize: materialize)
+                let items = try runner.run(
+                    on: connection, singleStatement: true, idOrder: idOrder, materialize: materialize)
             {
                 return items
             }
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            let items = try runner.run(on: connection, materialize: materialize) ?? []
+            let items = try runner.run(on: connection, idOrder: idOrder, materialize: materialize) ?? []
             try connection.execute("COMMIT")
             return items
         }
