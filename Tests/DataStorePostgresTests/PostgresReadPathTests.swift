@@ -56,6 +56,31 @@ struct PostgresReadPathTests {
         #expect(try connection.executePrepared("SELECT 4::int8").int(0, 0) == 4)
     }
 
+    @Test("a pipeline prepares its statements in the same round trip; one that cannot be prepared fails alone")
+    func pipelinedPreparation() throws {
+        let connection = try Connection("", statementCapacity: 8)
+        let add = "SELECT $1::int8 + 1"
+        let outcomes = try connection.pipeline([(add, [.int(1)]), ("SELECT 7", []), (add, [.int(2)])])
+        let sums = outcomes.map { outcome -> Int64? in
+            if case .done(let result) = outcome { result.int(0, 0) } else { nil }
+        }
+        #expect(sums == [2, 7, 3])
+        #expect(connection.preparedStatementCount == 1)
+        let failing = try connection.pipeline([("SELECT $1::int8 FROM nowhere", [.int(1)]), (add, [.int(5)])])
+        guard case .failed(let error) = failing[0], case .skipped = failing[1] else {
+            Issue.record("expected the bad statement to fail and the next to be skipped: \(failing)")
+            return
+        }
+        #expect(error.code == .undefinedTable)
+        #expect(connection.preparedStatementCount == 1)
+        let again = try connection.pipeline([(add, [.int(9)])])
+        guard case .done(let result) = again[0] else {
+            Issue.record("expected the prepared statement to run: \(again)")
+            return
+        }
+        #expect(result.int(0, 0) == 10)
+    }
+
     @Test("a limited scan whose first page answers is one statement; one that needs a second page says so")
     func singleStatementScans() async throws {
         let store = try await PostgresTestServer.store()

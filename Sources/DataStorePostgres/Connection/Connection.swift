@@ -72,49 +72,6 @@ package final class Connection: @unchecked Sendable {
         return try check(result)
     }
 
-    /// Runs `statements` in libpq's pipeline mode: all are sent, then one sync, so the batch
-    /// costs one round trip. After a failure the server skips the rest up to the sync; each
-    /// skipped statement's outcome is ``PipelineOutcome/skipped``.
-    ///
-    /// The corresponding C functions are `PQenterPipelineMode`, `PQsendQueryParams`,
-    /// `PQpipelineSync` and `PQgetResult`.
-    /// - Throws: ``PostgresError`` of class 08 when the connection is lost.
-    package func pipeline(_ statements: [(sql: String, parameters: [SQLParameter])]) throws(PostgresError)
-        -> [PipelineOutcome]
-    {
-        guard PQenterPipelineMode(handle) == 1 else { throw lost("cannot enter pipeline mode") }
-        defer { _ = PQexitPipelineMode(handle) }
-        for statement in statements {
-            let sent = Self.withParameters(statement.parameters) { count, values, lengths, formats in
-                PQsendQueryParams(handle, statement.sql, count, nil, values, lengths, formats, 1)
-            }
-            guard sent == 1 else { throw lost("sending a statement failed") }
-        }
-        guard PQpipelineSync(handle) == 1 else { throw lost("sending the pipeline sync failed") }
-        var outcomes: [PipelineOutcome] = []
-        outcomes.reserveCapacity(statements.count)
-        while outcomes.count < statements.count {
-            guard let result = PQgetResult(handle) else { throw lost("the pipeline ended early") }
-            // Each statement's results are followed by a NULL that ends them.
-            while let extra = PQgetResult(handle) { PQclear(extra) }
-            let status = PQresultStatus(result)
-            if status == PGRES_PIPELINE_ABORTED {
-                PQclear(result)
-                outcomes.append(.skipped)
-            } else {
-                do throws(PostgresError) { outcomes.append(.done(try check(result))) } catch {
-                    if error.isUnavailable { throw error }
-                    outcomes.append(.failed(error))
-                }
-            }
-        }
-        guard let sync = PQgetResult(handle), PQresultStatus(sync) == PGRES_PIPELINE_SYNC else {
-            throw lost("the pipeline sync was not answered")
-        }
-        PQclear(sync)
-        return outcomes
-    }
-
     /// Checks a result: the rows or command status, or the error it carries.
     func check(_ result: OpaquePointer?) throws(PostgresError) -> QueryResult {
         guard let result else { throw lost("no result") }
