@@ -38,8 +38,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
         let key = try layout.idKey(id)
         let object = try store.pool.read("reading \(name)/\(id)") { connection in
-            let result = try connection.executePrepared(
-                "SELECT record FROM \(layout.table) WHERE id = $1", [.bytes(key)])
+            let result = try connection.executePrepared(layout.recordByID, [.bytes(key)])
             guard result.rowCount == 1 else { return Object?.none }
             return try result.withBytes(0, 0) { try decode($0 ?? UnsafeRawBufferPointer(start: nil, count: 0), id: id) }
         }
