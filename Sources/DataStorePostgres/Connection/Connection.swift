@@ -10,13 +10,17 @@ package final class Connection: @unchecked Sendable {
     let handle: OpaquePointer
     /// The connection string or URL it was made from, for messages.
     package let target: String
+    /// The statements prepared in this session, for ``executePrepared(_:_:)``.
+    var statements: StatementCache
 
     /// Connects to `conninfo` (a `postgresql://` URL or `key=value` pairs; an empty string
-    /// means the `PG*` environment variables).
+    /// means the `PG*` environment variables), keeping up to `statementCapacity` prepared
+    /// statements.
     ///
     /// The corresponding C function is `PQconnectdb`.
     /// - Throws: ``PostgresError`` of class 08 when the server cannot be reached or refuses.
-    package init(_ conninfo: String) throws(PostgresError) {
+    package init(_ conninfo: String, statementCapacity: Int = 256) throws(PostgresError) {
+        statements = StatementCache(capacity: statementCapacity)
         guard let handle = PQconnectdb(conninfo) else {
             throw PostgresError(.cannotConnect, "libpq could not allocate a connection")
         }
@@ -48,6 +52,7 @@ package final class Connection: @unchecked Sendable {
     /// - Throws: ``PostgresError`` of class 08 when the server is still unreachable.
     package func reconnect() throws(PostgresError) {
         PQreset(handle)
+        statements.removeAll()
         guard isHealthy else {
             throw PostgresError(.cannotConnect, "cannot reconnect to \(target): \(Self.message(handle))")
         }
@@ -67,51 +72,8 @@ package final class Connection: @unchecked Sendable {
         return try check(result)
     }
 
-    /// Runs `statements` in libpq's pipeline mode: all are sent, then one sync, so the batch
-    /// costs one round trip. After a failure the server skips the rest up to the sync; each
-    /// skipped statement's outcome is ``PipelineOutcome/skipped``.
-    ///
-    /// The corresponding C functions are `PQenterPipelineMode`, `PQsendQueryParams`,
-    /// `PQpipelineSync` and `PQgetResult`.
-    /// - Throws: ``PostgresError`` of class 08 when the connection is lost.
-    package func pipeline(_ statements: [(sql: String, parameters: [SQLParameter])]) throws(PostgresError)
-        -> [PipelineOutcome]
-    {
-        guard PQenterPipelineMode(handle) == 1 else { throw lost("cannot enter pipeline mode") }
-        defer { _ = PQexitPipelineMode(handle) }
-        for statement in statements {
-            let sent = Self.withParameters(statement.parameters) { count, values, lengths, formats in
-                PQsendQueryParams(handle, statement.sql, count, nil, values, lengths, formats, 1)
-            }
-            guard sent == 1 else { throw lost("sending a statement failed") }
-        }
-        guard PQpipelineSync(handle) == 1 else { throw lost("sending the pipeline sync failed") }
-        var outcomes: [PipelineOutcome] = []
-        outcomes.reserveCapacity(statements.count)
-        while outcomes.count < statements.count {
-            guard let result = PQgetResult(handle) else { throw lost("the pipeline ended early") }
-            // Each statement's results are followed by a NULL that ends them.
-            while let extra = PQgetResult(handle) { PQclear(extra) }
-            let status = PQresultStatus(result)
-            if status == PGRES_PIPELINE_ABORTED {
-                PQclear(result)
-                outcomes.append(.skipped)
-            } else {
-                do throws(PostgresError) { outcomes.append(.done(try check(result))) } catch {
-                    if error.isUnavailable { throw error }
-                    outcomes.append(.failed(error))
-                }
-            }
-        }
-        guard let sync = PQgetResult(handle), PQresultStatus(sync) == PGRES_PIPELINE_SYNC else {
-            throw lost("the pipeline sync was not answered")
-        }
-        PQclear(sync)
-        return outcomes
-    }
-
     /// Checks a result: the rows or command status, or the error it carries.
-    private func check(_ result: OpaquePointer?) throws(PostgresError) -> QueryResult {
+    func check(_ result: OpaquePointer?) throws(PostgresError) -> QueryResult {
         guard let result else { throw lost("no result") }
         let status = PQresultStatus(result)
         if status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK { return QueryResult(result) }
@@ -125,7 +87,7 @@ package final class Connection: @unchecked Sendable {
     }
 
     /// The error for a connection that went away.
-    private func lost(_ what: String) -> PostgresError {
+    func lost(_ what: String) -> PostgresError {
         let detail = Self.message(handle)
         return PostgresError(
             .connectionFailure, "connection to \(target) lost: \(what)\(detail.isEmpty ? "" : " (\(detail))")")
@@ -151,7 +113,7 @@ package final class Connection: @unchecked Sendable {
 
     /// Calls `body` with `parameters` laid out as libpq wants them: values, lengths and formats
     /// (bytes in binary format, the rest in text format).
-    private static func withParameters<R>(
+    static func withParameters<R>(
         _ parameters: [SQLParameter],
         _ body: (
             Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?

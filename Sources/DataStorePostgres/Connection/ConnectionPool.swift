@@ -24,7 +24,8 @@ final class ConnectionPool: Sendable {
 
     /// Runs `body` on a pooled connection. A connection the server dropped is made again and
     /// `body` retried once; a second loss is the caller's `.network` error.
-    func read<R>(_ what: String, _ body: (Connection) throws -> R) throws -> R {
+    /// `what` names the read in errors; it is made only when one is thrown.
+    func read<R>(_ what: @autoclosure () -> String, _ body: (Connection) throws -> R) throws -> R {
         for attempt in 0..<2 {
             let connection: Connection
             do throws(PostgresError) {
@@ -34,7 +35,7 @@ final class ConnectionPool: Sendable {
                     connection = try connect()
                 }
             } catch {
-                throw DataStoreError.postgres(error, what)
+                throw DataStoreError.postgres(error, what())
             }
             do {
                 let result = try body(connection)
@@ -46,14 +47,14 @@ final class ConnectionPool: Sendable {
                     if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
                     release(connection)
                 }
-                throw DataStoreError.postgres(error, what)
+                throw DataStoreError.postgres(error, what())
             } catch {
                 if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
                 release(connection)
                 throw error
             }
         }
-        throw DataStoreError(.network, "PostgreSQL is unavailable while \(what)")
+        throw DataStoreError(.network, "PostgreSQL is unavailable while \(what())")
     }
 
     /// Takes a connection for a caller to hold (a context's snapshot), made when none is idle.

@@ -18,6 +18,10 @@ package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible
         package static let cannotConnect = Code(rawValue: "08001")
         /// The table does not exist.
         package static let undefinedTable = Code(rawValue: "42P01")
+        /// No prepared statement has the name given (the session lost it).
+        package static let invalidStatementName = Code(rawValue: "26000")
+        /// A feature the server does not support; also "cached plan must not change result type".
+        package static let featureNotSupported = Code(rawValue: "0A000")
 
         package var description: String { rawValue }
     }

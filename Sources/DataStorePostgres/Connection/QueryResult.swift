@@ -29,6 +29,13 @@ package final class QueryResult {
         return try body(UnsafeRawBufferPointer(start: start, count: length))
     }
 
+    /// The bytes at `row`, `column` (empty for `NULL`), where libpq holds them: valid only while
+    /// this result lives, which the caller must ensure.
+    package func unsafeBytes(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer {
+        let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
+        return UnsafeRawBufferPointer(start: PQgetvalue(handle, Int32(row), Int32(column)), count: length)
+    }
+
     /// The bytes at `row`, `column`, or `nil` for `NULL`.
     package func bytes(_ row: Int, _ column: Int) -> [UInt8]? {
         withBytes(row, column) { $0.map(Array.init) }

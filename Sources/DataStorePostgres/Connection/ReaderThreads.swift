@@ -21,8 +21,11 @@ final class ReaderThreads: Sendable {
     init(count: Int) {
         self.count = max(1, count)
         for number in 0..<self.count {
-            let thread = Thread { [self] in serve() }
-            thread.name = "PostgresStore.reader\(number)"
+            // Named from inside: on Linux a name given before `start()` never reaches the thread.
+            let thread = Thread { [self] in
+                Thread.current.name = "PG.reader\(number)"
+                serve()
+            }
             thread.start()
         }
     }

@@ -68,7 +68,7 @@ extension PostgresContext {
     func storedRecord(_ id: Value, in layout: TableLayout) throws -> (version: Int, record: [UInt8])? {
         let key = try layout.idKey(id)
         let found = try withSnapshot("reading \(layout.name)/\(id)") { connection in
-            let result = try connection.execute(
+            let result = try connection.executePrepared(
                 "SELECT record, version FROM \(layout.table) WHERE id = $1", [.bytes(key)])
             guard result.rowCount == 1, let record = result.bytes(0, 0) else { return nil as (Int, [UInt8])? }
             return (Int(result.int(0, 1) ?? 0), record)
@@ -127,9 +127,9 @@ extension PostgresContext {
         // Without staged changes the server answers alone, limit and all; with them, the snapshot's
         // matches are merged with the staged documents and then sorted and cut.
         let base = staged.isEmpty ? query : Query(conditions: query.conditions, sort: query.sort)
-        let runner = PostgresQueryRunner(layout: layout, plan: layout.plan(base))
+        let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(base))
         let rows = try withSnapshot("querying \(layout.name)") { connection in
-            try runner.run(on: connection) { body, version in (try RecordCodec.decode(body), Int(version)) }
+            try runner.run(on: connection) { body, version in (try RecordCodec.decode(body), Int(version)) } ?? []
         }
         var documents: [Document] = []
         for (document, version) in rows {

@@ -103,7 +103,7 @@ extension PostgresContext {
             guard let layout = taken.layouts[name] else { continue }
             let keys = try records.map { try layout.idKey($0.key.id) }
             let current = try store.pool.read("checking \(name) for conflicts") { connection in
-                let result = try connection.execute(
+                let result = try connection.executePrepared(
                     "SELECT id, version FROM \(layout.table) WHERE id = ANY($1::bytea[])", [.byteaArray(keys)])
                 var versions: [[UInt8]: Int] = [:]
                 for row in 0..<result.rowCount {

@@ -56,17 +56,24 @@ struct CandidateScan {
         backward = window.backward
     }
 
-    /// The statement for the page after `last` (the first page when `nil`), of at most `limit` rows.
-    func statement(after last: [UInt8]?, limit: Int?) -> (sql: String, parameters: [SQLParameter]) {
+    /// Where the order column is among the selected ones (`id`, `record`, `version`, then the
+    /// order column unless it is the id).
+    var orderColumnPosition: Int { orderColumn == "t.id" ? 0 : 3 }
+
+    /// The statement for the page after `last` (the first page when `nil`), of at most `limit`
+    /// rows, in scan order unless `ordered` is `false` (then in whatever order the server finds).
+    func statement(after last: [UInt8]?, limit: Int?, ordered: Bool = true) -> (
+        sql: String, parameters: [SQLParameter]
+    ) {
         var parameters = self.parameters
         var condition = self.condition
         if let last {
             parameters.append(.bytes(last))
             condition += " AND \(orderColumn) \(backward ? "<" : ">") $\(parameters.count)"
         }
-        var sql =
-            "SELECT t.id, t.record, t.version, \(orderColumn) \(source) WHERE \(condition) "
-            + "ORDER BY \(orderColumn)\(backward ? " DESC" : "")"
+        let extra = orderColumnPosition == 0 ? "" : ", \(orderColumn)"
+        var sql = "SELECT t.id, t.record, t.version\(extra) \(source) WHERE \(condition)"
+        if ordered { sql += " ORDER BY \(orderColumn)\(backward ? " DESC" : "")" }
         if let limit {
             parameters.append(.int(Int64(limit)))
             sql += " LIMIT $\(parameters.count)"

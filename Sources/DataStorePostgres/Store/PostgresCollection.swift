@@ -38,8 +38,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
         let key = try layout.idKey(id)
         let object = try store.pool.read("reading \(name)/\(id)") { connection in
-            let result = try connection.execute(
-                "SELECT record FROM \(layout.table) WHERE id = $1", [.bytes(key)])
+            let result = try connection.executePrepared(layout.recordByID, [.bytes(key)])
             guard result.rowCount == 1 else { return Object?.none }
             return try result.withBytes(0, 0) { try decode($0 ?? UnsafeRawBufferPointer(start: nil, count: 0), id: id) }
         }
@@ -86,7 +85,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// The number of objects matching `query`'s conditions (its sort, offset and limit aside),
     /// each candidate re-checked on its record bytes.
     public func count(_ query: Query) throws -> Int {
-        try run(Query(conditions: query.conditions)) { _, _ in () }.count
+        try run(Query(conditions: query.conditions), idOrder: false) { _, _ in () }.count
     }
 
     /// ``count(_:)`` on one of the store's reader threads.
@@ -102,8 +101,9 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// The planner's choice and the server's `EXPLAIN` of the first statement it runs.
     public func explainOnServer(params: [String: Value]?, options: [String: Value]? = nil) throws -> String {
         let plan = try explain(params: params, options: options)
-        guard let scan = try CandidateScan.scans(plan, layout: layout).first else { return plan.description }
-        let statement = scan.statement(after: nil, limit: plan.limitPushedDown ? plan.query.limit : nil)
+        guard let statement = try PostgresQueryRunner(layout: layout, plan: plan).firstStatement else {
+            return plan.description
+        }
         let lines = try store.pool.read("explaining a query on \(name)") { connection in
             let result = try connection.execute("EXPLAIN " + statement.sql, statement.parameters)
             return (0..<result.rowCount).compactMap { result.text($0, 0) }
@@ -111,17 +111,22 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         return plan.description + "\nserver: " + lines.joined(separator: "\n        ")
     }
 
-    /// `query` run against one snapshot (a `REPEATABLE READ` transaction when it takes more
-    /// than one statement).
-    func run<Item>(_ query: Query, _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item) throws -> [Item] {
-        let plan = layout.plan(query)
+    /// `query` run against one snapshot: one statement when one answers, else a `REPEATABLE
+    /// READ` transaction (a plan of several windows starts in one; a scan whose first page did
+    /// not answer runs again in one, so no call mixes two snapshots).
+    func run<Item>(
+        _ query: Query, idOrder: Bool = true, _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
+    ) throws -> [Item] {
+        let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query))
         return try store.pool.read("querying \(name)") { connection in
-            let runner = PostgresQueryRunner(layout: layout, plan: plan)
-            guard runner.mayTakeSeveralStatements else {
-                return try runner.run(on: connection, materialize: materialize)
+            if !runner.needsSeveralStatements,
+                let items = try runner.run(
+                    on: connection, singleStatement: true, idOrder: idOrder, materialize: materialize)
+            {
+                return items
             }
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            let items = try runner.run(on: connection, materialize: materialize)
+            let items = try runner.run(on: connection, idOrder: idOrder, materialize: materialize) ?? []
             try connection.execute("COMMIT")
             return items
         }

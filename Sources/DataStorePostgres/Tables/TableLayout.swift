@@ -22,10 +22,14 @@ final class TableLayout: Sendable {
         self.idField = idField
         self.tag = tag
         self.indexList = Mutex(indexes)
+        table = "dsk_c\(tag)"
+        recordByID = "SELECT record FROM \(table) WHERE id = $1"
     }
 
     /// The table's name.
-    var table: String { "dsk_c\(tag)" }
+    let table: String
+    /// The statement that reads one record by id.
+    let recordByID: String
     /// The side table of a multi-value index.
     func sideTable(_ index: StoredIndex) -> String { "\(table)_m\(index.column)" }
 

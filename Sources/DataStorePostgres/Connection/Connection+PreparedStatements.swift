@@ -1,0 +1,55 @@
+internal import CPostgres
+
+extension Connection {
+    /// Runs one statement as ``execute(_:_:)`` does, as a named prepared statement of this
+    /// session: prepared on first use, then only bound and run, so the server neither parses nor
+    /// plans it again. Parameters are bound, never spliced into `sql`.
+    ///
+    /// The corresponding C functions are `PQprepare` and `PQexecPrepared`.
+    /// - Throws: ``PostgresError`` with the server's SQLSTATE, or of class 08 when the
+    ///   connection is lost.
+    @discardableResult
+    package func executePrepared(_ sql: String, _ parameters: [SQLParameter] = []) throws(PostgresError)
+        -> QueryResult
+    {
+        let name = try preparedName(sql, parameterCount: parameters.count)
+        do throws(PostgresError) { return try runPrepared(name, parameters) } catch {
+            guard Self.isStale(error) else { throw error }
+            statements.forget(sql)
+            // Inside a transaction the failure has aborted it: the caller retries the whole of it.
+            if isInTransaction { throw error }
+            // The session lost the statement, or a table changed under its plan: prepare it afresh.
+            return try runPrepared(try preparedName(sql, parameterCount: parameters.count), parameters)
+        }
+    }
+
+    /// How many statements this session has prepared, for tests.
+    package var preparedStatementCount: Int { statements.count }
+
+    /// The name `sql` is prepared under, preparing it (one round trip) when it is not yet.
+    private func preparedName(_ sql: String, parameterCount: Int) throws(PostgresError) -> String {
+        if let name = statements.name(of: sql) { return name }
+        let (name, evicted) = statements.reserve()
+        if let evicted {
+            do throws(PostgresError) { _ = try check(PQexec(handle, "DEALLOCATE \(evicted)")) } catch {
+                // A statement the session no longer has needs no deallocating.
+                if error.isUnavailable { throw error }
+            }
+        }
+        _ = try check(PQprepare(handle, name, sql, Int32(parameterCount), nil))
+        statements.insert(sql, name: name)
+        return name
+    }
+
+    private func runPrepared(_ name: String, _ parameters: [SQLParameter]) throws(PostgresError) -> QueryResult {
+        let result = Self.withParameters(parameters) { count, values, lengths, formats in
+            PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+        }
+        return try check(result)
+    }
+
+    /// Whether `error` means the prepared statement itself is unusable rather than the query wrong.
+    private static func isStale(_ error: PostgresError) -> Bool {
+        error.code == .invalidStatementName || error.code == .featureNotSupported
+    }
+}

@@ -1,0 +1,56 @@
+/// The named prepared statements of one connection, keyed by their SQL text, at most `capacity`
+/// of them: the least recently used is given up to make room for a new one.
+///
+/// A statement is prepared once per connection, so each later run skips the server's parsing
+/// and planning; a new session (a reconnect) starts with none.
+struct StatementCache {
+    private struct Entry {
+        var name: String
+        var lastUse: UInt64
+    }
+
+    /// The most statements kept.
+    let capacity: Int
+    private var entries: [String: Entry] = [:]
+    private var clock: UInt64 = 0
+    private var nextNumber = 0
+
+    /// A cache of at most `capacity` statements (at least one).
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// How many statements are prepared.
+    var count: Int { entries.count }
+
+    /// The name `sql` is prepared under, marked as just used, or `nil` when it is not prepared.
+    mutating func name(of sql: String) -> String? {
+        clock += 1
+        guard entries[sql] != nil else { return nil }
+        entries[sql]!.lastUse = clock
+        return entries[sql]!.name
+    }
+
+    /// A fresh name for `sql`, not yet recorded, and the name to deallocate first when the cache
+    /// is full.
+    mutating func reserve() -> (name: String, evicted: String?) {
+        nextNumber += 1
+        let name = "dsk_p\(nextNumber)"
+        guard entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })
+        else {
+            return (name, nil)
+        }
+        entries[oldest.key] = nil
+        return (name, oldest.value.name)
+    }
+
+    /// Records that `sql` is prepared as `name`.
+    mutating func insert(_ sql: String, name: String) {
+        clock += 1
+        entries[sql] = Entry(name: name, lastUse: clock)
+    }
+
+    /// Forgets `sql` (its statement is gone or unusable).
+    mutating func forget(_ sql: String) { entries[sql] = nil }
+
+    /// Forgets every statement (a new session has none).
+    mutating func removeAll() { entries.removeAll() }
+}

@@ -1,0 +1,125 @@
+import DataStoreCore
+import DataStoreKit
+import Testing
+
+@testable import DataStorePostgres
+
+/// The statement cache on its own: least recently used goes first.
+@Suite("PostgreSQL statement cache")
+struct StatementCacheTests {
+    @Test("a full cache gives up its least recently used statement, and a used one stays")
+    func leastRecentlyUsedGoes() {
+        var cache = StatementCache(capacity: 2)
+        for sql in ["a", "b"] {
+            let (name, evicted) = cache.reserve()
+            #expect(evicted == nil)
+            cache.insert(sql, name: name)
+        }
+        let nameOfA = cache.name(of: "a")
+        #expect(nameOfA != nil)
+        let (name, evicted) = cache.reserve()
+        cache.insert("c", name: name)
+        #expect(evicted != nil && evicted != nameOfA)
+        #expect(cache.name(of: "b") == nil)
+        #expect(cache.name(of: "a") == nameOfA)
+        #expect(cache.count == 2)
+        cache.removeAll()
+        #expect(cache.name(of: "a") == nil && cache.count == 0)
+    }
+}
+
+/// The read path: prepared statements, one statement where one answers, whole-table scans
+/// without a server-side sort.
+@Suite("PostgreSQL read path", .enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.skipReason))
+struct PostgresReadPathTests {
+    static let mapping = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
+
+    @Test("a statement is prepared once per connection, survives DEALLOCATE ALL, and the cache stays bounded")
+    func preparedStatements() throws {
+        let connection = try Connection("", statementCapacity: 2)
+        for value in [1, 2, 3] as [Int64] {
+            let result = try connection.executePrepared("SELECT $1::int8 + 1", [.int(value)])
+            #expect(result.int(0, 0) == value + 1)
+        }
+        #expect(connection.preparedStatementCount == 1)
+        // The session loses its statements behind the cache's back: the next run prepares again.
+        try connection.execute("DEALLOCATE ALL")
+        #expect(try connection.executePrepared("SELECT $1::int8 + 1", [.int(9)]).int(0, 0) == 10)
+        for sql in ["SELECT 2::int8", "SELECT 3::int8", "SELECT 4::int8"] {
+            _ = try connection.executePrepared(sql)
+        }
+        #expect(connection.preparedStatementCount == 2)
+        let onServer = try connection.execute("SELECT count(*)::int8 FROM pg_prepared_statements")
+        #expect(onServer.int(0, 0) == 2)
+        // A statement with an error is neither kept nor fatal to the connection.
+        #expect(throws: PostgresError.self) { try connection.executePrepared("SELECT nonsense FROM nowhere") }
+        #expect(try connection.executePrepared("SELECT 4::int8").int(0, 0) == 4)
+    }
+
+    @Test("a pipeline prepares its statements in the same round trip; one that cannot be prepared fails alone")
+    func pipelinedPreparation() throws {
+        let connection = try Connection("", statementCapacity: 8)
+        let add = "SELECT $1::int8 + 1"
+        let outcomes = try connection.pipeline([(add, [.int(1)]), ("SELECT 7", []), (add, [.int(2)])])
+        let sums = outcomes.map { outcome -> Int64? in
+            if case .done(let result) = outcome { result.int(0, 0) } else { nil }
+        }
+        #expect(sums == [2, 7, 3])
+        #expect(connection.preparedStatementCount == 1)
+        let failing = try connection.pipeline([("SELECT $1::int8 FROM nowhere", [.int(1)]), (add, [.int(5)])])
+        guard case .failed(let error) = failing[0], case .skipped = failing[1] else {
+            Issue.record("expected the bad statement to fail and the next to be skipped: \(failing)")
+            return
+        }
+        #expect(error.code == .undefinedTable)
+        #expect(connection.preparedStatementCount == 1)
+        let again = try connection.pipeline([(add, [.int(9)])])
+        guard case .done(let result) = again[0] else {
+            Issue.record("expected the prepared statement to run: \(again)")
+            return
+        }
+        #expect(result.int(0, 0) == 10)
+    }
+
+    @Test("a limited scan whose first page answers is one statement; one that needs a second page says so")
+    func singleStatementScans() async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let collection = try await store.collection(
+            PostgresTestServer.uniqueName("pages"), mapping: Self.mapping, indexes: [IndexDefinition("n")])
+        try await collection.add(
+            contentsOf: (0..<60).map { ["id": .int(Int64($0)), "n": .int(Int64($0)), "odd": .bool($0 % 2 == 1)] })
+        let connection = try Connection("")
+        func run(_ params: [String: Value], limit: Int) throws -> [Value]? {
+            let query = try Query(params: params, options: ["limit": .int(Int64(limit))])
+            let runner = try PostgresQueryRunner(layout: collection.layout, plan: collection.layout.plan(query))
+            return try runner.run(on: connection, singleStatement: true) { body, _ in
+                try RecordCodec.decode(body)["id"] ?? .null
+            }
+        }
+        #expect(try run(["n >=": 10], limit: 5) == (10..<15).map { .int(Int64($0)) })
+        // Half the candidates fail the re-check, so the first page of 16 holds 8 of the 12 wanted.
+        #expect(try run(["n >=": 0, "odd": true], limit: 12) == nil)
+        let answer = try await collection.query(params: ["n >=": 0, "odd": true], options: ["limit": 12])
+        #expect(answer.map { $0["id"] } == stride(from: 1, to: 24, by: 2).map { .int(Int64($0)) })
+    }
+
+    @Test("a whole-table scan is not sorted by the server, yet its results come in id order")
+    func fullScanInIDOrder() async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let collection = try await store.collection(PostgresTestServer.uniqueName("scan"), mapping: Self.mapping)
+        // Inserted one change set at a time in descending id order, so the heap holds them backwards.
+        for id in (0..<20).reversed() {
+            _ = try await collection.add(object: ["id": .int(Int64(id)), "even": .bool(id % 2 == 0)])
+        }
+        let plan = collection.layout.plan(try Query(params: ["even": true], options: nil))
+        let statement = try #require(try PostgresQueryRunner(layout: collection.layout, plan: plan).firstStatement)
+        #expect(!statement.sql.contains("ORDER BY"))
+        let found = try await collection.query(params: ["even": true], options: nil)
+        #expect(found.map { $0["id"] } == stride(from: 0, to: 20, by: 2).map { .int(Int64($0)) })
+        let skipped = try await collection.query(params: ["even": true], options: ["offset": 3])
+        #expect(skipped.map { $0["id"] } == stride(from: 6, to: 20, by: 2).map { .int(Int64($0)) })
+        #expect(try await collection.all().map { $0["id"] } == (0..<20).map { .int(Int64($0)) })
+    }
+}
