@@ -195,7 +195,9 @@ struct StreamingTests {
     @Test("a snapshot yields between batches when asked, and the read throws snapshotExpired")
     func yieldsWhenAsked() async throws {
         var options = DataStore.Options()
-        options.maxSnapshotAge = .milliseconds(1)
+        // Long enough that the first batch is read before the age passes, even on a loaded machine
+        // (the writer's idle loop also ends expired snapshots, between batches or before the first).
+        options.maxSnapshotAge = .milliseconds(300)
         let temporary = try TemporaryStore(options: options)
         defer { temporary.remove() }
         let collection = try await temporary.store.collection("Item", mapping: .documents(idField: "id"))
@@ -206,7 +208,7 @@ struct StreamingTests {
                 for _ in try snapshot.documents(params: nil) {
                     read += 1
                     if read == 2 {
-                        Thread.sleep(forTimeInterval: 0.01)
+                        Thread.sleep(forTimeInterval: 0.35)
                         _ = temporary.store.environment.yieldExpiredReaders()
                     }
                 }
