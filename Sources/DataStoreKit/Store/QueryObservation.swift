@@ -62,9 +62,14 @@ public struct QueryObservation<Object>: AsyncSequence, Sendable {
                 self.registration = registration
                 if collection.store.changeLog.signal.isClosed { return end() }
             }
-            let (objects, ids) = try QueryObservation.results(of: collection, query)
-            previous = ids
-            return objects
+            do {
+                let (objects, ids) = try QueryObservation.results(of: collection, query)
+                previous = ids
+                return objects
+            } catch  where error.code == .closed && collection.store.changeLog.signal.isClosed {
+                // A store that closed while the refresh ran ends the sequence, as a close before it does.
+                return end()
+            }
         }
 
         private mutating func end() -> [Object]? {

@@ -53,7 +53,11 @@ public struct PostgresQueryObservation<Object>: AsyncSequence, Sendable {
                 registration = collection.store.observations.register(collection: collection.name)
                 if collection.store.changeSource.isClosed { return end() }
             }
-            do { return try await collection.query(query) } catch let error as DataStoreError { throw error } catch {
+            do { return try await collection.query(query) } catch let error as DataStoreError {
+                // A store that closed while the refresh ran ends the sequence, as a close before it does.
+                if error.code == .closed && collection.store.changeSource.isClosed { return end() }
+                throw error
+            } catch {
                 throw DataStoreError(.codec, "observing \(collection.name) failed: \(error)", underlying: error)
             }
         }
