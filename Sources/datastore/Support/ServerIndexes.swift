@@ -49,25 +49,7 @@ enum ServerIndexes {
     ) async throws -> ExitCode {
         let collection = try await StoreAccess.collection(name, in: opened)
         let indexes = try statistics(of: name, in: store)
-        switch format {
-        case .json:
-            console.print(
-                try JSONWriter.text([
-                    "collection": .string(name), "idField": .string(collection.idField),
-                    "indexes": .array(indexes.map { .object($0.document) })
-                ]))
-        case .table where indexes.isEmpty:
-            console.print("collection \(name) has no secondary indexes")
-        case .table:
-            var table = Table(["index", "fields", "options", "state", "entries", "size"], rightAligned: [4, 5])
-            for index in indexes {
-                table.append([
-                    index.definition.name, index.definition.fieldList, index.definition.traits, index.stateText,
-                    grouped(index.entries), byteSize(index.bytes)
-                ])
-            }
-            for line in table.lines { console.print(line) }
-        }
+        try printIndexList(indexes, collection: name, idField: collection.idField, format: format, console: console)
         return .success
     }
 }
