@@ -94,4 +94,24 @@ struct RecordPredicateAllTests {
                 Condition(field: "d", op: .equal, value: "x"), Condition(field: "b", op: .greaterOrEqual, value: 1)
             ]))
     }
+
+    @Test("names that share their first byte, or are empty, are ordered by their whole bytes")
+    func namesAlikeAtTheStart() throws {
+        let record = try RecordCodec.encode(["": 0, "t": 1, "to_user_key": "u", "type": "video", "typf": 2])
+        func all(_ conditions: [Condition]) throws -> Bool {
+            try record.withUnsafeBytes { try RecordPredicate.all(RecordPredicate.ordered(conditions), match: $0) }
+        }
+        #expect(try all([Condition(field: "type", op: .equal, value: "video")]))
+        #expect(try all([Condition(field: "", op: .equal, value: 0), Condition(field: "typf", op: .equal, value: 2)]))
+        #expect(
+            try all([Condition(field: "t", op: .equal, value: 1), Condition(field: "type", op: .prefix, value: "vi")]))
+        #expect(
+            try !all([
+                Condition(field: "ty", op: .equal, value: 1), Condition(field: "type", op: .equal, value: "video")
+            ]))
+        #expect(
+            try all([Condition(field: "typ", op: .exists, value: false), Condition(field: "typf", op: .equal, value: 2)]
+            ))
+        #expect(try !all([Condition(field: "to_user_key", op: .equal, value: "v")]))
+    }
 }

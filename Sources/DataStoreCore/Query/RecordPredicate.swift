@@ -19,6 +19,9 @@ package struct RecordPredicate: Sendable {
     package let condition: Condition
     /// The top-level field's name bytes (unescaped), for a condition on a top-level field.
     private let name: [UInt8]
+    /// The name's first byte, or -1 for the empty name: most field names a record walk passes
+    /// differ from it there, so one comparison orders them.
+    private let leadingByte: Int
     /// Whether the condition names a nested path (``FieldPath``), read by
     /// ``RecordCodec/value(atPath:in:)-(_,UnsafeRawBufferPointer)`` instead of the one-pass scan.
     private let isPath: Bool
@@ -33,6 +36,7 @@ package struct RecordPredicate: Sendable {
         let path = FieldPath.needsParsing(condition.field) ? try? FieldPath(parsing: condition.field) : nil
         isPath = (path?.components.count ?? 1) > 1
         name = Array((path?.components.count == 1 ? path!.components[0] : condition.field).utf8)
+        leadingByte = name.first.map(Int.init) ?? -1
         switch (condition.op, condition.value) {
         case (.equal, .string(let value)), (.notEqual, .string(let value)), (.less, .string(let value)),
             (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)),
@@ -90,15 +94,16 @@ package struct RecordPredicate: Sendable {
         // copied the whole predicate (a condition, its value, two arrays) for every field compared,
         // which was a sixth of an index scan's time. `nil`: damaged or unusual bytes, for `oneByOne`.
         let walked = try predicates.withUnsafeBufferPointer { predicates throws(CodecError) -> Bool? in
+            let base = bytes.baseAddress.unsafelyUnwrapped
             var offset = start
             var next = 0
             for _ in 0..<count {
                 let length = RecordScan.varint(bytes, &offset)
                 guard length >= 0, length <= bytes.count - offset else { return nil }
-                let field = UnsafeRawBufferPointer(start: bytes.baseAddress.unsafelyUnwrapped + offset, count: length)
+                let field = base + offset
                 offset += length
                 while next < end {
-                    let order = predicates[next].name.withUnsafeBytes { UTF8Order.compare($0, field) }
+                    let order = predicates[next].order(against: field, length)
                     if order > 0 { break }
                     // A predicate whose field sorts before this one has no field.
                     guard order == 0 else {
@@ -122,6 +127,15 @@ package struct RecordPredicate: Sendable {
         }
         if let walked { return walked }
         return try oneByOne()
+    }
+
+    /// Returns -1, 0 or 1 as this predicate's name sorts before, equal to or after the `length`
+    /// name bytes at `field` (``UTF8Order`` order).
+    @inline(__always)
+    private func order(against field: UnsafeRawPointer, _ length: Int) -> Int {
+        let fieldLeading = length == 0 ? -1 : Int(field.load(as: UInt8.self))
+        if leadingByte != fieldLeading { return leadingByte < fieldLeading ? -1 : 1 }
+        return name.withUnsafeBytes { UTF8Order.compare($0, UnsafeRawBufferPointer(start: field, count: length)) }
     }
 
     /// The condition on the field as ``RecordCodec`` decodes it.
