@@ -90,7 +90,9 @@ public final class PostgresStore: Sendable {
             throw error
         }
         if options.changeFeed.isEnabled {
-            source.signal.onFirstWait { [mode = options.changeNotifications] in source.watch(mode, conninfo: url) }
+            source.signal.onFirstWait { [weak source, mode = options.changeNotifications] _ in
+                source?.watch(mode, conninfo: url)
+            }
         }
         var limits = PostgresWriter.Limits()
         limits.maxBatch = options.maxBatch
