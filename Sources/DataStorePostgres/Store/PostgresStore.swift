@@ -22,14 +22,14 @@ public final class PostgresStore: Sendable {
         public var maxBatch: Int
         /// Attempts of a change set that meets a serialization failure or deadlock (40001, 40P01).
         public var maxAttempts: Int
-        /// The change feed: whether commits are recorded, for how long (`maxAge`; `maxBytes` is
-        /// not applied on PostgreSQL), and how often a waiting reader polls.
+        /// The change feed: whether commits are recorded, for how long (`maxAge`) and in how many
+        /// bytes of outbox rows (`maxBytes`), and how often a waiting reader polls.
         public var changeFeed: ChangeFeedOptions
         /// How the store learns of other stores' commits: `LISTEN/NOTIFY`, or polling.
         public var changeNotifications: ChangeNotifications
 
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
-        /// kept 7 days and woken by `LISTEN/NOTIFY`.
+        /// kept 7 days and at most 64 MiB, woken by `LISTEN/NOTIFY`.
         public init(
             readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6,
             changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen
@@ -99,7 +99,9 @@ public final class PostgresStore: Sendable {
         limits.maxAttempts = options.maxAttempts
         let feed =
             options.changeFeed.isEnabled
-            ? FeedSettings(notify: options.changeNotifications == .listen, maxAge: options.changeFeed.maxAge) : nil
+            ? FeedSettings(
+                notify: options.changeNotifications == .listen, maxAge: options.changeFeed.maxAge,
+                maxBytes: options.changeFeed.maxBytes) : nil
         let writer = PostgresWriter(connection: connection, limits: limits, feed: feed) { [signal = source.signal] in
             signal.committed(Int($0))
         }
