@@ -22,7 +22,7 @@ enum Outbox {
 
     /// Creates the tables when missing, under the schema lock (concurrent `CREATE … IF NOT EXISTS`
     /// can otherwise collide); an outbox made before rows had sizes gets them.
-    static func create(on connection: Connection) throws(PostgresError) {
+    static func create(ddl: TableDDL, on connection: Connection) throws(PostgresError) {
         let present = try connection.execute(
             "SELECT to_regclass('_changes') IS NOT NULL AND to_regclass('_changes_trimmed') IS NOT NULL "
                 + "AND to_regclass('_changes_size') IS NOT NULL")
@@ -30,7 +30,7 @@ enum Outbox {
         try connection.execute("BEGIN")
         do throws(PostgresError) {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(SchemaCatalog.lockKey)])
-            for statement in creation { try connection.execute(statement) }
+            for statement in [ddl.outboxTable] + creation { try connection.execute(statement) }
             try connection.execute("COMMIT")
         } catch {
             _ = try? connection.execute("ROLLBACK")
@@ -38,21 +38,9 @@ enum Outbox {
         }
     }
 
-    /// The tables, and the sizes of rows written before `bytes` was a column (once: the size table
-    /// is made in the same transaction).
+    /// The tables beside `_changes`, and the sizes of rows written before `bytes` was a column
+    /// (once: the size table is made in the same transaction).
     private static let creation = [
-        """
-        CREATE TABLE IF NOT EXISTS _changes (
-            commit int8 NOT NULL,
-            seq int4 NOT NULL,
-            time int8 NOT NULL,
-            collection text NOT NULL,
-            inserted bytea[] NOT NULL,
-            updated bytea[] NOT NULL,
-            removed bytea[] NOT NULL,
-            bytes int8 NOT NULL DEFAULT 0,
-            PRIMARY KEY (commit, seq))
-        """,
         """
         CREATE TABLE IF NOT EXISTS _changes_trimmed (
             one bool PRIMARY KEY DEFAULT true CHECK (one),
