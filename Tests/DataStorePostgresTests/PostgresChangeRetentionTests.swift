@@ -103,7 +103,9 @@ struct PostgresChangeRetentionTests {
             let second = try await PostgresStore.open(url: "dbname=\(database)", options: tight)
             defer { second.close() }
             let again = try await second.collection("behind", mapping: Self.mapping)
-            // The first commit learns the outbox's size; each later one trims up to 32 rows.
+            // Each commit trims up to 32 rows, the first after opening too (before it knows the size).
+            _ = try await Self.save("late", to: again, in: second)
+            #expect(try Self.query(database, "SELECT count(*)::text FROM _changes") == ["\(300 + 1 - Outbox.trimStep)"])
             for index in 0..<12 { _ = try await Self.save("late\(index)", to: again, in: second) }
             do {
                 while let event = try await iterator.next() { delivered.append(event) }

@@ -6,8 +6,8 @@ import Foundation
 /// trim. Used only on the writer thread.
 ///
 /// A trim is due when the age bound's interval has passed, when the last commit left the outbox
-/// over its size bound, or when the last trim deleted something (more may be due at once, so a
-/// busy store's log does not outgrow its bounds).
+/// over its size bound (or the size is not known yet), or when the last trim deleted something
+/// (more may be due at once, so a busy store's log does not outgrow its bounds).
 struct OutboxRecorder {
     let settings: FeedSettings
     private var lastAgeTrim: ContinuousClock.Instant?
@@ -50,7 +50,8 @@ struct OutboxRecorder {
 
     private mutating func trimIsDue() -> Bool {
         if trimmedLast { return true }
-        if let maxBytes = settings.maxBytes, let bytes, bytes > maxBytes { return true }
+        // Until a commit has told the size (the first after opening), a trim finds out for itself.
+        if let maxBytes = settings.maxBytes, (bytes ?? .max) > maxBytes { return true }
         guard let interval = settings.trimInterval else { return false }
         if let lastAgeTrim, ContinuousClock.now - lastAgeTrim < interval { return false }
         lastAgeTrim = .now
