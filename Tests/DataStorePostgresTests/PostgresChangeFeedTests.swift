@@ -228,6 +228,33 @@ struct PostgresChangeFeedTests {
         #expect(events.isEmpty)
     }
 
+    @Test("changes() streams the commits from now on, by this store and another, and ends when the store closes")
+    func streamFromNow() async throws {
+        let store = try await PostgresTestServer.store()
+        let other = try await PostgresTestServer.store()
+        defer { other.close() }
+        let name = PostgresTestServer.uniqueName("stream")
+        let notes = try await store.collection(name, mapping: Self.mapping)
+        let stream = store.changes()
+        let before = store.changeSource.pageReads
+        let reading = Task {
+            var seen: [Value] = []
+            for await event in stream {
+                seen += event.changes.filter { $0.collection == name }.flatMap(\.inserted)
+                if seen.count == 2 { break }
+            }
+            return seen
+        }
+        while store.changeSource.pageReads <= before { try await Task.sleep(for: .milliseconds(1)) }
+        _ = try await notes.add(object: ["id": "mine"])
+        _ = try await other.documentCollection(name).add(object: ["id": "theirs"])
+        #expect(await reading.value == ["mine", "theirs"])
+        let waiting = store.changes()
+        let ended = Task { for await _ in waiting {} }
+        store.close()
+        await ended.value
+    }
+
     @Test("a feed ends once the store closes")
     func endsOnClose() async throws {
         let store = try await PostgresTestServer.store()

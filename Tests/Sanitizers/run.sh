@@ -22,7 +22,13 @@ mkdir -p "$scratch"
 # Two runs: the reliability suites wait on child processes, and beside the in-process suites under
 # ThreadSanitizer's slowdown they can hold the cooperative pool's few threads long enough to stall them.
 tsan_runs=('DataStoreKitTests|LMDBTests|datastoreTests' 'ReliabilityTests')
-tsan_suites="${tsan_runs[0]}|${tsan_runs[1]}"
+# The PostgreSQL suites (writer, contexts, change feed, conformance, reads: each crosses to the
+# writer's, the readers' or the listener's threads) against a throwaway cluster
+# (Tests/Postgres/with-cluster.sh; the one PGHOST names when set). Not the failure tests, which stop
+# and restart clusters of their own: processes, not threads.
+tsan_postgres='DataStorePostgresTests'
+tsan_postgres_skip='PostgresFailureTests'
+tsan_suites="${tsan_runs[0]}|${tsan_runs[1]}|$tsan_postgres"
 # The code that reads bytes: the LMDB layer and DataStoreCore's codecs, parsers and fuzz seeds.
 asan_suites='LMDBTests|DataStoreCoreTests'
 
@@ -39,6 +45,9 @@ run_tsan() {
             "$swift" test --skip-build --sanitize=thread --scratch-path "$scratch/thread" \
             --filter "$suites" >>"$log" 2>&1 || status=$?
     done
+    TSAN_OPTIONS="halt_on_error=0 history_size=4 ${TSAN_OPTIONS:-}" \
+        Tests/Postgres/with-cluster.sh "$swift" test --skip-build --sanitize=thread --scratch-path "$scratch/thread" \
+        --filter "$tsan_postgres" --skip "$tsan_postgres_skip" >>"$log" 2>&1 || status=$?
     summary "$log"
     local reports
     reports=$(grep -c '^WARNING: ThreadSanitizer' "$log" || true)

@@ -1,7 +1,10 @@
 #if TSAN_LOCKS
-import LMDB
+package import LMDB
 
 /// In ThreadSanitizer builds this module's `Mutex` is a lock TSan sees (see `PthreadMutex`);
 /// a declaration of the module shadows `Synchronization.Mutex`, so call sites do not change.
 typealias Mutex<Value: ~Copyable> = PthreadMutex<Value>
+
+/// The same lock for DataStorePostgres, which never imports LMDB.
+package typealias ThreadSanitizerMutex<Value: ~Copyable> = PthreadMutex<Value>
 #endif

@@ -7,7 +7,7 @@ public struct ChangeFeedOptions: Sendable, Hashable {
     /// Commits older than this are trimmed (`nil`: kept whatever their age).
     public var maxAge: Duration?
     /// The log is trimmed, oldest first, once it takes more than this many bytes of the store
-    /// (`nil`: whatever its size).
+    /// (on PostgreSQL, of the outbox rows' estimated size; `nil`: whatever its size).
     public var maxBytes: Int?
     /// How often a waiting reader checks for commits of other processes (this process's
     /// commits wake it at once).

@@ -23,7 +23,7 @@ public struct ChangesTrimmed: Error, Sendable, Hashable {
         return DataStoreError(
             .changesTrimmed,
             "the changes after \(requested) were trimmed through \(trimmedThrough); \(oldest)"
-                + " (resume after \(trimmedThrough), or raise DataStore.Options.changeFeed's retention)",
+                + " (resume after \(trimmedThrough), or raise the retention in the store's Options.changeFeed)",
             underlying: self)
     }
 }

@@ -1,5 +1,4 @@
 public import DataStoreCore
-import Synchronization
 
 extension DataStore {
     /// Every commit recorded after `commit`, then every later one as it commits — in this process
@@ -31,24 +30,9 @@ extension DataStore {
     /// writer never waits for it and nothing buffers while it is not read. A consumer so slow that
     /// the commits it has not read yet are trimmed sees the stream end.
     public func changes() -> AsyncStream<CommitEvent> {
-        let start = (try? changeLog.lastCommit()) ?? 0
-        let slot = IteratorSlot(ChangeFeed(source: changeLog, start: start).makeAsyncIterator())
-        return AsyncStream {
-            // Taken out while it waits, so a second consumer of the same stream ends rather than
-            // racing the first.
-            guard var current = slot.iterator.withLock({ $0.take() }) else { return nil }
-            let event = try? await current.next()
-            if event != nil { slot.iterator.withLock { $0 = current } }
-            return event
-        }
+        ChangeFeed(source: changeLog, start: (try? changeLog.lastCommit()) ?? 0).stream
     }
 
     /// What the writer has done so far: batches, change sets per batch, commit time.
     public var writerMetrics: WriterMetrics { writer.metrics }
-}
-
-/// The iterator behind one ``DataStore/changes()`` stream.
-private final class IteratorSlot: Sendable {
-    let iterator: Mutex<ChangeFeed.Iterator?>
-    init(_ iterator: ChangeFeed.Iterator) { self.iterator = Mutex(iterator) }
 }

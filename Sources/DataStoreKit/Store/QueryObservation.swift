@@ -1,22 +1,29 @@
 public import DataStoreCore
 
-/// The live results of one query (``StoreCollection/observe(params:options:)``): the current
-/// results first, then the results again after each commit that may have changed them — one that
-/// touched the collection, less those (for a query without a limit or offset) whose few touched
+/// The live results of one query (``StoreCollection/observe(params:options:)``, and
+/// `PostgresCollection.observe(params:options:)` on a PostgreSQL store): the current results
+/// first, then the results again after each commit that may have changed them — one that touched
+/// the collection, less those (on LMDB, for a query without a limit or offset) whose few touched
 /// documents were not among the results and do not match now.
 ///
 /// A flag, not a queue, stands between commits and the consumer: one that falls behind a burst
 /// gets the latest results once, never a backlog. Each refresh runs the query over a fresh
 /// snapshot on the consumer's task, so it holds no snapshot while it waits. The sequence ends
-/// when its task is cancelled or the store closes.
+/// when its task is cancelled or the store closes, even while a refresh runs.
 public struct QueryObservation<Object>: AsyncSequence, Sendable {
     /// The results of one run of the query.
     public typealias Element = [Object]
     /// An observation fails only with ``/DataStoreCore/DataStoreError``.
     public typealias Failure = DataStoreError
 
-    let collection: StoreCollection<Object>
+    let collection: any ObservedCollection<Object>
     let query: Query
+
+    /// The observation of `query` on `collection`, for the stores' `observe(params:options:)`.
+    package init(collection: any ObservedCollection<Object>, query: Query) {
+        self.collection = collection
+        self.query = query
+    }
 
     /// An iterator whose first element is the current results.
     public func makeAsyncIterator() -> Iterator { Iterator(collection: collection, query: query) }
@@ -28,21 +35,22 @@ public struct QueryObservation<Object>: AsyncSequence, Sendable {
         /// An observation fails only with ``/DataStoreCore/DataStoreError``.
         public typealias Failure = DataStoreError
 
-        let collection: StoreCollection<Object>
+        let collection: any ObservedCollection<Object>
         let query: Query
         private var registration: ObserverRegistration?
         /// The ids of the last results, when they are every match.
         private var previous: Set<Value>?
         private var finished = false
 
-        init(collection: StoreCollection<Object>, query: Query) {
+        init(collection: any ObservedCollection<Object>, query: Query) {
             self.collection = collection
             self.query = query
         }
 
         /// The current results, then the next results once a commit touched the collection.
         ///
-        /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec` when a stored record cannot be decoded.
+        /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec` when a stored record cannot be decoded;
+        ///   `.network` when a server cannot be reached.
         public mutating func next() async throws(DataStoreError) -> [Object]? {
             try await next(isolation: nil)
         }
@@ -50,23 +58,23 @@ public struct QueryObservation<Object>: AsyncSequence, Sendable {
         /// ``next()`` from an actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(DataStoreError) -> [Object]? {
             guard !finished, !Task.isCancelled else { return end() }
+            let center = collection.observations
             if let registration {
                 while true {
                     guard let touched = await registration.observer.waitForChange() else { return end() }
-                    if QueryObservation.mayChange(previous, touched: touched, in: collection, query) { break }
-                    collection.store.observations.noteSkippedRefresh()
+                    if collection.mayChange(previous, touched: touched, query) { break }
+                    center.noteSkippedRefresh()
                 }
             } else {
                 // Registered before the first run, so no commit after its snapshot goes unseen.
-                let registration = collection.store.observations.register(collection: collection.name)
-                self.registration = registration
-                if collection.store.changeLog.signal.isClosed { return end() }
+                registration = center.register(collection: collection.name)
+                if center.isClosed { return end() }
             }
             do {
-                let (objects, ids) = try QueryObservation.results(of: collection, query)
+                let (objects, ids) = try await collection.observedResults(of: query)
                 previous = ids
                 return objects
-            } catch  where error.code == .closed && collection.store.changeLog.signal.isClosed {
+            } catch  where error.code == .closed && center.isClosed {
                 // A store that closed while the refresh ran ends the sequence, as a close before it does.
                 return end()
             }

@@ -25,9 +25,9 @@ final class ChangeLog: Sendable {
         self.environment = environment
         self.database = database
         self.options = options
-        self.signal = CommitSignal(
-            environment: environment, latest: try environment.info().lastTransactionID,
-            pollInterval: options.pollInterval)
+        self.signal = CommitSignal(latest: try environment.info().lastTransactionID, pollInterval: options.pollInterval)
+        // LMDB has no notification: other processes' commits are found by polling the last transaction id.
+        signal.onFirstWait { signal in signal.poll { try? environment.info().lastTransactionID } }
     }
 
     /// The commits recorded after `position` (after the oldest retained when `nil`), at most `limit`.

@@ -19,6 +19,9 @@ package final class ObservationCenter: Sendable {
 
     package init(log: any ChangeSource) { self.log = log }
 
+    /// Whether the store has closed: observers registered from now on end at once.
+    package var isClosed: Bool { log.isClosed }
+
     /// Observers registered now (a test counts what cancelled observations leave behind).
     package var observerCount: Int { state.withLock { $0.observers.count } }
 

@@ -9,7 +9,7 @@ extension PostgresChangeSource {
             thread.name = "PostgresStore.listen"
             thread.start()
         case .poll:
-            Task.detached { [self] in await poll() }
+            signal.poll { [weak self] in try? self?.newestRecorded() }
         }
     }
 
@@ -32,14 +32,6 @@ extension PostgresChangeSource {
                 connection = nil
                 Thread.sleep(forTimeInterval: 0.25)
             }
-        }
-    }
-
-    /// Reads the newest commit every poll interval while a reader waits.
-    private func poll() async {
-        while !signal.stopWatchingIfIdle() {
-            try? await Task.sleep(for: options.pollInterval)
-            if let newest = try? newestRecorded() { signal.committed(newest) }
         }
     }
 }

@@ -15,7 +15,7 @@ final class PostgresChangeSource: ChangeSource, Sendable {
     /// The store's reader threads, where pages are read for feeds (libpq's calls block).
     let readers: ReaderThreads
     let options: ChangeFeedOptions
-    let signal: ServerCommitSignal
+    let signal: CommitSignal
     /// Pages read so far (for tests that wait until a reader is parked).
     private let reads = Atomic<Int>(0)
 
@@ -23,7 +23,7 @@ final class PostgresChangeSource: ChangeSource, Sendable {
         self.pool = pool
         self.readers = readers
         self.options = options
-        self.signal = ServerCommitSignal(latest: latest, pollInterval: options.pollInterval)
+        self.signal = CommitSignal(latest: latest, pollInterval: options.pollInterval)
     }
 
     var isClosed: Bool { signal.isClosed }

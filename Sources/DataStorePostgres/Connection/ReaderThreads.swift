@@ -16,6 +16,9 @@ final class ReaderThreads: Sendable {
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let count: Int
+    /// Released by each read's thread before it resumes its caller, acquired by the caller after:
+    /// a continuation resumed from a thread of our own is a hand-off ThreadSanitizer does not see.
+    private let handoffs = Atomic<Int>(0)
 
     /// Starts `count` threads (at least one).
     init(count: Int) {
@@ -33,10 +36,15 @@ final class ReaderThreads: Sendable {
     /// Runs `body` on a reader thread and returns what it returns.
     /// - Throws: what `body` throws; ``/DataStoreCore/DataStoreError`` `.closed` once the store is closed.
     func run<R>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Handoff<R>, any Error>) in
+        defer { _ = handoffs.load(ordering: .acquiring) }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Handoff<R>, any Error>) in
             let accepted = queue.withLock { queue -> Bool in
                 guard !queue.closed else { return false }
-                queue.jobs.append { continuation.resume(with: Result { Handoff(try body()) }) }
+                queue.jobs.append { [self] in
+                    let result = Result { Handoff(try body()) }
+                    handoffs.add(1, ordering: .releasing)
+                    continuation.resume(with: result)
+                }
                 return true
             }
             if accepted {

@@ -26,4 +26,16 @@ extension PostgresStore {
         }
         return ChangeFeed(source: changeSource, start: commit?.rawValue)
     }
+
+    /// Every commit from now on — by this store or another on the same database — in commit-id
+    /// order, with the ids it inserted, updated and removed. The stream ends when the store
+    /// closes, after the events of the commits made before.
+    ///
+    /// It reads the outbox (``changes(after:)``), starting at the feed's horizon now, so the writer
+    /// never waits for it and nothing buffers while it is not read; while a write transaction on
+    /// the server holds the horizon back, commits made just before may come too. A consumer so
+    /// slow that the commits it has not read yet are trimmed sees the stream end.
+    public func changes() -> AsyncStream<CommitEvent> {
+        ChangeFeed(source: changeSource, start: (try? changeSource.lastCommit()) ?? 0).stream
+    }
 }

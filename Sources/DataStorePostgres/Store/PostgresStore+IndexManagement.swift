@@ -40,9 +40,9 @@ extension PostgresStore {
     private func redeclare(
         _ name: String, idField: String, indexes: [IndexDefinition], mode: ReconciliationMode, chunk: Int
     ) async throws {
-        _ = try await writer.exclusive { connection in
+        _ = try await writer.exclusive { [ddl] connection in
             try SchemaCatalog.declare(
-                name, idField: idField, indexes: indexes, mode: mode, chunk: chunk, on: connection
+                name, idField: idField, indexes: indexes, mode: mode, chunk: chunk, ddl: ddl, on: connection
             ).tag
         }
     }

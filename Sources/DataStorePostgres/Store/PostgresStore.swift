@@ -22,23 +22,28 @@ public final class PostgresStore: Sendable {
         public var maxBatch: Int
         /// Attempts of a change set that meets a serialization failure or deadlock (40001, 40P01).
         public var maxAttempts: Int
-        /// The change feed: whether commits are recorded, for how long (`maxAge`; `maxBytes` is
-        /// not applied on PostgreSQL), and how often a waiting reader polls.
+        /// The change feed: whether commits are recorded, for how long (`maxAge`) and in how many
+        /// bytes of outbox rows (`maxBytes`), and how often a waiting reader polls.
         public var changeFeed: ChangeFeedOptions
         /// How the store learns of other stores' commits: `LISTEN/NOTIFY`, or polling.
         public var changeNotifications: ChangeNotifications
+        /// The engine behind the server, for the tables the store creates: `.yugabyteDB` declares
+        /// the key columns it scans by range `ASC`, so that YugabyteDB shards them by range.
+        public var engine: PostgresEngine
 
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
-        /// kept 7 days and woken by `LISTEN/NOTIFY`.
+        /// kept 7 days and at most 64 MiB, woken by `LISTEN/NOTIFY`, tables declared for PostgreSQL.
         public init(
             readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6,
-            changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen
+            changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen,
+            engine: PostgresEngine = .postgreSQL
         ) {
             self.readers = readers
             self.maxBatch = max(1, min(maxBatch, 64))
             self.maxAttempts = max(1, maxAttempts)
             self.changeFeed = changeFeed
             self.changeNotifications = changeNotifications
+            self.engine = engine
         }
     }
 
@@ -51,12 +56,15 @@ public final class PostgresStore: Sendable {
     /// The change feed's outbox, read by ``changes(after:)`` and observations.
     let changeSource: PostgresChangeSource
     let observations: ObservationCenter
+    /// How the store declares the tables and b-trees it creates.
+    let ddl: TableDDL
 
     private init(
         url: String, pool: ConnectionPool, readers: ReaderThreads, writer: PostgresWriter,
-        changeSource: PostgresChangeSource
+        changeSource: PostgresChangeSource, ddl: TableDDL
     ) {
         self.url = url
+        self.ddl = ddl
         self.pool = pool
         self.readers = readers
         self.writer = writer
@@ -71,6 +79,7 @@ public final class PostgresStore: Sendable {
         let pool = ConnectionPool(conninfo: url, maxIdle: options.readers)
         let readers = ReaderThreads(count: options.readers)
         let source = PostgresChangeSource(pool: pool, readers: readers, options: options.changeFeed, latest: 0)
+        let ddl = TableDDL(engine: options.engine)
         let connection: Connection
         do {
             // Connecting blocks: on a reader thread, not the caller's.
@@ -78,7 +87,7 @@ public final class PostgresStore: Sendable {
                 let connection: Connection
                 do throws(PostgresError) {
                     connection = try pool.connect()
-                    if feed { try Outbox.create(on: connection) }
+                    if feed { try Outbox.create(ddl: ddl, on: connection) }
                 } catch {
                     throw DataStoreError.postgres(error, "opening the store")
                 }
@@ -90,18 +99,22 @@ public final class PostgresStore: Sendable {
             throw error
         }
         if options.changeFeed.isEnabled {
-            source.signal.onFirstWait { [mode = options.changeNotifications] in source.watch(mode, conninfo: url) }
+            source.signal.onFirstWait { [weak source, mode = options.changeNotifications] _ in
+                source?.watch(mode, conninfo: url)
+            }
         }
         var limits = PostgresWriter.Limits()
         limits.maxBatch = options.maxBatch
         limits.maxAttempts = options.maxAttempts
         let feed =
             options.changeFeed.isEnabled
-            ? FeedSettings(notify: options.changeNotifications == .listen, maxAge: options.changeFeed.maxAge) : nil
+            ? FeedSettings(
+                notify: options.changeNotifications == .listen, maxAge: options.changeFeed.maxAge,
+                maxBytes: options.changeFeed.maxBytes) : nil
         let writer = PostgresWriter(connection: connection, limits: limits, feed: feed) { [signal = source.signal] in
             signal.committed(Int($0))
         }
-        return PostgresStore(url: url, pool: pool, readers: readers, writer: writer, changeSource: source)
+        return PostgresStore(url: url, pool: pool, readers: readers, writer: writer, changeSource: source, ddl: ddl)
     }
 
     /// Stops writing once what is queued has committed, ends change feeds and observations
@@ -138,10 +151,10 @@ public final class PostgresStore: Sendable {
         indexBuildChunk: Int = 1_000,
         undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws -> PostgresCollection<Object> {
-        let layout = try await writer.exclusive { connection in
+        let layout = try await writer.exclusive { [ddl] connection in
             try SchemaCatalog.declare(
                 name, idField: mapping.idField, indexes: indexes, mode: .declaration(undeclaredIndexes),
-                chunk: indexBuildChunk, on: connection)
+                chunk: indexBuildChunk, ddl: ddl, on: connection)
         }
         return PostgresCollection(store: self, layout: layout, mapping: mapping)
     }

@@ -5,20 +5,20 @@ extension SchemaCatalog {
     /// Opens `name` as declared: creates its table when new, and reconciles its stored indexes
     /// with `declared` by the LMDB store's rules (``IndexReconciliation``): a new index is built
     /// from the existing rows in chunks of `chunk`, a redefined one rebuilt, and one the
-    /// declaration leaves out kept unless `mode` says to drop it. One transaction, under the
-    /// schema lock.
+    /// declaration leaves out kept unless `mode` says to drop it; tables and b-trees are made as
+    /// `ddl` declares them. One transaction, under the schema lock.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` for a bad declaration or another id field,
     ///   `.uniqueViolation` when existing rows break a new unique index, `.invalidValue`.
     static func declare(
         _ name: String, idField: String, indexes declared: [IndexDefinition], mode: ReconciliationMode, chunk: Int,
-        on connection: Connection
+        ddl: TableDDL, on connection: Connection
     ) throws -> TableLayout {
         for definition in declared { try definition.validate(collection: name) }
         try connection.execute("BEGIN")
         do {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(lockKey)])
             try connection.execute(createMeta)
-            let layout = try load(name, on: connection) ?? create(name, idField: idField, on: connection)
+            let layout = try load(name, on: connection) ?? create(name, idField: idField, ddl: ddl, on: connection)
             guard layout.idField == idField else {
                 throw DataStoreError(
                     .schemaMismatch,
@@ -35,7 +35,7 @@ extension SchemaCatalog {
             for definition in plan.build {
                 let column = ((layout.indexes + indexes).map(\.column).max() ?? 0) + 1
                 let index = StoredIndex(definition: definition, column: column, declared: true)
-                try build(index, of: layout, chunk: chunk, on: connection)
+                try build(index, of: layout, chunk: chunk, ddl: ddl, on: connection)
                 indexes.append(index)
             }
             if !plan.changesNothing { try save(layout, indexes: indexes, on: connection) }
@@ -69,14 +69,12 @@ extension SchemaCatalog {
 
     /// Adds an index's columns (or side table), fills them from the rows in chunks, then makes
     /// its b-tree and, when unique, its unique index over the uncut values.
-    private static func build(_ index: StoredIndex, of layout: TableLayout, chunk: Int, on connection: Connection)
-        throws
-    {
+    private static func build(
+        _ index: StoredIndex, of layout: TableLayout, chunk: Int, ddl: TableDDL, on connection: Connection
+    ) throws {
         let side = layout.sideTable(index)
         if index.definition.multiValue {
-            try connection.execute(
-                "CREATE TABLE \(side) (key bytea NOT NULL PRIMARY KEY, id bytea NOT NULL, u bytea)")
-            try connection.execute("CREATE INDEX \(side)_id ON \(side) (id)")
+            for statement in ddl.sideTable(side) { try connection.execute(statement) }
         } else {
             try connection.execute(
                 "ALTER TABLE \(layout.table) ADD COLUMN \(index.keyColumn) bytea, ADD COLUMN \(index.uniqueColumn) bytea"
@@ -116,9 +114,7 @@ extension SchemaCatalog {
                 try connection.execute("CREATE UNIQUE INDEX \(layout.uniqueConstraint(index)) ON \(side) (sha256(u))")
             }
         } else {
-            // The key ends with the record key, so this b-tree orders entries as (key, id).
-            try connection.execute(
-                "CREATE INDEX \(layout.table)_k\(index.column) ON \(layout.table) (\(index.keyColumn))")
+            try connection.execute(ddl.keyIndex(index, of: layout))
             if index.definition.unique {
                 try connection.execute(
                     "CREATE UNIQUE INDEX \(layout.uniqueConstraint(index)) ON \(layout.table) "

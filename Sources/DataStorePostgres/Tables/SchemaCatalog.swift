@@ -42,19 +42,14 @@ enum SchemaCatalog {
             "UPDATE _meta SET indexes = $2 WHERE collection = $1", [.text(layout.name), .bytes(Array(encoded))])
     }
 
-    /// Creates the table of a new collection and records it.
-    static func create(_ name: String, idField: String, on connection: Connection) throws -> TableLayout {
+    /// Creates the table of a new collection, as `ddl` declares tables, and records it.
+    static func create(_ name: String, idField: String, ddl: TableDDL, on connection: Connection) throws
+        -> TableLayout
+    {
         let next = try connection.execute("SELECT (COALESCE(MAX(tag), 0) + 1)::int8 FROM _meta")
         let tag = Int(next.int(0, 0) ?? 1)
         let layout = TableLayout(name: name, idField: idField, tag: tag, indexes: [])
-        try connection.execute(
-            """
-            CREATE TABLE \(layout.table) (
-                id bytea NOT NULL CONSTRAINT \(layout.table)_pkey PRIMARY KEY,
-                record bytea NOT NULL,
-                doc jsonb,
-                version int8 NOT NULL)
-            """)
+        try connection.execute(ddl.collectionTable(layout))
         try connection.execute(
             "INSERT INTO _meta (collection, tag, id_field, indexes) VALUES ($1, $2, $3, $4)",
             [.text(name), .int(Int64(tag)), .text(idField), .bytes(Array("[]".utf8))])

@@ -6,10 +6,10 @@ import Foundation
 final class BatchCommitter: @unchecked Sendable {
     private let connection: Connection
     private let limits: PostgresWriter.Limits
-    private let feed: FeedSettings?
+    /// The change feed's statements of each batch (`nil`: the feed is off).
+    private var outbox: OutboxRecorder?
     /// Told each commit's identity once it is committed (the change feed's wake-up).
     private let committed: @Sendable (Int64) -> Void
-    private var lastTrim: ContinuousClock.Instant?
     /// The server reported that it is going away (57P01–57P03): libpq may still call the
     /// connection good until it next reads from it, so it is made again before the next batch.
     private var mustReconnect = false
@@ -20,7 +20,7 @@ final class BatchCommitter: @unchecked Sendable {
     ) {
         self.connection = connection
         self.limits = limits
-        self.feed = feed
+        self.outbox = feed.map(OutboxRecorder.init)
         self.committed = committed
     }
 
@@ -128,6 +128,7 @@ final class BatchCommitter: @unchecked Sendable {
         else {
             throw PostgresError(.connectionFailure, "the commit was not answered")
         }
+        outbox?.committed(result[1...])
         return commit
     }
 
@@ -137,18 +138,10 @@ final class BatchCommitter: @unchecked Sendable {
         var statements: [(sql: String, parameters: [SQLParameter])] = [
             ("SELECT pg_current_xact_id()::text::int8", [])
         ]
-        if let feed {
+        if outbox != nil {
             var changes = BatchChanges()
             for entry in entries where entry.failure == nil { changes.add(entry.statements, entry.outcomes) }
-            statements += Outbox.record(changes.collections, time: Date(), notify: feed.notify)
-            if let maxAge = feed.maxAge, let interval = feed.trimInterval,
-                lastTrim.map({ ContinuousClock.now - $0 >= interval }) ?? true
-            {
-                lastTrim = .now
-                let (seconds, attoseconds) = maxAge.components
-                let age = Double(seconds) + Double(attoseconds) / 1e18
-                statements.append(Outbox.trim(before: Date(timeIntervalSinceNow: -age)))
-            }
+            statements += outbox?.statements(for: changes.collections, time: Date()) ?? []
         }
         statements.append(("COMMIT", []))
         return statements
