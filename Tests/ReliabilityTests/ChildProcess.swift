@@ -51,7 +51,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Waits (polling, bounded) for a line starting with `prefix`, and returns it.
     @discardableResult
-    func waitForLine(startingWith prefix: String, timeout: Double = 30) async throws -> String? {
+    func waitForLine(startingWith prefix: String, timeout: Double = 120) async throws -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return line }
