@@ -97,8 +97,12 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// The one run behind every form of ``query(_:)``.
     private func objects(matching query: Query) throws -> [Object] {
-        let plan = self.plan(for: query)
-        return try read { transaction in
+        try objects(planned: plan(for: query))
+    }
+
+    /// The objects `plan` finds, over one snapshot.
+    func objects(planned plan: QueryPlan) throws -> [Object] {
+        try read { transaction in
             try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, _ in try decode(body, id: nil)
             }
         }
