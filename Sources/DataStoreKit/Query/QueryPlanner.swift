@@ -209,41 +209,38 @@ package enum QueryPlanner {
 
 /// The range of each field that has conditions (`Query.range(on:)`), computed once per plan.
 struct FieldRanges {
-    private var fields: [String] = []
-    private var ranges: [ValueRange?] = []
+    /// Each field with conditions, and its range: one array, one allocation per plan.
+    private var entries: [(field: String, range: ValueRange?)] = []
 
     /// One pass over the conditions, intersecting each field's ranges as ``/DataStoreCore/Query/range(on:)``
     /// does (a pass per field, and the list of fields, cost a third of planning a point query).
     init(_ query: Query) {
-        fields.reserveCapacity(query.conditions.count)
-        ranges.reserveCapacity(query.conditions.count)
+        entries.reserveCapacity(query.conditions.count)
         for condition in query.conditions {
             // Conditions are sorted by field, so a field's conditions are usually adjacent; a
             // query whose conditions were assigned in another order is still handled.
             let position: Int
-            if let last = fields.indices.last, fields[last] == condition.field {
+            if let last = entries.indices.last, entries[last].field == condition.field {
                 position = last
-            } else if let earlier = fields.firstIndex(of: condition.field) {
+            } else if let earlier = entries.firstIndex(where: { $0.field == condition.field }) {
                 position = earlier
             } else {
-                fields.append(condition.field)
-                ranges.append(nil)
-                position = fields.count - 1
+                entries.append((condition.field, nil))
+                position = entries.count - 1
             }
             guard let range = condition.range else { continue }
-            ranges[position] = ranges[position].map { $0.intersection(range) } ?? range
+            entries[position].range = entries[position].range.map { $0.intersection(range) } ?? range
         }
     }
 
     /// Whether some field whose conditions no value meets satisfies `predicate`.
     func hasEmptyField(where predicate: (String) -> Bool) -> Bool {
-        for (field, range) in zip(fields, ranges) where range?.isEmpty == true && predicate(field) { return true }
+        for entry in entries where entry.range?.isEmpty == true && predicate(entry.field) { return true }
         return false
     }
 
     /// The range of `field`, or `nil` when no `==` or range condition names it.
     subscript(field: String) -> ValueRange? {
-        guard let position = fields.firstIndex(of: field) else { return nil }
-        return ranges[position]
+        entries.first { $0.field == field }?.range
     }
 }

@@ -101,10 +101,11 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     }
 
     /// The objects `plan` finds, over one snapshot.
-    func objects(planned plan: QueryPlan) throws -> [Object] {
-        try read { transaction in
-            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, _ in try decode(body, id: nil)
-            }
+    func objects(planned plan: consuming QueryPlan) throws -> [Object] {
+        // Made outside the closure, which would otherwise copy the plan it captures.
+        let executor = QueryExecutor(storage: storage, plan: plan)
+        return try read { transaction in
+            try executor.run(in: transaction) { body, _ in try decode(body, id: nil) }
         }
     }
 
