@@ -229,7 +229,11 @@ struct FieldRanges {
                 position = entries.count - 1
             }
             guard let range = condition.range else { continue }
-            entries[position].range = entries[position].range.map { $0.intersection(range) } ?? range
+            if let earlier = entries[position].range {
+                entries[position].range = earlier.intersection(range)
+            } else {
+                entries[position].range = range
+            }
         }
     }
 
