@@ -81,7 +81,7 @@ public struct ValueRange: Sendable, Hashable, CustomStringConvertible {
         a.lower == b.lower && a.upper == b.upper && a.isEmpty == b.isEmpty
     }
 
-    /// Hashes the ends, as ``==`` compares them.
+    /// Hashes the ends, as `==` compares them.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(lower)
         hasher.combine(upper)

@@ -5,7 +5,7 @@ public import DataStoreCore
 ///
 /// Get one from ``StoreCollection/prepareQuery(params:options:)``. A run skips what the seed's
 /// dictionary costs on every call — parsing and sorting its keys, finding the plan chosen for the
-/// shape in the collection's table — and answers exactly as ``StoreCollection/query(params:options:)``
+/// shape in the collection's table — and answers exactly as `StoreCollection.query(params:options:)`
 /// answers the same dictionary with the values written in: the same plan, re-checked for these
 /// values, over a fresh snapshot. When the collection's indexes change, the next run plans afresh.
 ///
@@ -33,7 +33,7 @@ public struct PreparedQuery<Object>: Sendable {
         try objects(values)
     }
 
-    /// ``run(_:)`` without suspending: a synchronous read of one snapshot.
+    /// `run(_:)` without suspending: a synchronous read of one snapshot.
     ///
     /// - Throws: As the async form.
     public func run(_ values: [String: Value] = [:]) throws -> [Object] {
@@ -42,19 +42,19 @@ public struct PreparedQuery<Object>: Sendable {
 
     /// The query `values` make: what ``StoreCollection/query(_:)`` would run for them.
     ///
-    /// - Throws: As ``run(_:)`` for the values.
+    /// - Throws: As `run(_:)` for the values.
     public func query(_ values: [String: Value] = [:]) throws -> Query {
         try template.bind(values)
     }
 
     /// How the store would answer the query with `values` bound, without running it.
     ///
-    /// - Throws: As ``run(_:)`` for the values.
+    /// - Throws: As `run(_:)` for the values.
     public func explain(_ values: [String: Value] = [:]) throws -> QueryPlan {
         collection.storage.plan(try template.bind(values), pinned: choice)
     }
 
-    /// The one run behind both forms of ``run(_:)``.
+    /// The one run behind both forms of `run(_:)`.
     private func objects(_ values: [String: Value]) throws -> [Object] {
         try collection.objects(planned: collection.storage.plan(try template.bind(values), pinned: choice))
     }

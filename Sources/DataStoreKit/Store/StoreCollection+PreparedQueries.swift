@@ -16,7 +16,7 @@ extension StoreCollection {
     ///     `.value` or to a `.parameter` of the kind its runs bind.
     ///   - options: `limit`, `offset` and `sort`, fixed for every run.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery` naming the key, as
-    ///   ``query(params:options:)`` does, and for a parameter of a kind its operator cannot take
+    ///   `query(params:options:)` does, and for a parameter of a kind its operator cannot take
     ///   (`in` takes an array, `^=` a string, `exists` a bool, a range operator no array);
     ///   `.invalidOption` naming the option.
     public func prepareQuery(params: [String: QueryParameter], options: [String: Value]? = nil) throws
