@@ -63,7 +63,8 @@ struct Configuration: Sendable {
           --postgres-size N  messages in the PostgreSQL rows (default the size, at most 100 000)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
                              load, get, get-codable, range, range-codable, pair, pair-compound, empty (a
-                             compound query that matches nothing), scan, range-covering (the range
+                             compound query that matches nothing), pair-compound-prepared and
+                             empty-prepared (the same through a prepared query), scan, range-covering (the range
                              through a covering index), commit (64 tasks), events (the event log alone,
                              64 tasks, fresh store); events1, events4 (a fixed count of saves from
                              1 or 4 savers, relaxed durability: Benchmarks/instructions.sh), and the

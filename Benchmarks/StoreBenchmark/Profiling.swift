@@ -87,7 +87,9 @@ func profileLoop(seconds: Double, operations: Int? = nil, _ body: (Int) throws -
 
 extension BenchmarkRun {
     static let profileWorkloads = [
-        "load", "get", "get-codable", "range", "range-codable", "range-covering", "pair", "pair-compound", "empty",
+        "load", "get", "get-codable", "range", "range-codable", "range-covering", "pair", "pair-compound",
+        "pair-compound-prepared",
+        "empty", "empty-prepared",
         "scan", "commit", "events", "events1", "events4", "raw-events1", "raw-events4", "raw-single1"
     ]
 
@@ -111,7 +113,9 @@ extension BenchmarkRun {
                 + "in write transactions \(fixed(Double(metrics.commitNanoseconds) / 1e9, 2)) s over \(metrics.batches) batches, wall \(fixed(loadSeconds, 2)) s"
         )
         if workload == "load" { return }
-        if workload == "pair-compound" || workload == "empty" { try await store.buildPairIndex() }
+        if ["pair-compound", "pair-compound-prepared", "empty", "empty-prepared"].contains(workload) {
+            try await store.buildPairIndex()
+        }
         if workload == "range-covering" { try await store.coverCreated() }
         if workload == "commit" {
             let tasks = 64
@@ -150,10 +154,19 @@ extension BenchmarkRun {
                 let pair = pairs[index % pairs.count]
                 return fold(try store.messages(from: pair.from, to: pair.to), full: false).checksum
             }
+        case "pair-compound-prepared":
+            operations = try profiled(seconds: seconds, operations: configuration.profileOperations) { index in
+                let pair = pairs[index % pairs.count]
+                return fold(try store.preparedMessages(from: pair.from, to: pair.to), full: false).checksum
+            }
         case "empty":
             // The fixed cost of a query: a compound point query that matches nothing.
             operations = try profiled(seconds: seconds, operations: configuration.profileOperations) { index in
                 fold(try store.messages(from: "nobody-\(index & 7)", to: "nobody"), full: false).checksum
+            }
+        case "empty-prepared":
+            operations = try profiled(seconds: seconds, operations: configuration.profileOperations) { index in
+                fold(try store.preparedMessages(from: "nobody-\(index & 7)", to: "nobody"), full: false).checksum
             }
         case "scan":
             operations = try profiled(seconds: seconds, operations: configuration.profileOperations) { _ in

@@ -249,6 +249,13 @@ final class BenchmarkRun {
             store: { try store.messages(from: pairs[$0].from, to: pairs[$0].to, codable: $1) },
             raw: { try raw.messages(from: pairs[$0].from, to: pairs[$0].to, compound: compound) },
             sqlite: { try sqlite.messages(from: pairs[$0].from, to: pairs[$0].to) })
+        guard compound else { return }
+        try read(
+            "sender and recipient (\(suffix), prepared)", unit: "queries/s", inputs: min(pairs.count, 2_000),
+            perSample: 1_000, goal: nil,
+            store: { try store.preparedMessages(from: pairs[$0].from, to: pairs[$0].to, codable: $1) },
+            raw: { try raw.messages(from: pairs[$0].from, to: pairs[$0].to, compound: compound) },
+            sqlite: { try sqlite.messages(from: pairs[$0].from, to: pairs[$0].to) })
     }
 
     private func scan() throws {

@@ -9,9 +9,16 @@ final class DataStoreKitBackend: @unchecked Sendable {
     // workload driver calls while no operation is running; the objects themselves are Sendable.
     let path: String
     private(set) var store: DataStore!
-    private(set) var messages: StoreCollection<Message>!
+    private(set) var messages: StoreCollection<Message>! {
+        didSet { pairQuery = messages.map(Self.preparePair) }
+    }
     /// The same collection read through `Codable` (`.codable` mapping) instead of `RecordDecodable`.
-    private(set) var codableMessages: StoreCollection<Message>!
+    private(set) var codableMessages: StoreCollection<Message>! {
+        didSet { codablePairQuery = codableMessages.map(Self.preparePair) }
+    }
+    /// The sender-and-recipient query prepared on each collection, planned once per shape.
+    private var pairQuery: PreparedQuery<Message>?
+    private var codablePairQuery: PreparedQuery<Message>?
     private(set) var limits = WriterLimits()
     let mapSize: Int
     private var indexes: [IndexDefinition] = [
@@ -108,6 +115,17 @@ final class DataStoreKitBackend: @unchecked Sendable {
     func messages(from sender: String, to recipient: String, codable: Bool = false) throws -> [Message] {
         try reader(codable).query(
             Query(params: ["from_user_key": .string(sender), "to_user_key": .string(recipient)], options: nil))
+    }
+
+    /// ``messages(from:to:codable:)`` through a prepared query: values bound, no key parsed.
+    func preparedMessages(from sender: String, to recipient: String, codable: Bool = false) throws -> [Message] {
+        try (codable ? codablePairQuery : pairQuery)!.run(
+            ["from_user_key": .string(sender), "to_user_key": .string(recipient)])
+    }
+
+    private static func preparePair(_ collection: StoreCollection<Message>) -> PreparedQuery<Message> {
+        // The keys and kinds are constants that prepare: a failure is a bug in this file.
+        try! collection.prepareQuery(params: ["from_user_key": .parameter(.string), "to_user_key": .parameter(.string)])
     }
 
     func messages(ofType type: String, codable: Bool = false) throws -> [Message] {

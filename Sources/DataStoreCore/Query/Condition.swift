@@ -130,9 +130,11 @@ extension Condition {
     ///
     /// - Complexity: O(*n* log *n*) in the number of conditions.
     static func normalized(_ conditions: [Condition]) -> [Condition] {
+        // Parsed parameters usually arrive in order already (keys sorted by their bytes), each
+        // strictly after the one before and so not repeating it: kept as they are, not copied.
+        if zip(conditions, conditions.dropFirst()).allSatisfy({ precedes($0, $1) }) { return conditions }
         var result: [Condition] = []
         result.reserveCapacity(conditions.count)
-        // Parsed parameters usually arrive in order already (keys sorted by their bytes): no sort.
         let inOrder = zip(conditions, conditions.dropFirst()).allSatisfy { !precedes($1, $0) }
         for condition in inOrder ? conditions : conditions.sorted(by: precedes) {
             if let last = result.last, isIdentical(last, condition) { continue }

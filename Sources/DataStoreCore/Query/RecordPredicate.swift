@@ -57,7 +57,14 @@ package struct RecordPredicate: Sendable {
         }
         guard predicates.contains(where: { $0.isPath }) else {
             // A query's conditions are sorted by field already: most need no sort (and no copy).
-            let inOrder = zip(predicates, predicates.dropFirst()).allSatisfy { !byName($1, $0) }
+            // Compared through a buffer: pairs from `zip` would copy (retain) both predicates.
+            let inOrder = predicates.withUnsafeBufferPointer { buffer in
+                buffer.indices.dropFirst().allSatisfy { position in
+                    buffer[position - 1].name.withUnsafeBytes { x in
+                        buffer[position].name.withUnsafeBytes { y in UTF8Order.compare(x, y) <= 0 }
+                    }
+                }
+            }
             return inOrder ? predicates : predicates.sorted(by: byName)
         }
         return predicates.filter { !$0.isPath }.sorted(by: byName) + predicates.filter { $0.isPath }

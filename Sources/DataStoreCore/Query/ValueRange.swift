@@ -27,6 +27,9 @@ public struct ValueRange: Sendable, Hashable, CustomStringConvertible {
     /// Whether no value lies in the range: the conditions contradict each other
     /// (`ts == 1 and ts == 2`, `ts > 5 and ts < 3`, `ts >= 5 and ts < "x"`).
     public private(set) var isEmpty: Bool
+    /// Whether the range was made as one value's (``equal(to:)``), so ``equals`` need not compare
+    /// its ends; a range equal to one value but made otherwise still compares them.
+    private var isOneValue = false
 
     /// The range from `lower` to `upper` (`nil` for unbounded); empty when `lower` lies above
     /// `upper`, or they are equal and not both inclusive.
@@ -55,16 +58,34 @@ public struct ValueRange: Sendable, Hashable, CustomStringConvertible {
 
     /// The range holding exactly the values equal to `value`.
     public static func equal(to value: Value) -> ValueRange {
-        ValueRange(lower: Bound(value, isInclusive: true), upper: Bound(value, isInclusive: true))
+        // Not through init(lower:upper:): a value always equals itself in the total order (NaN too).
+        var range = ValueRange.all
+        range.lower = Bound(value, isInclusive: true)
+        range.upper = range.lower
+        range.isOneValue = true
+        return range
     }
 
     /// The single value (up to ``Value`` equality) the range holds, when its ends are one
     /// inclusive value: what an `==` condition gives. `nil` for a wider or an empty range.
     public var equals: Value? {
+        if isOneValue { return lower?.value }
         guard let lower, let upper, lower.isInclusive, upper.isInclusive,
             Value.compare(lower.value, upper.value) == 0
         else { return nil }
         return lower.value
+    }
+
+    /// Whether the two ranges hold the same values by the same ends (however they were made).
+    public static func == (a: ValueRange, b: ValueRange) -> Bool {
+        a.lower == b.lower && a.upper == b.upper && a.isEmpty == b.isEmpty
+    }
+
+    /// Hashes the ends, as `==` compares them.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(lower)
+        hasher.combine(upper)
+        hasher.combine(isEmpty)
     }
 
     /// Whether `value` lies in the range.

@@ -20,6 +20,8 @@ package struct IndexWindow {
 
     package init(scan: QueryPlan.IndexScan, budget: Int) {
         var prefix: [UInt8] = []
+        // Room for short components up front: growing the key byte by byte reallocates it.
+        prefix.reserveCapacity(scan.equalities.isEmpty ? 0 : min(KeyCodec.maxKeyBytes, 32 * scan.index.fields.count))
         for (field, value) in zip(scan.index.fields, scan.equalities) {
             StorageKeys.appendComponent(value, descending: field.descending, budget: budget, to: &prefix)
         }

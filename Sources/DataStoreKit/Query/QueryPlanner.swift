@@ -14,6 +14,20 @@ package enum QueryPlanner {
         collection: String,
         choices: (table: PlanCache, generation: Int)? = nil
     ) -> QueryPlan {
+        plan(
+            query, idField: idField, indexes: indexes, collection: collection,
+            memory: choices.map { .shared($0.table, generation: $0.generation) })
+    }
+
+    /// - Parameters:
+    ///   - memory: where to look up and keep the choice for this query's shape; `nil` plans afresh.
+    package static func plan<Index: DeclaredIndex>(
+        _ query: Query,
+        idField: String,
+        indexes: [Index],
+        collection: String,
+        memory: PlanMemory?
+    ) -> QueryPlan {
         var plan = QueryPlan(
             access: .fullScan, query: query, sortFromScan: false, limitPushedDown: false, collection: collection)
         // Contradictions only count on fields a single-value index covers: writes refuse arrays
@@ -36,7 +50,7 @@ package enum QueryPlanner {
         }
         // 2. The index that serves the most: the one chosen for this shape before, if it still
         //    scores the same with these values, or the best of all.
-        let best = bestIndex(for: query, indexes: indexes, ranges: ranges, choices: choices)
+        let best = bestIndex(for: query, indexes: indexes, ranges: ranges, memory: memory)
         // The records themselves are ordered by id: a range or a sort on the id field walks them.
         let idRange = ranges[idField]
         let sortByID = query.sort.count == 1 && query.sort[0].field == idField
@@ -57,10 +71,9 @@ package enum QueryPlanner {
     /// The best-scoring index for `query`, reusing the choice remembered for its shape while it still
     /// scores the same, and remembering a new choice otherwise; `nil` when no index serves it.
     private static func bestIndex<Index: DeclaredIndex>(
-        for query: Query, indexes: [Index], ranges: FieldRanges, choices: (table: PlanCache, generation: Int)?
+        for query: Query, indexes: [Index], ranges: FieldRanges, memory: PlanMemory?
     ) -> Candidate? {
-        let shape = choices.map { _ in PlanCache.Shape(query) }
-        if let choices, let shape, let choice = choices.table.choice(for: shape) {
+        if let choice = memory?.choice(for: query) {
             switch choice {
             case .records:
                 return nil
@@ -82,9 +95,9 @@ package enum QueryPlanner {
                 best = candidate
             }
         }
-        if let choices, let shape {
-            let choice = best.map { PlanCache.Choice.index(name: $0.scan.index.name, score: $0.score) } ?? .records
-            choices.table.remember(choice, for: shape, generation: choices.generation)
+        if let memory {
+            memory.remember(
+                best.map { PlanCache.Choice.index(name: $0.scan.index.name, score: $0.score) } ?? .records, for: query)
         }
         return best
     }
@@ -196,41 +209,42 @@ package enum QueryPlanner {
 
 /// The range of each field that has conditions (`Query.range(on:)`), computed once per plan.
 struct FieldRanges {
-    private var fields: [String] = []
-    private var ranges: [ValueRange?] = []
+    /// Each field with conditions, and its range: one array, one allocation per plan.
+    private var entries: [(field: String, range: ValueRange?)] = []
 
     /// One pass over the conditions, intersecting each field's ranges as ``/DataStoreCore/Query/range(on:)``
     /// does (a pass per field, and the list of fields, cost a third of planning a point query).
     init(_ query: Query) {
-        fields.reserveCapacity(query.conditions.count)
-        ranges.reserveCapacity(query.conditions.count)
+        entries.reserveCapacity(query.conditions.count)
         for condition in query.conditions {
             // Conditions are sorted by field, so a field's conditions are usually adjacent; a
             // query whose conditions were assigned in another order is still handled.
             let position: Int
-            if let last = fields.indices.last, fields[last] == condition.field {
+            if let last = entries.indices.last, entries[last].field == condition.field {
                 position = last
-            } else if let earlier = fields.firstIndex(of: condition.field) {
+            } else if let earlier = entries.firstIndex(where: { $0.field == condition.field }) {
                 position = earlier
             } else {
-                fields.append(condition.field)
-                ranges.append(nil)
-                position = fields.count - 1
+                entries.append((condition.field, nil))
+                position = entries.count - 1
             }
             guard let range = condition.range else { continue }
-            ranges[position] = ranges[position].map { $0.intersection(range) } ?? range
+            if let earlier = entries[position].range {
+                entries[position].range = earlier.intersection(range)
+            } else {
+                entries[position].range = range
+            }
         }
     }
 
     /// Whether some field whose conditions no value meets satisfies `predicate`.
     func hasEmptyField(where predicate: (String) -> Bool) -> Bool {
-        for (field, range) in zip(fields, ranges) where range?.isEmpty == true && predicate(field) { return true }
+        for entry in entries where entry.range?.isEmpty == true && predicate(entry.field) { return true }
         return false
     }
 
     /// The range of `field`, or `nil` when no `==` or range condition names it.
     subscript(field: String) -> ValueRange? {
-        guard let position = fields.firstIndex(of: field) else { return nil }
-        return ranges[position]
+        entries.first { $0.field == field }?.range
     }
 }

@@ -26,7 +26,11 @@ package struct ResultCollector {
         var position: Int
     }
 
-    private let plan: QueryPlan
+    /// The query's sort keys; a collector keeps only what it reads of the plan, since copying a
+    /// whole plan retains and releases every part of it.
+    private let sort: [SortKey]
+    /// Whether the scan order is the sort order (``QueryPlan/sortFromScan``).
+    private let sortFromScan: Bool
     private let idField: String
     private let collection: String
     private let offset: Int
@@ -42,14 +46,15 @@ package struct ResultCollector {
 
     /// A collector for `plan` over a collection whose documents' ids are in `idField`.
     package init(plan: QueryPlan, idField: String, collection: String) {
-        (self.plan, self.idField, self.collection) = (plan, idField, collection)
+        (self.idField, self.collection) = (idField, collection)
+        (sort, sortFromScan) = (plan.query.sort, plan.sortFromScan)
         // Negative values mean 0 (``/DataStoreCore/Query/limit``, ``/DataStoreCore/Query/offset``).
         let offset = max(0, plan.query.offset)
         let limit = plan.query.limit.map { max(0, $0) }
         (self.offset, self.limit) = (offset, limit)
         let stopEarly = plan.limitPushedDown ? limit.map { offset + $0 } : nil
         self.stopEarly = stopEarly
-        if case .indexScan(let scan) = plan.access, plan.sortFromScan {
+        if plan.sortFromScan, case .indexScan(let scan) = plan.access {
             sortBudget = StorageKeys.componentBudget(fieldCount: scan.index.fields.count)
         } else {
             sortBudget = nil
@@ -64,19 +69,19 @@ package struct ResultCollector {
 
     /// Whether to keep a record that matched every condition (`body`, the document's bytes).
     package mutating func admit(_ body: UnsafeRawBufferPointer) throws -> Admission {
-        let query = plan.query
-        guard !query.sort.isEmpty else {
+        let sort = self.sort
+        guard !sort.isEmpty else {
             if let stopEarly, taken >= stopEarly { return .stop }
             taken += 1
             // With the limit reached, stop without reading another record.
             return stopEarly.map { taken < $0 } ?? true ? .take : .takeAndStop
         }
-        let sortValues = try query.sort.map { try field($0.field, in: body) }
+        let sortValues = try sort.map { try field($0.field, in: body) }
         var group: [UInt8] = []
         if let sortBudget {
             // Entries sharing a cut component are in id order, not value order, whatever
             // follows it: a run of equal keys ends at the first cut component.
-            for (key, value) in zip(query.sort, sortValues) {
+            for (key, value) in zip(sort, sortValues) {
                 if StorageKeys.appendComponent(value, descending: !key.ascending, budget: sortBudget, to: &group) {
                     break
                 }
@@ -97,7 +102,7 @@ package struct ResultCollector {
     /// The results among `items` — one per match taken, in the order taken — sorted when the
     /// query has a sort, within the offset and the limit.
     package func results<Item>(_ items: [Item]) -> [Item] {
-        guard !plan.query.sort.isEmpty else {
+        guard !sort.isEmpty else {
             if offset == 0 && (limit ?? .max) >= items.count { return items }
             let kept = Self.window(items.count, offset: offset, limit: limit)
             return kept == items.indices ? items : Array(items[kept])
@@ -124,16 +129,16 @@ package struct ResultCollector {
     /// The rows of a sorted query in order: sorted in memory, or — when the scan gave the order —
     /// within runs of equal index keys only.
     private func sortedRows() -> [Row] {
-        let query = plan.query
+        let sort = self.sort
         var rows = rows
         let inOrder: (Row, Row) -> Bool = { a, b in
-            for (position, key) in query.sort.enumerated() {
+            for (position, key) in sort.enumerated() {
                 let order = Query.compareSortValues(a.sortValues[position], b.sortValues[position])
                 if order != 0 { return key.ascending ? order < 0 : order > 0 }
             }
             return Value.compare(a.id, b.id) < 0
         }
-        guard plan.sortFromScan else {
+        guard sortFromScan else {
             rows.sort(by: inOrder)
             return rows
         }

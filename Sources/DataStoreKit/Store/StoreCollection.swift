@@ -97,10 +97,15 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// The one run behind every form of ``query(_:)``.
     private func objects(matching query: Query) throws -> [Object] {
-        let plan = self.plan(for: query)
+        try objects(planned: plan(for: query))
+    }
+
+    /// The objects `plan` finds, over one snapshot.
+    func objects(planned plan: consuming QueryPlan) throws -> [Object] {
+        // Made outside the closure, which would otherwise copy the plan it captures.
+        let executor = QueryExecutor(storage: storage, plan: plan)
         return try read { transaction in
-            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, _ in try decode(body, id: nil)
-            }
+            try executor.run(in: transaction) { body, _ in try decode(body, id: nil) }
         }
     }
 

@@ -58,6 +58,14 @@ final class CollectionTable: Sendable {
             choices: (planCache, generation))
     }
 
+    /// The plan for a prepared query's `query`, reusing the choice `pinned` keeps for its shape.
+    func plan(_ query: Query, pinned: PinnedPlanChoice) -> QueryPlan {
+        let generation = planCache.generation
+        return QueryPlanner.plan(
+            query, idField: idField, indexes: readyIndexes, collection: name,
+            memory: .pinned(pinned, generation: generation))
+    }
+
     /// The record key of `id` in this collection.
     func idKey(_ id: Value) throws(DataStoreError) -> [UInt8] {
         try StorageKeys.idKey(id, collection: name)
