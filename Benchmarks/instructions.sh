@@ -7,6 +7,7 @@
 #
 #   Benchmarks/instructions.sh [SIZE] [OPERATIONS] [SAVES]   (defaults: 20000 documents, 2000 operations, 1000 saves)
 #   Benchmarks/instructions.sh 1000 0 1000                   (the write path alone: OPERATIONS 0 skips the reads)
+#   Benchmarks/instructions.sh 5000 200 0                    (the reads alone: SAVES 0 skips the write path)
 #   WORKLOADS="range range-covering" Benchmarks/instructions.sh   (only these reads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,7 @@ read -r -a workloads <<<"${WORKLOADS:-get get-codable range range-codable range-
 # counts one thread only: each of these runs twice on every thread, saving N and then 2N events of
 # one pool, and the difference is N saves' work with set-up, start-up and shut-down cancelled.
 save_workloads=(events1 events4 raw-events1 raw-events4 raw-single1)
+[ "$saves" -gt 0 ] || save_workloads=()
 out=.build/benchmark-report
 mkdir -p "$out"
 swift build -c release --product StoreBenchmark >&2
@@ -53,11 +55,13 @@ count_all() {
     awk '/^totals:/ { print $2 }' "$profile"
 }
 
-echo
-echo "| write path (relaxed durability) | instructions per save |"
-echo "|---|---:|"
+[ ${#save_workloads[@]} -eq 0 ] || {
+    echo
+    echo "| write path (relaxed durability) | instructions per save |"
+    echo "|---|---:|"
+}
 separator=""
-for workload in "${save_workloads[@]}"; do
+for workload in ${save_workloads[@]+"${save_workloads[@]}"}; do
     once=$(count_all "$workload" "$saves")
     twice=$(count_all "$workload" $(( 2 * saves )))
     per=$(( (twice - once) / saves ))
