@@ -6,9 +6,10 @@ extension DataStore {
     /// indexes.
     ///
     /// The declaration is reconciled with what the store holds: a newly declared index is built
-    /// from the existing records (in chunks of `indexBuildChunk` records, each its own commit)
-    /// before this returns, so no query sees it incomplete; an index whose definition changed is
-    /// rebuilt. A stored index the declaration leaves out is kept, maintained and reported in
+    /// from the existing records before this returns, so no query sees it incomplete (from one
+    /// snapshot, sorted in bounded memory and appended in key order, while writes go on; a unique
+    /// index in chunks of `indexBuildChunk` records, each its own commit); an index whose
+    /// definition changed is rebuilt. A stored index the declaration leaves out is kept, maintained and reported in
     /// ``StoreCollection/undeclaredIndexes`` unless `undeclaredIndexes` is ``UndeclaredIndexes/drop``.
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` for an invalid declaration, an id field that
@@ -218,8 +219,11 @@ extension DataStore {
         }
     }
 
-    /// Adds the entries of every record to `index`, `chunk` records per commit, then marks it ready.
+    /// Adds the entries of every record to `index`, then marks it ready: from one snapshot in key
+    /// order (``buildFromSnapshot(_:of:)``), or for a unique index `chunk` records per commit, each
+    /// record checked against the entries before it.
     private func buildIndex(_ index: IndexTable, of storage: CollectionTable, chunk: Int) async throws {
+        if !index.definition.unique { return try await buildFromSnapshot(index, of: storage) }
         var after: [UInt8]? = nil
         while true {
             let resume = after

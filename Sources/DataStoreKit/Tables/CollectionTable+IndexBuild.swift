@@ -39,6 +39,53 @@ extension CollectionTable {
         return last
     }
 
+    /// Adds the entries every record in `transaction`'s snapshot has in `index` to `sorter`, with
+    /// their values (the record itself for a covering index).
+    /// - Complexity: O(n) records, each read once.
+    func extractEntries(
+        of index: IndexTable, in transaction: borrowing ReadTransaction, into sorter: IndexEntrySorter
+    ) throws {
+        let fromBytes = Self.readsFieldsFromBytes(index.definition)
+        let covering = index.definition.coversDocument
+        try transaction.walk(records) { key, record in
+            let entries = try buildEntries(of: record, idKey: Array(key), in: index, fromBytes: fromBytes)
+            for entry in entries {
+                try sorter.add(key: entry.key, value: covering ? record : UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+            return true
+        }
+    }
+
+    /// Appends the entries `range` of `run` (in key order, all after every key `index` holds) to
+    /// `index`. LMDB then fills each page in turn instead of splitting pages; a key equal to the
+    /// last one (two values of a record cut to the same key) is put once.
+    /// - Complexity: O(1) amortised per entry.
+    func appendEntries(
+        _ run: EntryRun, _ range: Range<Int>, to index: IndexTable, in transaction: inout WriteTransaction
+    ) throws {
+        var previous: UnsafeRawBufferPointer?
+        try run.forEach(in: range) { key, value in
+            if let previous, previous.elementsEqual(key) { return }
+            previous = key
+            do {
+                try transaction.put(value, forKey: key, in: index.database, options: .append)
+            } catch let error as LMDBError where error.code == .keyExists {
+                guard try lastKey(of: index, in: transaction).map({ $0.elementsEqual(key) }) == true else {
+                    throw DataStoreError(
+                        .storage, "building index \(index.name) on \(name): an entry came out of key order",
+                        underlying: error)
+                }
+            }
+        }
+    }
+
+    /// The last key `index` holds, or `nil` when it is empty.
+    private func lastKey(of index: IndexTable, in transaction: borrowing WriteTransaction) throws -> [UInt8]? {
+        try transaction.withCursor(on: index.database) { cursor in
+            try cursor.withMove(.last) { key, _ in Array(key) }
+        }
+    }
+
     /// ``indexChunk(_:after:limit:in:)`` for a unique index: each record's entries are checked
     /// against those already stored, then put.
     private func uniqueIndexChunk(
@@ -66,7 +113,7 @@ extension CollectionTable {
     /// The entries of the stored `record` in `index`: read from its bytes when `fromBytes` and
     /// every field was found there, else from its decoded document (which also finds a field
     /// whose name is spelled in another, canonically equivalent, form).
-    private func buildEntries(
+    func buildEntries(
         of record: UnsafeRawBufferPointer, idKey: [UInt8], in index: IndexTable, fromBytes: Bool
     ) throws -> [IndexEntry] {
         if fromBytes {
@@ -78,7 +125,7 @@ extension CollectionTable {
 
     /// Whether a build may read `definition`'s fields from record bytes: each is a top-level
     /// name in plain ASCII, which a record spells one way only.
-    private static func readsFieldsFromBytes(_ definition: IndexDefinition) -> Bool {
+    static func readsFieldsFromBytes(_ definition: IndexDefinition) -> Bool {
         definition.fields.allSatisfy { field in
             field.name.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "\\") }
         }
@@ -101,9 +148,7 @@ extension CollectionTable {
         _ key: [UInt8]?, of index: IndexTable, in transaction: borrowing WriteTransaction
     ) throws -> Bool {
         guard let key else { return false }
-        let last = try transaction.withCursor(on: index.database) { cursor in
-            try cursor.withMove(.last) { key, _ in Array(key) }
-        }
+        let last = try lastKey(of: index, in: transaction)
         return last.map { $0.lexicographicallyPrecedes(key) } ?? true
     }
 }
