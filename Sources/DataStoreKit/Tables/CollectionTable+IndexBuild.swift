@@ -57,26 +57,34 @@ extension CollectionTable {
     }
 
     /// Appends the entries `range` of `run` (in key order, all after every key `index` holds) to
-    /// `index`. LMDB then fills each page in turn instead of splitting pages; a key equal to the
-    /// last one (two values of a record cut to the same key) is put once.
+    /// `index`, through one cursor: LMDB then fills each page in turn instead of splitting pages,
+    /// and finds the last page once. A key equal to the one before (two values of a record cut
+    /// to the same key) is put once.
     /// - Complexity: O(1) amortised per entry.
     func appendEntries(
         _ run: EntryRun, _ range: Range<Int>, to index: IndexTable, in transaction: inout WriteTransaction
     ) throws {
-        var previous: UnsafeRawBufferPointer?
-        try run.forEach(in: range) { key, value in
-            if let previous, previous.elementsEqual(key) { return }
-            previous = key
-            do {
-                try transaction.put(value, forKey: key, in: index.database, options: .append)
-            } catch let error as LMDBError where error.code == .keyExists {
-                guard try lastKey(of: index, in: transaction).map({ $0.elementsEqual(key) }) == true else {
-                    throw DataStoreError(
-                        .storage, "building index \(index.name) on \(name): an entry came out of key order",
-                        underlying: error)
+        let last = try lastKey(of: index, in: transaction)
+        do {
+            try transaction.withCursor(on: index.database) { cursor in
+                var previous: UnsafeRawBufferPointer?
+                try run.forEach(in: range) { key, value in
+                    if let previous, Self.sameBytes(previous, key) { return }
+                    let first = previous == nil
+                    previous = key
+                    if first, let last, last.withUnsafeBytes({ Self.sameBytes($0, key) }) { return }
+                    try cursor.put(value, forKey: key, options: .append)
                 }
             }
+        } catch let error as LMDBError where error.code == .keyExists {
+            throw DataStoreError(
+                .storage, "building index \(index.name) on \(name): an entry came out of key order", underlying: error)
         }
+    }
+
+    /// Whether `a` and `b` hold the same bytes.
+    private static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
     /// The last key `index` holds, or `nil` when it is empty.
