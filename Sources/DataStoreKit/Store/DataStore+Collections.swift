@@ -127,12 +127,16 @@ extension DataStore {
                 try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
             }
         }
-        // 2. Register the new indexes as building: from here on every write maintains them.
+        // 2. Register the new indexes as building: from here on every write maintains a unique one
+        // and notes itself in the build log of any other (see `buildFromSnapshot`).
         var added: [IndexTable] = []
         for definition in plan.build {
             let database = try openStoreDatabase(
                 named: StoreSchema.indexDatabaseName(name, definition.name), options: .create)
-            added.append(IndexTable(definition: definition, database: database, state: .building))
+            added.append(
+                IndexTable(
+                    definition: definition, database: database, state: .building,
+                    buildLog: definition.unique ? nil : IndexBuildLog()))
         }
         // A new collection is recorded in `_meta` even without indexes, so tools see it.
         guard !added.isEmpty || !plan.declaredChanges.isEmpty || (!recorded && plan.drop.isEmpty) else { return }

@@ -71,15 +71,7 @@ extension DataStore {
     /// index ready, so no write made meanwhile is lost.
     func buildFromSnapshot(_ index: IndexTable, of storage: CollectionTable) async throws {
         let settings = indexBuildSettings.withLock { $0 }
-        let log = IndexBuildLog()
-        // A build cut short left some entries: this one starts from an empty index.
-        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
-            transaction in
-            try transaction.empty(index.database)
-            storage.replaceIndexes { list in
-                for position in list.indices where list[position].name == index.name { list[position].buildLog = log }
-            }
-        }
+        let log = try await startBuildLog(of: index, in: storage)
         try await settings.pause?(.logStarted)
         let sorter = IndexEntrySorter(memoryBound: settings.memoryBound, directory: path)
         try environment.read { transaction in
@@ -87,16 +79,24 @@ extension DataStore {
             try storage.extractEntries(of: index, in: transaction, into: sorter)
         }
         try await settings.pause?(.extracted(runs: sorter.spilledRuns, largestRunBytes: sorter.largestRunBytes))
+        // The last batch goes in the commit that marks the index ready: a small build costs one commit.
+        var held: (run: EntryRun, range: Range<Int>)?
         var batches = 0
         try await sorter.drain(batchBytes: settings.batchBytes) { run, range in
-            _ = try await writer.submit(estimatedBytes: settings.batchBytes) { transaction in
-                try storage.appendEntries(run, range, to: index, in: &transaction)
+            if let (heldRun, heldRange) = held {
+                _ = try await writer.submit(estimatedBytes: settings.batchBytes) { transaction in
+                    try storage.appendEntries(heldRun, heldRange, to: index, in: &transaction)
+                }
+                try await settings.pause?(.appended(batches))
+                batches += 1
             }
-            try await settings.pause?(.appended(batches))
-            batches += 1
+            held = (run, range)
         }
-        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
-            [meta] transaction in
+        let last = held
+        _ = try await writer.submit(
+            estimatedBytes: settings.batchBytes, exclusive: true, rollBack: indexRestorer(for: storage)
+        ) { [meta] transaction in
+            if let last { try storage.appendEntries(last.run, last.range, to: index, in: &transaction) }
             try storage.applyBuildLog(log, to: index, in: &transaction)
             storage.replaceIndexes { list in
                 for position in list.indices where list[position].name == index.name {
@@ -106,5 +106,20 @@ extension DataStore {
             }
             try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
         }
+    }
+
+    /// The log of `index`'s build: the one it was registered with, or one started now in a commit
+    /// that also empties the index (a build cut short left some entries).
+    private func startBuildLog(of index: IndexTable, in storage: CollectionTable) async throws -> IndexBuildLog {
+        if let log = index.buildLog { return log }
+        let log = IndexBuildLog()
+        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
+            transaction in
+            try transaction.empty(index.database)
+            storage.replaceIndexes { list in
+                for position in list.indices where list[position].name == index.name { list[position].buildLog = log }
+            }
+        }
+        return log
     }
 }
