@@ -46,11 +46,23 @@ extension CollectionTable {
         of index: IndexTable, in transaction: borrowing ReadTransaction, into sorter: IndexEntrySorter
     ) throws {
         let fromBytes = Self.readsFieldsFromBytes(index.definition)
-        let covering = index.definition.coversDocument
+        let definition = index.definition
+        let noValue = UnsafeRawBufferPointer(start: nil, count: 0)
+        // One key buffer for every record of a single-value index read from bytes.
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(KeyCodec.maxKeyBytes)
         try transaction.walk(records) { key, record in
-            let entries = try buildEntries(of: record, idKey: Array(key), in: index, fromBytes: fromBytes)
-            for entry in entries {
-                try sorter.add(key: entry.key, value: covering ? record : UnsafeRawBufferPointer(start: nil, count: 0))
+            let value = definition.coversDocument ? record : noValue
+            if fromBytes && !definition.multiValue {
+                scratch.removeAll(keepingCapacity: true)
+                let body = RecordVersion.body(record)
+                if try definition.appendKey(forRecord: body, idKey: key, collection: name, to: &scratch) {
+                    try sorter.add(key: scratch, value: value)
+                    return true
+                }
+            }
+            for entry in try buildEntries(of: record, idKey: Array(key), in: index, fromBytes: fromBytes) {
+                try sorter.add(key: entry.key, value: value)
             }
             return true
         }
