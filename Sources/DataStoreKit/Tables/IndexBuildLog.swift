@@ -49,7 +49,15 @@ final class IndexBuildLog: Sendable {
     /// Records the last commit the build's snapshot sees: writes committed up to it are in the
     /// snapshot, later ones are not.
     func snapshotTaken(at commit: Int) {
-        state.withLock { $0.snapshot = commit }
+        state.withLock { state in
+            state.snapshot = commit
+            // Notes of writes the snapshot holds are not needed (they gather while other indexes of
+            // the same declaration are built).
+            state.notes = state.notes.compactMapValues { notes in
+                let later = notes.filter { $0.transaction > commit }
+                return later.isEmpty ? nil : later
+            }
+        }
     }
 
     /// Every record written after the snapshot, with its entry keys as the snapshot had them
@@ -63,7 +71,4 @@ final class IndexBuildLog: Sendable {
             }
         }
     }
-
-    /// How many records were noted.
-    var count: Int { state.withLock { $0.notes.count } }
 }
