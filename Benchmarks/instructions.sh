@@ -9,6 +9,11 @@
 #   Benchmarks/instructions.sh 1000 0 1000                   (the write path alone: OPERATIONS 0 skips the reads)
 #   Benchmarks/instructions.sh 5000 200 0                    (the reads alone: SAVES 0 skips the write path)
 #   WORKLOADS="range range-covering" Benchmarks/instructions.sh   (only these reads)
+#   BUILD_SIZE=0 Benchmarks/instructions.sh                        (skip the index build's count)
+#
+# The index build is counted per document over every thread (the writer commits what the caller
+# sorts): a run that builds the compound index twice (dropping it between) minus one that builds it
+# once, over BUILD_SIZE documents (default 20000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-20000}
@@ -69,4 +74,24 @@ for workload in ${save_workloads[@]+"${save_workloads[@]}"}; do
     json+="$separator\"$workload\": $per"
     separator=", "
 done
-echo "$json}}" >"$out/instructions.json"
+json+="}"
+
+build_size=${BUILD_SIZE:-20000}
+if [ "$build_size" -gt 0 ]; then
+    count_builds() {
+        local profile="$out/callgrind.build.$1.out"
+        valgrind --tool=callgrind --separate-threads=no --callgrind-out-file="$profile" \
+            "$binary" --size "$build_size" --profile build --profile-operations "$1" \
+            >/dev/null 2>"$out/callgrind.build.$1.log"
+        awk '/^totals:/ { print $2 }' "$profile"
+    }
+    once=$(count_builds 1)
+    twice=$(count_builds 2)
+    per=$(( (twice - once) / build_size ))
+    echo
+    echo "| index build ($build_size documents, all threads) | instructions per document |"
+    echo "|---|---:|"
+    echo "| build | $per |"
+    json+=", \"buildSize\": $build_size, \"instructionsPerBuiltDocument\": $per"
+fi
+echo "$json}" >"$out/instructions.json"

@@ -2,7 +2,9 @@
 import Foundation
 
 struct Configuration: Sendable {
-    static let workloads = ["get", "range", "covering", "pair", "scan", "updates", "commit", "events", "observers"]
+    static let workloads = [
+        "get", "range", "covering", "pair", "scan", "build", "updates", "commit", "events", "observers"
+    ]
 
     var size = 100_000
     var sizeName = "quick"
@@ -49,8 +51,8 @@ struct Configuration: Sendable {
                               [--json-file PATH] [--no-postgres] [--postgres-size N]
 
           --size             quick = 100 000 messages (make run), full = 1 000 000 (make bench), or a count
-          --only             run only these workloads after the bulk load (which always runs):
-                             \(workloads.joined(separator: ", "))
+          --only             run only these workloads after the bulk load (which always runs, as does the
+                             compound index build, "build"): \(workloads.joined(separator: ", "))
           --durable-commits  the most saves per group-commit configuration (default 16 384)
           --durable-seconds  the longest a group-commit configuration runs (default 2 s quick, 3 s full)
           --tasks            concurrent savers for the group-commit workload (default 1,4,16,64)
@@ -69,7 +71,8 @@ struct Configuration: Sendable {
                              64 tasks, fresh store); events1, events4 (a fixed count of saves from
                              1 or 4 savers, relaxed durability: Benchmarks/instructions.sh), and the
                              same through raw LMDB: raw-events1, raw-events4 (the coalescer),
-                             raw-single1 (one transaction per save)
+                             raw-single1 (one transaction per save); build (the compound index built
+                             --profile-operations times over the loaded data, dropped between builds)
           --profile-seconds  how long the --profile loop runs (default 20)
           --profile-operations N  run the --profile loop exactly N times (for instruction counts)
           --profile-pool N   events a save profile generates first, whatever it saves (default the count)

@@ -88,9 +88,8 @@ func profileLoop(seconds: Double, operations: Int? = nil, _ body: (Int) throws -
 extension BenchmarkRun {
     static let profileWorkloads = [
         "load", "get", "get-codable", "range", "range-codable", "range-covering", "pair", "pair-compound",
-        "pair-compound-prepared",
-        "empty", "empty-prepared",
-        "scan", "commit", "events", "events1", "events4", "raw-events1", "raw-events4", "raw-single1"
+        "pair-compound-prepared", "empty", "empty-prepared", "scan", "build", "commit", "events", "events1", "events4",
+        "raw-events1", "raw-events4", "raw-single1",
     ]
 
     /// Loads DataStoreKit alone, then loops over one of its workloads.
@@ -113,6 +112,7 @@ extension BenchmarkRun {
                 + "in write transactions \(fixed(Double(metrics.commitNanoseconds) / 1e9, 2)) s over \(metrics.batches) batches, wall \(fixed(loadSeconds, 2)) s"
         )
         if workload == "load" { return }
+        if workload == "build" { return try await profileBuilds() }
         if ["pair-compound", "pair-compound-prepared", "empty", "empty-prepared"].contains(workload) {
             try await store.buildPairIndex()
         }

@@ -172,6 +172,28 @@ public struct Cursor: ~Copyable {
         return count
     }
 
+    /// Stores `value` under `key` and leaves the cursor there. Only in a write transaction.
+    ///
+    /// With `.append`, a run of puts through one cursor finds the last page once rather than
+    /// searching the tree for each key, as separate puts do (the bulk-loading path lmdb.h
+    /// describes for `MDB_APPEND`: "This option allows fast bulk loading when keys are already
+    /// known to be in the correct order").
+    ///
+    /// The corresponding C function is `mdb_cursor_put`.
+    /// - Throws: ``LMDBError`` `.keyExists` with `.append` when `key` does not sort after every
+    ///   key present (or with `.noOverwrite` when it is present); `.badValueSize` for an empty or
+    ///   over-long key; `.mapFull`, `.transactionFull`.
+    public func put(
+        _ value: UnsafeRawBufferPointer, forKey key: UnsafeRawBufferPointer, options: PutOptions = []
+    ) throws(LMDBError) {
+        try validateKey(key.count, database, maxKeySize: maxKeySize)
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var dataValue = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try check(
+            mdb_cursor_put(pointer, &keyValue, &dataValue, options.rawValue),
+            "putting a key of \(key.count) bytes into \(database.name ?? "(main)")")
+    }
+
     /// Deletes the entry at the cursor (or, with `allDuplicates`, every value of its key).
     /// Only in a write transaction.
     ///

@@ -3,6 +3,7 @@
 import DataStoreCore
 import Foundation
 import ModelConformance
+import Synchronization
 import Testing
 @testable import DataStoreKit
 @testable import LMDB
@@ -140,4 +141,115 @@ struct IndexBuildTests {
         #expect(plain.storage.indexes.isEmpty)
         try expectConsistent(temporary.store)
     }
+
+    @Test("a build whose sort spills many runs and appends in many commits equals one kept up by writes")
+    func spilledBuildEqualsMaintained() async throws {
+        let fast = DataStore.Options(durability: .none)
+        let (built, maintained) = (try TemporaryStore(options: fast), try TemporaryStore(options: fast))
+        defer {
+            built.remove()
+            maintained.remove()
+        }
+        let documents = Self.documents(300)
+        let declared = try await Self.collection(maintained.store, indexes: Self.definitions)
+        _ = try await declared.add(contentsOf: documents)
+        let plain = try await Self.collection(built.store, indexes: [])
+        _ = try await plain.add(contentsOf: documents)
+
+        let runs = Mutex<[(runs: Int, largest: Int)]>([])
+        let bound = 4_096
+        built.store.indexBuildSettings.withLock { settings in
+            settings.memoryBound = bound
+            settings.batchBytes = 2_048
+            settings.pause = { stage in
+                if case .extracted(let spilled, let largest) = stage { runs.withLock { $0.append((spilled, largest)) } }
+            }
+        }
+        let later = try await Self.collection(built.store, indexes: Self.definitions)
+        let expected = try Self.entries(maintained.store, declared)
+        let found = try Self.entries(built.store, later)
+        for name in expected.keys.sorted() { #expect(found[name] == expected[name], "index \(name)") }
+        try expectConsistent(built.store)
+        // Every build but the unique one sorts; a run holds at most the bound and one record's entries.
+        let seen = runs.withLock { $0 }
+        #expect(seen.count == Self.definitions.count - 1)
+        #expect(seen.allSatisfy { $0.runs > 1 })
+        let largestRecord = documents.map { RecordCodecSize.of($0) }.max() ?? 0
+        #expect(seen.allSatisfy { $0.largest < bound + 2 * largestRecord + 1_024 })
+    }
+
+    @Test("writes made while an index is built from a snapshot are all in it when it is ready")
+    func concurrentWritesDuringBuild() async throws {
+        let fast = DataStore.Options(durability: .none)
+        let (built, reference) = (try TemporaryStore(options: fast), try TemporaryStore(options: fast))
+        defer {
+            built.remove()
+            reference.remove()
+        }
+        let documents = Self.documents(120)
+        let plain = try await Self.collection(built.store, indexes: [])
+        _ = try await plain.add(contentsOf: documents)
+        let round = Atomic<Int>(0)
+        built.store.indexBuildSettings.withLock { settings in
+            settings.batchBytes = 1_024
+            settings.pause = { _ in try await Self.writeRound(round.add(1, ordering: .relaxed).oldValue, to: plain) }
+        }
+        let later = try await Self.collection(built.store, indexes: Self.definitions)
+        #expect(later.storage.indexes.allSatisfy { $0.state == .ready && $0.buildLog == nil })
+        #expect(round.load(ordering: .relaxed) > Self.definitions.count * 3)
+        try expectConsistent(built.store)
+
+        // The same documents written with the indexes declared first give the very same entries.
+        let final = try await later.query(params: nil, options: nil)
+        let declared = try await Self.collection(reference.store, indexes: Self.definitions)
+        _ = try await declared.add(contentsOf: final)
+        let expected = try Self.entries(reference.store, declared)
+        let found = try Self.entries(built.store, later)
+        for name in expected.keys.sorted() { #expect(found[name] == expected[name], "index \(name)") }
+        // And a write after the build is maintained as any other.
+        _ = try await later.put(id: "d000", object: ["id": "d000", "a": 99, "b": "after", "copy": "after"])
+        try expectConsistent(built.store)
+    }
+
+    /// One round of writes during a build: a record moved in every index, one removed, one
+    /// added, one removed and added again, one written twice.
+    static func writeRound(_ round: Int, to collection: StoreCollection<Document>) async throws {
+        var rng = SeededGenerator(seed: UInt64(1_000 + round))
+        let moved = String(format: "d%03d", (round * 7) % 120)
+        var document = DifferentialTests.randomDocument((round * 7) % 120, &rng)
+        document["copy"] = .string("moved-\(round)")
+        _ = try await collection.put(id: .string(moved), object: document)
+        _ = try? await collection.remove(id: .string(String(format: "d%03d", (round * 11 + 3) % 120)))
+        var added = DifferentialTests.randomDocument(500 + round, &rng)
+        added["copy"] = .string("added-\(round)")
+        _ = try await collection.add(object: added)
+        let again = String(format: "d%03d", (round * 13 + 5) % 120)
+        if let old = try? await collection.remove(id: .string(again)) {
+            var back = old
+            back["a"] = .int(Int64(round))
+            _ = try await collection.add(object: back)
+        }
+        for pass in 0..<2 {
+            _ = try? await collection.update(id: .string(moved), set: ["b": .int(Int64(round * 10 + pass))], unset: [])
+        }
+    }
+
+    @Test("a build that a stored record breaks leaves no index, and writes go on")
+    func failedSnapshotBuildLeavesNothing() async throws {
+        let temporary = try TemporaryStore(options: DataStore.Options(durability: .none))
+        defer { temporary.remove() }
+        let plain = try await Self.collection(temporary.store, indexes: [])
+        _ = try await plain.add(contentsOf: [["id": "x", "a": 1], ["id": "y", "a": [1, 2]], ["id": "z", "a": 3]])
+        await #expect(throws: DataStoreError.self) {
+            _ = try await Self.collection(temporary.store, indexes: [IndexDefinition("a")])
+        }
+        #expect(plain.storage.indexes.isEmpty)
+        _ = try await plain.put(id: "w", object: ["id": "w", "a": 4])
+        try expectConsistent(temporary.store)
+    }
+}
+
+/// The encoded size of a document's record, for bounding what one record adds to a sorted run.
+enum RecordCodecSize {
+    static func of(_ document: Document) -> Int { (try? RecordCodec.encode(document).count) ?? 0 }
 }

@@ -33,6 +33,32 @@ struct CursorTests {
         }
     }
 
+    @Test("a cursor appends keys in order, refuses one out of order, and puts anywhere without append")
+    func cursorAppend() throws {
+        try withTemporaryDirectory { path in
+            let env = try Environment.open(path: path)
+            let db = try env.openDatabase(named: "appended", options: .create)
+            try env.write { txn throws in
+                try txn.withCursor(on: db) { cursor throws in
+                    for i in 0..<2_000 {
+                        let key: [UInt8] = [UInt8(i >> 8), UInt8(i & 0xFF)]
+                        try key.withUnsafeBytes { key in try cursor.put(key, forKey: key, options: .append) }
+                    }
+                    let error = #expect(throws: LMDBError.self) {
+                        try [UInt8]([0, 5]).withUnsafeBytes { try cursor.put($0, forKey: $0, options: .append) }
+                    }
+                    #expect(error?.code == .keyExists)
+                    try [UInt8]([0, 5, 1]).withUnsafeBytes { try cursor.put($0, forKey: $0) }
+                }
+            }
+            try env.read { txn throws in
+                #expect(try txn.count(of: db) == 2_001)
+                #expect(try txn.value(forKey: [7, 0xCF], in: db) == [7, 0xCF])
+                #expect(try txn.value(forKey: [0, 5, 1], in: db) == [0, 5, 1])
+            }
+        }
+    }
+
     @Test("duplicate-sorted navigation moves within and across keys")
     func duplicates() throws {
         try withTemporaryDirectory { path in

@@ -99,6 +99,12 @@ final class DataStoreKitBackend: @unchecked Sendable {
         codableMessages = try await store.collection("messages", mapping: .codable(idField: "id"), indexes: indexes)
     }
 
+    /// Drops the compound index again (for profiling repeated builds).
+    func dropPairIndex() async throws {
+        indexes.removeAll { $0.name == Self.pairIndex.name }
+        try await store.dropIndex(named: Self.pairIndex.name, from: "messages")
+    }
+
     // MARK: Reading
 
     /// The collection reads go through: `Codable` decoding, or `RecordDecodable`.

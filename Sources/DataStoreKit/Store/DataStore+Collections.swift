@@ -6,9 +6,10 @@ extension DataStore {
     /// indexes.
     ///
     /// The declaration is reconciled with what the store holds: a newly declared index is built
-    /// from the existing records (in chunks of `indexBuildChunk` records, each its own commit)
-    /// before this returns, so no query sees it incomplete; an index whose definition changed is
-    /// rebuilt. A stored index the declaration leaves out is kept, maintained and reported in
+    /// from the existing records before this returns, so no query sees it incomplete (from one
+    /// snapshot, sorted in bounded memory and appended in key order, while writes go on; a unique
+    /// index in chunks of `indexBuildChunk` records, each its own commit); an index whose
+    /// definition changed is rebuilt. A stored index the declaration leaves out is kept, maintained and reported in
     /// ``StoreCollection/undeclaredIndexes`` unless `undeclaredIndexes` is ``UndeclaredIndexes/drop``.
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` for an invalid declaration, an id field that
@@ -126,12 +127,16 @@ extension DataStore {
                 try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
             }
         }
-        // 2. Register the new indexes as building: from here on every write maintains them.
+        // 2. Register the new indexes as building: from here on every write maintains a unique one
+        // and notes itself in the build log of any other (see `buildFromSnapshot`).
         var added: [IndexTable] = []
         for definition in plan.build {
             let database = try openStoreDatabase(
                 named: StoreSchema.indexDatabaseName(name, definition.name), options: .create)
-            added.append(IndexTable(definition: definition, database: database, state: .building))
+            added.append(
+                IndexTable(
+                    definition: definition, database: database, state: .building,
+                    buildLog: definition.unique ? nil : IndexBuildLog()))
         }
         // A new collection is recorded in `_meta` even without indexes, so tools see it.
         guard !added.isEmpty || !plan.declaredChanges.isEmpty || (!recorded && plan.drop.isEmpty) else { return }
@@ -218,8 +223,11 @@ extension DataStore {
         }
     }
 
-    /// Adds the entries of every record to `index`, `chunk` records per commit, then marks it ready.
+    /// Adds the entries of every record to `index`, then marks it ready: from one snapshot in key
+    /// order (``buildFromSnapshot(_:of:)``), or for a unique index `chunk` records per commit, each
+    /// record checked against the entries before it.
     private func buildIndex(_ index: IndexTable, of storage: CollectionTable, chunk: Int) async throws {
+        if !index.definition.unique { return try await buildFromSnapshot(index, of: storage) }
         var after: [UInt8]? = nil
         while true {
             let resume = after

@@ -2,7 +2,8 @@ import DataStoreCore
 
 extension DataStore {
     /// Adds `definition` to the stored collection `name` and builds it from the records before
-    /// returning; the collection's other indexes are left as they are.
+    /// returning; the collection's other indexes are left as they are. `buildChunk` is the number
+    /// of records per commit of a unique index's build (any other is built from one snapshot).
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` when there is no such collection; `.schemaMismatch`
     ///   for an invalid definition or one whose name is taken by another definition;
@@ -56,5 +57,69 @@ extension DataStore {
         _ = try await openCollection(
             name, idField: storage.idField, indexes: indexes, buildChunk: buildChunk,
             mode: .declaration(undeclaredIndexes))
+    }
+}
+
+extension DataStore {
+    /// Fills `index` (not unique) from one snapshot of the records and marks it ready, while
+    /// writes go on.
+    ///
+    /// From the first step writes leave the index alone and note the records they change in a
+    /// log. Then every entry of the snapshot is read on the caller's task and sorted in bounded
+    /// memory (``IndexEntrySorter``), appended in key order in a few large commits, and the last
+    /// step, alone in its commit, redoes the entries of the records the log noted and marks the
+    /// index ready, so no write made meanwhile is lost.
+    func buildFromSnapshot(_ index: IndexTable, of storage: CollectionTable) async throws {
+        let settings = indexBuildSettings.withLock { $0 }
+        let log = try await startBuildLog(of: index, in: storage)
+        try await settings.pause?(.logStarted)
+        let sorter = IndexEntrySorter(memoryBound: settings.memoryBound, directory: path)
+        try environment.read { transaction in
+            log.snapshotTaken(at: transaction.snapshotID)
+            try storage.extractEntries(of: index, in: transaction, into: sorter)
+        }
+        try await settings.pause?(.extracted(runs: sorter.spilledRuns, largestRunBytes: sorter.largestRunBytes))
+        // The last batch goes in the commit that marks the index ready: a small build costs one commit.
+        var held: (run: EntryRun, range: Range<Int>)?
+        var batches = 0
+        try await sorter.drain(batchBytes: settings.batchBytes) { run, range in
+            if let (heldRun, heldRange) = held {
+                _ = try await writer.submit(estimatedBytes: settings.batchBytes) { transaction in
+                    try storage.appendEntries(heldRun, heldRange, to: index, in: &transaction)
+                }
+                try await settings.pause?(.appended(batches))
+                batches += 1
+            }
+            held = (run, range)
+        }
+        let last = held
+        _ = try await writer.submit(
+            estimatedBytes: settings.batchBytes, exclusive: true, rollBack: indexRestorer(for: storage)
+        ) { [meta] transaction in
+            if let last { try storage.appendEntries(last.run, last.range, to: index, in: &transaction) }
+            try storage.applyBuildLog(log, to: index, in: &transaction)
+            storage.replaceIndexes { list in
+                for position in list.indices where list[position].name == index.name {
+                    list[position].state = .ready
+                    list[position].buildLog = nil
+                }
+            }
+            try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+        }
+    }
+
+    /// The log of `index`'s build: the one it was registered with, or one started now in a commit
+    /// that also empties the index (a build cut short left some entries).
+    private func startBuildLog(of index: IndexTable, in storage: CollectionTable) async throws -> IndexBuildLog {
+        if let log = index.buildLog { return log }
+        let log = IndexBuildLog()
+        _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
+            transaction in
+            try transaction.empty(index.database)
+            storage.replaceIndexes { list in
+                for position in list.indices where list[position].name == index.name { list[position].buildLog = log }
+            }
+        }
+        return log
     }
 }

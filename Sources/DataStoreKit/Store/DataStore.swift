@@ -76,6 +76,8 @@ public final class DataStore: Sendable {
     let observations: ObservationCenter
     /// ``Options/maxSnapshotAge``.
     let maxSnapshotAge: Duration?
+    /// How indexes are built from stored records (tests bound the memory and pause builds).
+    let indexBuildSettings = Mutex(IndexBuildSettings())
     /// A directory to delete once the store closes or is released (in-memory stores).
     private let temporaryDirectory: String?
 

@@ -39,6 +39,73 @@ extension CollectionTable {
         return last
     }
 
+    /// Adds the entries every record in `transaction`'s snapshot has in `index` to `sorter`, with
+    /// their values (the record itself for a covering index).
+    /// - Complexity: O(n) records, each read once.
+    func extractEntries(
+        of index: IndexTable, in transaction: borrowing ReadTransaction, into sorter: IndexEntrySorter
+    ) throws {
+        let fromBytes = Self.readsFieldsFromBytes(index.definition)
+        let definition = index.definition
+        let noValue = UnsafeRawBufferPointer(start: nil, count: 0)
+        // One key buffer for every record of a single-value index read from bytes.
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(KeyCodec.maxKeyBytes)
+        try transaction.walk(records) { key, record in
+            let value = definition.coversDocument ? record : noValue
+            if fromBytes && !definition.multiValue {
+                scratch.removeAll(keepingCapacity: true)
+                let body = RecordVersion.body(record)
+                if try definition.appendKey(forRecord: body, idKey: key, collection: name, to: &scratch) {
+                    try sorter.add(key: scratch, value: value)
+                    return true
+                }
+            }
+            for entry in try buildEntries(of: record, idKey: Array(key), in: index, fromBytes: fromBytes) {
+                try sorter.add(key: entry.key, value: value)
+            }
+            return true
+        }
+    }
+
+    /// Appends the entries `range` of `run` (in key order, all after every key `index` holds) to
+    /// `index`, through one cursor: LMDB then fills each page in turn instead of splitting pages,
+    /// and finds the last page once. A key equal to the one before (two values of a record cut
+    /// to the same key) is put once.
+    /// - Complexity: O(1) amortised per entry.
+    func appendEntries(
+        _ run: EntryRun, _ range: Range<Int>, to index: IndexTable, in transaction: inout WriteTransaction
+    ) throws {
+        let last = try lastKey(of: index, in: transaction)
+        do {
+            try transaction.withCursor(on: index.database) { cursor in
+                var previous: UnsafeRawBufferPointer?
+                try run.forEach(in: range) { key, value in
+                    if let previous, Self.sameBytes(previous, key) { return }
+                    let first = previous == nil
+                    previous = key
+                    if first, let last, last.withUnsafeBytes({ Self.sameBytes($0, key) }) { return }
+                    try cursor.put(value, forKey: key, options: .append)
+                }
+            }
+        } catch let error as LMDBError where error.code == .keyExists {
+            throw DataStoreError(
+                .storage, "building index \(index.name) on \(name): an entry came out of key order", underlying: error)
+        }
+    }
+
+    /// Whether `a` and `b` hold the same bytes.
+    private static func sameBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    }
+
+    /// The last key `index` holds, or `nil` when it is empty.
+    private func lastKey(of index: IndexTable, in transaction: borrowing WriteTransaction) throws -> [UInt8]? {
+        try transaction.withCursor(on: index.database) { cursor in
+            try cursor.withMove(.last) { key, _ in Array(key) }
+        }
+    }
+
     /// ``indexChunk(_:after:limit:in:)`` for a unique index: each record's entries are checked
     /// against those already stored, then put.
     private func uniqueIndexChunk(
@@ -66,7 +133,7 @@ extension CollectionTable {
     /// The entries of the stored `record` in `index`: read from its bytes when `fromBytes` and
     /// every field was found there, else from its decoded document (which also finds a field
     /// whose name is spelled in another, canonically equivalent, form).
-    private func buildEntries(
+    func buildEntries(
         of record: UnsafeRawBufferPointer, idKey: [UInt8], in index: IndexTable, fromBytes: Bool
     ) throws -> [IndexEntry] {
         if fromBytes {
@@ -78,7 +145,7 @@ extension CollectionTable {
 
     /// Whether a build may read `definition`'s fields from record bytes: each is a top-level
     /// name in plain ASCII, which a record spells one way only.
-    private static func readsFieldsFromBytes(_ definition: IndexDefinition) -> Bool {
+    static func readsFieldsFromBytes(_ definition: IndexDefinition) -> Bool {
         definition.fields.allSatisfy { field in
             field.name.utf8.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "\\") }
         }
@@ -101,9 +168,7 @@ extension CollectionTable {
         _ key: [UInt8]?, of index: IndexTable, in transaction: borrowing WriteTransaction
     ) throws -> Bool {
         guard let key else { return false }
-        let last = try transaction.withCursor(on: index.database) { cursor in
-            try cursor.withMove(.last) { key, _ in Array(key) }
-        }
+        let last = try lastKey(of: index, in: transaction)
         return last.map { $0.lexicographicallyPrecedes(key) } ?? true
     }
 }

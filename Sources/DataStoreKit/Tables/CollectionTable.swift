@@ -142,6 +142,11 @@ extension CollectionTable {
         let version = transaction.transactionID
         let record = Self.record(prepared, version: version)
         for index in indexes {
+            if let log = index.buildLog {
+                _ = try prepared.entries(of: index, collection: name)
+                noteWrite(of: key, before: existing?.1, in: index, log: log, transaction: version)
+                continue
+            }
             guard let (_, old) = existing else {
                 try addEntries(of: prepared, to: index, record: record, in: &transaction)
                 continue
@@ -210,7 +215,14 @@ extension CollectionTable {
             guard error.code == .keyExists else { throw error }
             throw DataStoreError(.duplicateID, "an object with id \(prepared.id) already exists in \(name)")
         }
-        for index in indexes { try addEntries(of: prepared, to: index, record: record, in: &transaction) }
+        for index in indexes {
+            if let log = index.buildLog {
+                _ = try prepared.entries(of: index, collection: name)
+                noteWrite(of: prepared.key, before: nil, in: index, log: log, transaction: version)
+                continue
+            }
+            try addEntries(of: prepared, to: index, record: record, in: &transaction)
+        }
         return (nil, version)
     }
 
@@ -226,6 +238,10 @@ extension CollectionTable {
             throw DataStoreError(.notFound, "no object with id \(id) in \(name)")
         }
         for index in indexes {
+            if let log = index.buildLog {
+                noteWrite(of: key, before: document, in: index, log: log, transaction: transaction.transactionID)
+                continue
+            }
             for entry in try index.entries(for: document, idKey: key, collection: name) {
                 try transaction.delete(entry.key, in: index.database)
             }
@@ -259,13 +275,24 @@ extension CollectionTable {
     /// - Complexity: O(entries of every index): only for repairing a damaged record.
     private func purgeIndexEntries(of key: [UInt8], in transaction: inout WriteTransaction) throws {
         for index in indexes {
-            var stray: [[UInt8]] = []
-            try transaction.walk(index.database) { entryKey, _ in
-                if StorageKeys.idKey(inIndexKey: entryKey)?.elementsEqual(key) == true { stray.append(Array(entryKey)) }
-                return true
+            if let log = index.buildLog {
+                // Its entries for the record may not be appended yet: the build's last step finds them.
+                log.note(key, in: transaction.transactionID, keysBefore: nil)
+                continue
             }
-            for entryKey in stray { try transaction.delete(entryKey, in: index.database) }
+            try purgeEntries(of: key, in: index, transaction: &transaction)
         }
+    }
+
+    /// Deletes every entry of `index` that points at the record key `key`.
+    /// - Complexity: O(entries of the index).
+    func purgeEntries(of key: [UInt8], in index: IndexTable, transaction: inout WriteTransaction) throws {
+        var stray: [[UInt8]] = []
+        try transaction.walk(index.database) { entryKey, _ in
+            if StorageKeys.idKey(inIndexKey: entryKey)?.elementsEqual(key) == true { stray.append(Array(entryKey)) }
+            return true
+        }
+        for entryKey in stray { try transaction.delete(entryKey, in: index.database) }
     }
 
     private func check(_ expected: ExpectedVersion, found: Int?, id: Value) throws(DataStoreError) {

@@ -31,6 +31,38 @@ extension IndexDefinition {
         }
     }
 
+    /// Appends to `key` the one entry key of the record `body` in this single-value index, read
+    /// from the bytes, the record key `idKey` last; returns `false` (with `key` part-written)
+    /// when a field is not found there, for the caller to look again through the document.
+    ///
+    /// The same bytes as ``entries(forRecord:idKey:collection:)``, without an array per entry.
+    /// - Throws: as ``entries(forRecord:idKey:collection:)``.
+    func appendKey(
+        forRecord body: UnsafeRawBufferPointer, idKey: UnsafeRawBufferPointer, collection: String,
+        to key: inout [UInt8]
+    ) throws(DataStoreError) -> Bool {
+        precondition(!multiValue, "a multi-value index has an entry per element")
+        let budget = StorageKeys.componentBudget(fieldCount: fields.count)
+        for field in fields {
+            let value: Value?
+            do { value = try RecordCodec.value(atPath: field.name, in: body) } catch {
+                throw DataStoreError(
+                    .codec, "field \(field.name) of a record in \(collection) cannot be read", underlying: error)
+            }
+            guard let value else { return false }
+            if case .array = value {
+                throw DataStoreError(
+                    .invalidValue,
+                    "field \(field.name) of a document in \(collection) holds an array, "
+                        + "but index \(name) is not multi-value (declare it with multiValue: true to index elements)")
+            }
+            StorageKeys.appendComponent(value, descending: field.descending, budget: budget, to: &key)
+        }
+        key.append(contentsOf: idKey)
+        key.append(UInt8(idKey.count))
+        return true
+    }
+
     /// The entries of the document whose fields (paths) `lookup` finds.
     private func entries(
         idKey: [UInt8], collection: String, field lookup: (String) throws(DataStoreError) -> Value?

@@ -16,6 +16,9 @@ struct IndexTable: Sendable {
     /// Whether the application's last declaration of the collection named this index; one it
     /// left out is kept and maintained until dropped on purpose (see ``UndeclaredIndexes``).
     var declared = true
+    /// While the index is filled from a snapshot of the records: where writes note the records
+    /// they change instead of maintaining the index (``IndexBuildLog``).
+    var buildLog: IndexBuildLog?
 
     var name: String { definition.name }
     var componentBudget: Int { StorageKeys.componentBudget(fieldCount: definition.fields.count) }

@@ -19,12 +19,13 @@ enum IndexAddCommand: Command {
             .flag("unique", "Refuse two documents with the same values (the build fails if two already share them)."),
             .flag("multi-value", "Index each element of an array field (one field only)."),
             .flag("covering", "Carry each document in its entries, so queries the index serves read no record."),
-            .value("chunk", "N", "Index N documents per commit while building (default: 1000).")
+            .value("chunk", "N", "Index N documents per commit while building a unique index (default: 1000).")
         ] + CommandSpec.formatOptions,
         discussion: """
-            The build reads the stored documents in chunks, each its own commit, while the store
-            stays usable; queries use the index once it is complete. Progress is shown on standard
-            error.
+            The build reads the stored documents from one snapshot, sorts their entries and
+            appends them in key order (a unique index: in chunks, each its own commit), while the
+            store stays usable; queries use the index once it is complete. Progress is shown on
+            standard error.
 
             examples:
               datastore index add store Message created_ts
