@@ -18,6 +18,8 @@ reads=${2:-200}
 read -r -a workloads <<<"${WORKLOADS:-get range pair pair-compound scan}"
 out=.build/benchmark-report
 mkdir -p "$out"
+# Loading hashes fields into dictionaries: with a random seed per process the two runs' loads differ.
+export SWIFT_DETERMINISTIC_HASHING=1
 binary=${STOREBENCHMARK:-}
 if [ -z "$binary" ]; then
     swift build -c release --product StoreBenchmark >&2
