@@ -10,6 +10,7 @@
 #   Benchmarks/pg-instructions.sh [SIZE] [READS]     (defaults: 2000 documents, 200 reads; the scan reads a tenth)
 #   WORKLOADS="get range" Benchmarks/pg-instructions.sh
 #   STOREBENCHMARK=/path/to/StoreBenchmark Benchmarks/pg-instructions.sh   (another build, e.g. to compare)
+#   SIDES=pg Benchmarks/pg-instructions.sh          (DataStoreKit alone: the floor's counts do not change)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PGHOST:-}" ]; then exec Tests/Postgres/with-cluster.sh "$0" "$@"; fi
@@ -43,12 +44,13 @@ for workload in "${workloads[@]}"; do
     count=$reads
     [ "$workload" = scan ] && count=$(( reads / 10 > 0 ? reads / 10 : 1 ))
     per=()
-    for side in pg libpq; do
+    for side in ${SIDES:-pg libpq}; do
         once=$(count_all "$side-$workload" "$count")
         twice=$(count_all "$side-$workload" $(( 2 * count )))
         per+=($(( (twice - once) / count )))
     done
-    ratio=$(awk -v a="${per[0]}" -v b="${per[1]}" 'BEGIN { printf "%.2f", a / b }')
+    [ ${#per[@]} -eq 2 ] || per+=(0)
+    ratio=$(awk -v a="${per[0]}" -v b="${per[1]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
     echo "| $workload | ${per[0]} | ${per[1]} | $ratio |"
     json+="$separator\"$workload\": {\"dataStoreKit\": ${per[0]}, \"libpq\": ${per[1]}}"
     separator=", "

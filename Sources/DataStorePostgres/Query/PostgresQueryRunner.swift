@@ -90,19 +90,44 @@ struct PostgresQueryRunner {
     /// when `visit` returns `false` (it could not finish).
     private func collect<Item>(
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item,
-        _ visit: (_ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool) throws -> Bool
+        _ visit: (_ take: Take) throws -> Bool
     ) throws -> [Item]? {
         var collector = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name)
         var items: [Item] = []
-        // `visit` only calls the closure while it runs: nothing escapes.
+        // `visit` only calls the closure while it runs: nothing escapes. A page at a time, so the
+        // captured variables are reached once per page, not per row.
         let complete = try withoutActuallyEscaping(materialize) { materialize in
-            try visit { record, version in
-                let admission = try collector.admit(record)
-                if admission != .stop { items.append(try materialize(record, version)) }
-                return admission == .take
+            try visit { result, rows in
+                try Self.take(rows, of: result, into: &items, collector: &collector, materialize)
             }
         }
         return complete ? collector.results(items) : nil
+    }
+
+    /// Appends the items of `rows` of `result` while `collector` admits them; returns whether to go on.
+    private static func take<Item>(
+        _ rows: [Int], of result: QueryResult, into items: inout [Item], collector: inout ResultCollector,
+        _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
+    ) throws -> Bool {
+        var goOn = true
+        // Filled through its buffer: in code generic over `Item`, each `append` would look up the
+        // array type's metadata, a hash-table search per row.
+        let page = try [Item](unsafeUninitializedCapacity: rows.count) { buffer, count in
+            for row in rows {
+                let record = result.unsafeBytes(row, 1)
+                let admission = try collector.admit(record)
+                if admission != .stop {
+                    (buffer.baseAddress! + count).initialize(to: try materialize(record, result.int(row, 2) ?? 0))
+                    count += 1
+                }
+                if admission != .take {
+                    goOn = false
+                    return
+                }
+            }
+        }
+        if items.isEmpty { items = page } else { items.append(contentsOf: page) }
+        return goOn
     }
 
     /// The size of a scan's first page: the limit pushed down, at least 16, or `nil` for no limit.
@@ -113,12 +138,12 @@ struct PostgresQueryRunner {
         scans.count > 1 || { if case .indexScan(let s) = plan.access { s.index.multiValue } else { false } }()
     }
 
-    /// Calls `consider` with each matching record and its version in scan order until it returns
-    /// `false`; a record met twice (a multi-value index, overlapping windows) only once. Returns
+    /// Passes `consider` the matching rows of each page in scan order until it returns `false`;
+    /// a record met twice (a multi-value index, overlapping windows) only once. Returns
     /// `false` when `singleStatement` and a second statement was needed.
     private func visitMatches(
         on connection: Connection, singleStatement: Bool, idOrder: Bool,
-        _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
+        _ consider: Take
     ) throws -> Bool {
         if case .primaryKey(let ids) = plan.access {
             guard let statement = idStatement(ids) else { return true }
@@ -166,13 +191,16 @@ struct PostgresQueryRunner {
     /// rows may come twice.
     private func visitPage(
         _ result: QueryResult, _ scan: CandidateScan, pageSize: Int?, seen: inout Set<[UInt8]>,
-        _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
+        _ consider: Take
     ) throws -> PageOutcome {
         let deduplicate = deduplicates
+        var rows: [Int] = []
+        rows.reserveCapacity(result.rowCount)
         for row in 0..<result.rowCount {
             if deduplicate, let id = result.bytes(row, 0), !seen.insert(id).inserted { continue }
-            if !(try visitIfMatching(result, row, consider)) { return .stopped }
+            if try matches(result.unsafeBytes(row, 1)) { rows.append(row) }
         }
+        if !(try consider(result, rows)) { return .stopped }
         guard let size = pageSize, result.rowCount == size, size > 0,
             let last = result.bytes(result.rowCount - 1, scan.orderColumnPosition)
         else { return .exhausted }
@@ -183,7 +211,7 @@ struct PostgresQueryRunner {
     /// on the server), the matches then visited in id order — the order LMDB's scan meets them
     /// in — unless `idOrder` is `false`.
     private func visitInIDOrder(
-        _ result: QueryResult, idOrder: Bool, _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
+        _ result: QueryResult, idOrder: Bool, _ consider: Take
     ) throws {
         var found: [(id: UnsafeRawBufferPointer, row: Int)] = []
         for row in 0..<result.rowCount {
@@ -193,7 +221,7 @@ struct PostgresQueryRunner {
         if idOrder && !zip(found, found.dropFirst()).allSatisfy({ !QueryResult.precedes($1.id, $0.id) }) {
             found.sort { QueryResult.precedes($0.id, $1.id) }
         }
-        for (_, row) in found where !(try consider(result.unsafeBytes(row, 1), result.int(row, 2) ?? 0)) { return }
+        _ = try consider(result, found.map(\.row))
     }
 
     /// The statement reading the records of `ids`, or `nil` when none is a valid id.
@@ -205,25 +233,20 @@ struct PostgresQueryRunner {
 
     /// The records of `ids` in `result` that match, in the order given.
     private func visitIDs(
-        _ ids: [Value], in result: QueryResult, _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
+        _ ids: [Value], in result: QueryResult, _ consider: Take
     ) throws {
         var position: [[UInt8]: Int] = [:]
         for row in 0..<result.rowCount { if let id = result.bytes(row, 0) { position[id] = row } }
+        var rows: [Int] = []
         for key in ids.compactMap({ try? layout.idKey($0) }) {
             guard let row = position.removeValue(forKey: key) else { continue }
-            if !(try visitIfMatching(result, row, consider)) { return }
+            if try matches(result.unsafeBytes(row, 1)) { rows.append(row) }
         }
+        _ = try consider(result, rows)
     }
 
-    /// Calls `consider` with the record and version of `row` if the record meets every
-    /// condition; returns whether to go on.
-    private func visitIfMatching(
-        _ result: QueryResult, _ row: Int, _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
-    ) throws -> Bool {
-        let record = result.unsafeBytes(row, 1)
-        guard try matches(record) else { return true }
-        return try consider(record, result.int(row, 2) ?? 0)
-    }
+    /// Takes the matching rows of `result`, in order, until the collector stops; returns whether to go on.
+    typealias Take = (_ result: QueryResult, _ rows: [Int]) throws -> Bool
 
     /// Whether `record` meets every condition.
     private func matches(_ record: UnsafeRawBufferPointer) throws -> Bool {
