@@ -24,6 +24,8 @@ struct Configuration: Sendable {
     var postgres = true
     /// `--only-postgres`: only the PostgreSQL rows (the `--only` workloads among them), no LMDB or SQLite ones.
     var onlyPostgres = false
+    /// `--postgres-awaited-reads`: the PostgreSQL store awaits its reads on the event thread.
+    var postgresAwaitedReads = false
     /// `--postgres-size N`: messages in the PostgreSQL rows (default the run's size, at most 100 000).
     var postgresSize: Int?
     /// `--json-file PATH`: also write the report as JSON to PATH (the charts are drawn from it).
@@ -48,7 +50,8 @@ struct Configuration: Sendable {
     static let usage = """
         usage: StoreBenchmark [--size quick|full|N] [--only WORKLOAD[,WORKLOAD…]] [--durable-commits N]
                               [--durable-seconds S] [--tasks 1,4,16,64] [--dir PATH] [--keep] [--json]
-                              [--json-file PATH] [--no-postgres] [--only-postgres] [--postgres-size N]
+                              [--json-file PATH] [--no-postgres] [--only-postgres] [--postgres-awaited-reads]
+                              [--postgres-size N]
 
           --size             quick = 100 000 messages (make run), full = 1 000 000 (make bench), or a count
           --only             run only these workloads after the bulk load (which always runs):
@@ -63,6 +66,8 @@ struct Configuration: Sendable {
           --no-postgres      skip the PostgreSQL rows (they run when PGHOST names a server: make run
                              starts a throwaway one, Tests/Postgres/with-cluster.sh)
           --only-postgres    only the PostgreSQL rows (with --only, only those workloads among them)
+          --postgres-awaited-reads  the PostgreSQL store awaits reads on its event thread
+                             (PostgresStore.Options.awaitedReads) instead of running them on reader threads
           --postgres-size N  messages in the PostgreSQL rows (default the size, at most 100 000)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
                              load, get, get-codable, range, range-codable, pair, pair-compound, empty (a
@@ -129,6 +134,7 @@ struct Configuration: Sendable {
             case "--json-file": configuration.jsonFile = try value(flag)
             case "--no-postgres": configuration.postgres = false
             case "--only-postgres": configuration.onlyPostgres = true
+            case "--postgres-awaited-reads": configuration.postgresAwaitedReads = true
             case "--postgres-size":
                 guard let count = Int(try value(flag)), count >= 1_000 else {
                     throw BenchmarkFailure("--postgres-size needs a count ≥ 1000")

@@ -36,7 +36,9 @@ extension PostgresBenchmark {
     private func profile(_ read: String, floorSide: Bool) async throws {
         let conninfo = "dbname=\(database)"
         floor = try LibpqBackend(conninfo: conninfo)
-        if !floorSide { store = try await PostgresBackend(conninfo: conninfo) }
+        if !floorSide {
+            store = try await PostgresBackend(conninfo: conninfo, awaitedReads: configuration.postgresAwaitedReads)
+        }
         let messages = dataset.messages
         progress("profile: loading \(floorSide ? "the libpq floor" : "DataStoreKit on PostgreSQL") alone…")
         for start in stride(from: 0, to: messages.count, by: 1_000) {

@@ -15,7 +15,7 @@ struct PostgresAwaitedReadTests {
     /// A store with one reader and a collection of 40 documents indexed on `n`, each read shape
     /// run once so that its statement is prepared on the pooled connection.
     static func prepared() async throws -> (PostgresStore, PostgresCollection<Document>) {
-        let store = try await PostgresTestServer.store(options: PostgresStore.Options(readers: 1))
+        let store = try await PostgresTestServer.store(options: PostgresStore.Options(readers: 1, awaitedReads: true))
         let collection = try await store.collection(
             PostgresTestServer.uniqueName("awaited"), mapping: mapping, indexes: [IndexDefinition("n")])
         try await collection.add(contentsOf: (0..<40).map { ["id": .int(Int64($0)), "n": .int(Int64($0 % 10))] })
@@ -92,6 +92,18 @@ struct PostgresAwaitedReadTests {
     final class Counts: Sendable {
         let started = Atomic<Int>(0)
         let finished = Atomic<Int>(0)
+    }
+
+    @Test("by default every read runs on a reader thread")
+    func offByDefault() async throws {
+        let store = try await PostgresTestServer.store(options: PostgresStore.Options(readers: 1))
+        defer { store.close() }
+        let collection = try await store.collection(PostgresTestServer.uniqueName("threads"), mapping: Self.mapping)
+        try await collection.add(contentsOf: (0..<4).map { ["id": .int(Int64($0))] })
+        for id in 0..<4 { #expect(try await collection.get(id: .int(Int64(id)))["id"] == .int(Int64(id))) }
+        #expect(try await collection.count(params: nil) == 4)
+        #expect(store.pool.awaitedReads.load(ordering: .relaxed) == 0)
+        #expect(store.pool.threadReads.load(ordering: .relaxed) >= 5)
     }
 
     @Test("reads waiting for a slot when the store closes throw .closed, as do later ones")

@@ -3,7 +3,8 @@ import Synchronization
 
 extension ConnectionPool {
     /// Runs `sql` with `parameters` on an idle pooled connection that has it prepared, holding no
-    /// thread while the server answers, and returns what `answer` makes of the result. Whatever
+    /// thread while the server answers, and returns what `answer` makes of the result (when the
+    /// store awaits reads; else `otherwise` on a reader thread). Whatever
     /// that path cannot finish — no idle connection, the statement not yet prepared on it, the
     /// connection lost or the statement stale, `answer` returning `nil` (more than one statement
     /// needed) — is done by `otherwise` on one of `readers`, whose blocking calls prepare,
@@ -16,7 +17,7 @@ extension ConnectionPool {
     ) async throws -> R {
         try await slots.acquire()
         defer { slots.release() }
-        if let connection = takeIdle() {
+        if awaitsReads, let connection = takeIdle() {
             if let name = connection.statements.name(of: sql) {
                 let result: QueryResult?
                 do throws(PostgresError) {

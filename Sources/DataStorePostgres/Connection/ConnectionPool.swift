@@ -14,9 +14,13 @@ final class ConnectionPool: Sendable {
     let awaitedReads = Atomic<Int>(0)
     let threadReads = Atomic<Int>(0)
 
-    init(conninfo: String, maxIdle: Int) {
+    /// Whether reads may be awaited on the event thread (``PostgresStore/Options/awaitedReads``).
+    let awaitsReads: Bool
+
+    init(conninfo: String, maxIdle: Int, awaitedReads: Bool = false) {
         self.conninfo = conninfo
         self.maxIdle = maxIdle
+        awaitsReads = awaitedReads
         slots = ReadSlots(count: maxIdle)
     }
 

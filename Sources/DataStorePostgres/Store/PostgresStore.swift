@@ -27,13 +27,19 @@ public final class PostgresStore: Sendable {
         public var changeFeed: ChangeFeedOptions
         /// How the store learns of other stores' commits: `LISTEN/NOTIFY`, or polling.
         public var changeNotifications: ChangeNotifications
+        /// Whether a read whose statement a pooled connection has prepared is sent from the
+        /// caller's thread and awaited on the process's event thread, holding no thread while the
+        /// server answers (docs/postgres.md, "Reads"); otherwise every read runs on a reader thread.
+        public var awaitedReads: Bool
 
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
-        /// kept 7 days and woken by `LISTEN/NOTIFY`.
+        /// kept 7 days and woken by `LISTEN/NOTIFY`, reads on the reader threads.
         public init(
             readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6,
-            changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen
+            changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen,
+            awaitedReads: Bool = false
         ) {
+            self.awaitedReads = awaitedReads
             self.readers = readers
             self.maxBatch = max(1, min(maxBatch, 64))
             self.maxAttempts = max(1, maxAttempts)
@@ -68,7 +74,7 @@ public final class PostgresStore: Sendable {
     /// server the `PG*` environment variables name).
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.network` when the server cannot be reached.
     public static func open(url: String, options: Options = Options()) async throws -> PostgresStore {
-        let pool = ConnectionPool(conninfo: url, maxIdle: options.readers)
+        let pool = ConnectionPool(conninfo: url, maxIdle: options.readers, awaitedReads: options.awaitedReads)
         let readers = ReaderThreads(count: options.readers)
         let source = PostgresChangeSource(pool: pool, readers: readers, options: options.changeFeed, latest: 0)
         let connection: Connection
