@@ -15,9 +15,13 @@ extension ConnectionPool {
         _ sql: String, _ parameters: [SQLParameter], on readers: ReaderThreads, what: () -> String,
         answer: (QueryResult) throws -> R?, otherwise: @escaping @Sendable () throws -> R
     ) async throws -> R {
+        guard awaitsReads else {
+            threadReads.add(1, ordering: .relaxed)
+            return try await readers.run(otherwise)
+        }
         try await slots.acquire()
         defer { slots.release() }
-        if awaitsReads, let connection = takeIdle() {
+        if let connection = takeIdle() {
             if let name = connection.statements.name(of: sql) {
                 let result: QueryResult?
                 do throws(PostgresError) {

@@ -53,6 +53,9 @@ final class ReadEvents: Sendable {
         }.value
     }
 
+    /// How many reads are waiting for their results, for tests.
+    var inFlight: Int { waiters.withLock { $0.count } }
+
     /// Arms `socket` for one event (readable, or writable while libpq has bytes to send).
     private func arm(_ socket: Int32, writing: Bool) -> Bool {
         var event = epoll_event()

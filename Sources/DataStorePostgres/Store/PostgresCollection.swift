@@ -30,6 +30,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// The object stored under `id`.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id, `.invalidID`, `.codec`, `.network`.
     public func get(id: Value) async throws -> Object {
+        guard store.pool.awaitsReads else { return try await store.readers.run { try self.object(id: id) } }
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
         let key = try layout.idKey(id)
         let object = try await store.pool.awaitRead(
@@ -158,6 +159,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         _ query: Query, idOrder: Bool = true, otherwise: @escaping @Sendable () throws -> [Item],
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) async throws -> [Item] {
+        guard store.pool.awaitsReads else { return try await store.readers.run(otherwise) }
         let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query))
         guard let statement = runner.soleStatement else { return try await store.readers.run(otherwise) }
         return try await store.pool.awaitRead(
