@@ -24,6 +24,10 @@ struct Configuration: Sendable {
     var profilePool: Int?
     /// `--no-postgres`: skip the PostgreSQL rows even when `PGHOST` names a server.
     var postgres = true
+    /// `--only-postgres`: only the PostgreSQL rows (the `--only` workloads among them), no LMDB or SQLite ones.
+    var onlyPostgres = false
+    /// `--postgres-awaited-reads`: the PostgreSQL store awaits its reads on the event thread.
+    var postgresAwaitedReads = false
     /// `--postgres-size N`: messages in the PostgreSQL rows (default the run's size, at most 100 000).
     var postgresSize: Int?
     /// `--json-file PATH`: also write the report as JSON to PATH (the charts are drawn from it).
@@ -48,7 +52,8 @@ struct Configuration: Sendable {
     static let usage = """
         usage: StoreBenchmark [--size quick|full|N] [--only WORKLOAD[,WORKLOAD…]] [--durable-commits N]
                               [--durable-seconds S] [--tasks 1,4,16,64] [--dir PATH] [--keep] [--json]
-                              [--json-file PATH] [--no-postgres] [--postgres-size N]
+                              [--json-file PATH] [--no-postgres] [--only-postgres] [--postgres-awaited-reads]
+                              [--postgres-size N]
 
           --size             quick = 100 000 messages (make run), full = 1 000 000 (make bench), or a count
           --only             run only these workloads after the bulk load (which always runs, as does the
@@ -62,6 +67,9 @@ struct Configuration: Sendable {
           --json-file PATH   also write the JSON report to PATH (Benchmarks/charts.sh draws it)
           --no-postgres      skip the PostgreSQL rows (they run when PGHOST names a server: make run
                              starts a throwaway one, Tests/Postgres/with-cluster.sh)
+          --only-postgres    only the PostgreSQL rows (with --only, only those workloads among them)
+          --postgres-awaited-reads  the PostgreSQL store awaits reads on its event thread
+                             (PostgresStore.Options.awaitedReads) instead of running them on reader threads
           --postgres-size N  messages in the PostgreSQL rows (default the size, at most 100 000)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
                              load, get, get-codable, range, range-codable, pair, pair-compound, empty (a
@@ -72,7 +80,10 @@ struct Configuration: Sendable {
                              1 or 4 savers, relaxed durability: Benchmarks/instructions.sh), and the
                              same through raw LMDB: raw-events1, raw-events4 (the coalescer),
                              raw-single1 (one transaction per save); build (the compound index built
-                             --profile-operations times over the loaded data, dropped between builds)
+                             --profile-operations times over the loaded data, dropped between builds);
+                             against the server PG* names, one side of a PostgreSQL read: pg-get, pg-range,
+                             pg-pair, pg-pair-compound, pg-scan (DataStoreKit) and libpq-get … libpq-scan
+                             (the floor), in a database loaded with that side alone (Benchmarks/pg-instructions.sh)
           --profile-seconds  how long the --profile loop runs (default 20)
           --profile-operations N  run the --profile loop exactly N times (for instruction counts)
           --profile-pool N   events a save profile generates first, whatever it saves (default the count)
@@ -126,6 +137,8 @@ struct Configuration: Sendable {
             case "--json": configuration.json = true
             case "--json-file": configuration.jsonFile = try value(flag)
             case "--no-postgres": configuration.postgres = false
+            case "--only-postgres": configuration.onlyPostgres = true
+            case "--postgres-awaited-reads": configuration.postgresAwaitedReads = true
             case "--postgres-size":
                 guard let count = Int(try value(flag)), count >= 1_000 else {
                     throw BenchmarkFailure("--postgres-size needs a count ≥ 1000")

@@ -9,8 +9,8 @@ final class PostgresBenchmark {
     let dataset: Dataset
     let database: String
     var section: PostgresSection
-    private(set) var store: PostgresBackend!
-    private(set) var floor: LibpqBackend!
+    var store: PostgresBackend!
+    var floor: LibpqBackend!
     private let admin: LibpqConnection
 
     /// The PostgreSQL section for `configuration`: run against the server `PG*` names, or skipped.
@@ -29,7 +29,7 @@ final class PostgresBenchmark {
         }
     }
 
-    private init(_ configuration: Configuration, dataset: Dataset, server: String) throws {
+    init(_ configuration: Configuration, dataset: Dataset, server: String) throws {
         self.configuration = configuration
         let count = configuration.postgresCount
         self.dataset = count == dataset.messages.count ? dataset : Dataset(count: count, seed: configuration.seed)
@@ -56,7 +56,7 @@ final class PostgresBenchmark {
         do {
             let conninfo = "dbname=\(database)"
             floor = try LibpqBackend(conninfo: conninfo)
-            store = try await PostgresBackend(conninfo: conninfo)
+            store = try await PostgresBackend(conninfo: conninfo, awaitedReads: configuration.postgresAwaitedReads)
             try measureRoundTrip()
             try await bulkLoad()
             try await reads()
@@ -73,7 +73,7 @@ final class PostgresBenchmark {
         return section
     }
 
-    private func cleanUp() {
+    func cleanUp() {
         store?.close()
         floor?.close()
         if configuration.keep {

@@ -89,7 +89,7 @@ extension BenchmarkRun {
     static let profileWorkloads = [
         "load", "get", "get-codable", "range", "range-codable", "range-covering", "pair", "pair-compound",
         "pair-compound-prepared", "empty", "empty-prepared", "scan", "build", "commit", "events", "events1", "events4",
-        "raw-events1", "raw-events4", "raw-single1",
+        "raw-events1", "raw-events4", "raw-single1"
     ]
 
     /// Loads DataStoreKit alone, then loops over one of its workloads.

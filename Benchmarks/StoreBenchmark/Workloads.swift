@@ -79,11 +79,16 @@ final class BenchmarkRun {
 
     func run() async throws -> Report {
         if let workload = configuration.profile {
-            try await profile(workload, seconds: configuration.profileSeconds)
+            if PostgresBenchmark.profileWorkloads.contains(workload) {
+                try await PostgresBenchmark.profile(workload, configuration: configuration, dataset: dataset)
+            } else {
+                try await profile(workload, seconds: configuration.profileSeconds)
+            }
             store.close()
             if !configuration.keep { try? FileManager.default.removeItem(atPath: configuration.directory) }
             exit(0)
         }
+        if configuration.onlyPostgres { return try await postgresAlone() }
         report.probes.append(try SyncProbe.run("before the write workloads", in: configuration.directory))
         try await bulkLoad()
         try recordSizes(suffix: "after bulk load")
@@ -101,6 +106,18 @@ final class BenchmarkRun {
         report.probes.append(try SyncProbe.run("after the write workloads", in: configuration.directory))
         try verify()
         try recordSizes(suffix: "at the end")
+        store.close()
+        covering?.close()
+        raw.close()
+        sqlite.close()
+        if !configuration.keep { try? FileManager.default.removeItem(atPath: configuration.directory) }
+        report.postgres = await PostgresBenchmark.section(configuration, dataset: dataset)
+        report.seconds = Double(Clock.wall() - started) / 1e9
+        return report
+    }
+
+    /// `--only-postgres`: the PostgreSQL rows alone, without the LMDB and SQLite ones.
+    private func postgresAlone() async throws -> Report {
         store.close()
         covering?.close()
         raw.close()

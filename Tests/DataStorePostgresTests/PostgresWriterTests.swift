@@ -176,7 +176,7 @@ struct PostgresWriterTests {
         #expect(try TestSQL.run("SELECT count(*)::text FROM _changes WHERE collection = $1", [.text(name)]) == ["1"])
     }
 
-    @Test("reads run on the store's reader threads, at most `readers` at once, and many callers all get answers")
+    @Test("at most `readers` reads reach the server at once, and many callers all get answers")
     func readerThreads() async throws {
         let store = try await PostgresTestServer.store(options: PostgresStore.Options(readers: 2))
         defer { store.close() }
@@ -191,8 +191,8 @@ struct PostgresWriterTests {
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(counts == Array(repeating: 20, count: 64))
-        // Two threads, so no more than two connections were ever made for reads.
-        #expect(store.pool.made <= 3, "\(store.pool.made) connections: reads escaped the reader threads")
+        // Two slots, so no more than two connections were ever made for reads.
+        #expect(store.pool.made <= 3, "\(store.pool.made) connections: reads escaped the slots")
         store.close()
         await #expect(throws: DataStoreError.self) { _ = try await collection.all() }
     }

@@ -14,8 +14,8 @@ final class PostgresBackend: @unchecked Sendable {
         IndexDefinition("created_ts"), IndexDefinition("from_user_key"), IndexDefinition("to_user_key")
     ]
 
-    init(conninfo: String) async throws {
-        store = try await PostgresStore.open(url: conninfo)
+    init(conninfo: String, awaitedReads: Bool = false) async throws {
+        store = try await PostgresStore.open(url: conninfo, options: PostgresStore.Options(awaitedReads: awaitedReads))
         messages = try await store.collection("messages", mapping: .record(idField: "id"), indexes: indexes)
     }
 

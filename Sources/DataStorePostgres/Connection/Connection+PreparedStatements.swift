@@ -47,9 +47,4 @@ extension Connection {
         }
         return try check(result)
     }
-
-    /// Whether `error` means the prepared statement itself is unusable rather than the query wrong.
-    private static func isStale(_ error: PostgresError) -> Bool {
-        error.code == .invalidStatementName || error.code == .featureNotSupported
-    }
 }

@@ -112,51 +112,60 @@ package final class Connection: @unchecked Sendable {
     }
 
     /// Calls `body` with `parameters` laid out as libpq wants them: values, lengths and formats
-    /// (bytes in binary format, the rest in text format).
+    /// (bytes in binary format, the rest in text format), in memory allocated for the call alone.
     static func withParameters<R>(
         _ parameters: [SQLParameter],
         _ body: (
             Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
         ) -> R
     ) -> R {
-        var storage: [UInt8] = []
-        var spans: [(offset: Int, count: Int)?] = []
-        var formats: [Int32] = []
-        for parameter in parameters {
+        let texts = parameters.map { parameter -> String? in
             switch parameter {
-            case .null:
-                spans.append(nil)
-                formats.append(0)
-            case .text(let text):
-                spans.append((storage.count, text.utf8.count))
-                storage.append(contentsOf: text.utf8)
-                storage.append(0)
-                formats.append(0)
-            case .int(let value):
-                let text = String(value)
-                spans.append((storage.count, text.utf8.count))
-                storage.append(contentsOf: text.utf8)
-                storage.append(0)
-                formats.append(0)
-            case .bytes(let bytes):
-                spans.append((storage.count, bytes.count))
-                storage.append(contentsOf: bytes)
-                formats.append(1)
+            case .text(let text): text
+            case .int(let value): String(value)
+            case .null, .bytes: nil
             }
         }
-        if storage.isEmpty { storage.append(0) }
-        return storage.withUnsafeBufferPointer { buffer in
-            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
-            let values: [UnsafePointer<CChar>?] = spans.map { span in span.map { base + $0.offset } }
-            let lengths = spans.map { Int32($0?.count ?? 0) }
-            return values.withUnsafeBufferPointer { values in
-                lengths.withUnsafeBufferPointer { lengths in
-                    formats.withUnsafeBufferPointer { formats in
-                        body(Int32(parameters.count), values.baseAddress, lengths.baseAddress, formats.baseAddress)
+        var size = 0
+        for (parameter, text) in zip(parameters, texts) {
+            if let text {
+                size += text.utf8.count + 1
+            } else if case .bytes(let bytes) = parameter {
+                size += bytes.count
+            }
+        }
+        let count = parameters.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, size)) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(1, count)) { values in
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(1, 2 * count)) { numbers in
+                    var offset = 0
+                    for (index, (parameter, text)) in zip(parameters, texts).enumerated() {
+                        let start = UnsafeRawPointer(storage.baseAddress! + offset).assumingMemoryBound(to: CChar.self)
+                        if var text {
+                            offset += text.withUTF8 { copy($0, to: storage, at: offset) }
+                            storage[offset] = 0
+                            offset += 1
+                            (values[index], numbers[index], numbers[count + index]) = (start, 0, 0)
+                        } else if case .bytes(let bytes) = parameter {
+                            offset += bytes.withUnsafeBufferPointer { copy($0, to: storage, at: offset) }
+                            (values[index], numbers[index], numbers[count + index]) = (start, Int32(bytes.count), 1)
+                        } else {
+                            (values[index], numbers[index], numbers[count + index]) = (nil, 0, 0)
+                        }
                     }
+                    let lengths = UnsafePointer(numbers.baseAddress!)
+                    return body(Int32(count), UnsafePointer(values.baseAddress!), lengths, lengths + count)
                 }
             }
         }
+    }
+
+    /// Copies `bytes` into `storage` at `offset`; returns how many.
+    private static func copy(
+        _ bytes: UnsafeBufferPointer<UInt8>, to storage: UnsafeMutableBufferPointer<UInt8>, at offset: Int
+    ) -> Int {
+        if let base = bytes.baseAddress { (storage.baseAddress! + offset).update(from: base, count: bytes.count) }
+        return bytes.count
     }
 }
 

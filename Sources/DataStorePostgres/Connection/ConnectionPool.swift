@@ -7,10 +7,21 @@ final class ConnectionPool: Sendable {
     private let idle = Mutex<[Connection]>([])
     private let maxIdle: Int
     private let connectionsMade = Atomic<Int>(0)
+    private let closed = Atomic<Bool>(false)
+    /// At most `maxIdle` awaited reads at once (``awaitRead(_:_:on:what:answer:otherwise:)``).
+    let slots: ReadSlots
+    /// Awaited reads answered on the event thread, and those handed to a reader thread, for tests.
+    let awaitedReads = Atomic<Int>(0)
+    let threadReads = Atomic<Int>(0)
 
-    init(conninfo: String, maxIdle: Int) {
+    /// Whether reads may be awaited on the event thread (``PostgresStore/Options/awaitedReads``).
+    let awaitsReads: Bool
+
+    init(conninfo: String, maxIdle: Int, awaitedReads: Bool = false) {
         self.conninfo = conninfo
         self.maxIdle = maxIdle
+        awaitsReads = awaitedReads
+        slots = ReadSlots(count: maxIdle)
     }
 
     /// Makes a connection to the store's server.
@@ -69,13 +80,23 @@ final class ConnectionPool: Sendable {
         release(connection)
     }
 
-    private func release(_ connection: Connection) {
-        guard connection.isHealthy, !connection.isInTransaction else { return }
+    /// An idle connection, if one is open.
+    func takeIdle() -> Connection? { idle.withLock { $0.popLast() } }
+
+    /// Keeps `connection` for the next call, unless it is broken, in a transaction, surplus, or
+    /// the pool closed.
+    func release(_ connection: Connection) {
+        guard connection.isHealthy, !connection.isInTransaction, !closed.load(ordering: .relaxed) else { return }
         idle.withLock { connections in
             if connections.count < maxIdle { connections.append(connection) }
         }
     }
 
-    /// Closes every idle connection.
-    func close() { idle.withLock { $0.removeAll() } }
+    /// Closes every idle connection (and each lent one as it comes back); awaited reads not yet
+    /// started throw `.closed`.
+    func close() {
+        closed.store(true, ordering: .relaxed)
+        slots.close()
+        idle.withLock { $0.removeAll() }
+    }
 }

@@ -10,6 +10,8 @@ struct PostgresQueryRunner {
     let plan: QueryPlan
     private let predicates: [RecordPredicate]
     private let scans: [CandidateScan]
+    /// Where the scan may stop: the collector's `offset + limit` when the limit is pushed into it.
+    private let stopEarly: Int?
 
     /// A runner of `plan` over `layout`.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` when the plan's index is gone.
@@ -18,6 +20,7 @@ struct PostgresQueryRunner {
         self.plan = plan
         predicates = RecordPredicate.ordered(plan.query.conditions)
         scans = try CandidateScan.scans(plan, layout: layout)
+        stopEarly = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name).stopEarly
     }
 
     /// Whether the plan takes several statements whatever the rows (several windows), and so
@@ -28,9 +31,7 @@ struct PostgresQueryRunner {
     /// primary-key lookup or an empty plan.
     var firstStatement: (sql: String, parameters: [SQLParameter])? {
         guard let scan = scans.first else { return nil }
-        let stopEarly = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name).stopEarly
-        return scan.statement(
-            after: nil, limit: stopEarly.map { max($0, 16) }, ordered: !isUnlimitedFullScan(stopEarly))
+        return scan.statement(after: nil, limit: firstPageSize, ordered: !isUnlimitedFullScan(stopEarly))
     }
 
     /// Whether the plan reads the whole table, in no order the server must give.
@@ -49,65 +50,169 @@ struct PostgresQueryRunner {
         on connection: Connection, singleStatement: Bool = false, idOrder: Bool = true,
         materialize: (_ body: UnsafeRawBufferPointer, _ version: Int64) throws -> Item
     ) throws -> [Item]? {
+        try collect(materialize) { consider in
+            try visitMatches(on: connection, singleStatement: singleStatement, idOrder: idOrder, consider)
+        }
+    }
+
+    /// The statement that answers the plan by itself unless re-checks leave its first page short
+    /// (``answer(from:idOrder:materialize:)`` then returns `nil`), or `nil` when no one statement
+    /// can (several windows, an empty plan).
+    var soleStatement: (sql: String, parameters: [SQLParameter])? {
+        if case .primaryKey(let ids) = plan.access { return idStatement(ids) }
+        return scans.count == 1 ? firstStatement : nil
+    }
+
+    /// The matches in `result`, the rows of ``soleStatement``, as ``run(on:singleStatement:idOrder:materialize:)``
+    /// gives them; `nil` when a further page is needed.
+    func answer<Item>(
+        from result: QueryResult, idOrder: Bool = true,
+        materialize: (_ body: UnsafeRawBufferPointer, _ version: Int64) throws -> Item
+    ) throws -> [Item]? {
+        try collect(materialize) { consider in
+            if case .primaryKey(let ids) = plan.access {
+                try visitIDs(ids, in: result, consider)
+                return true
+            }
+            if isUnlimitedFullScan(stopEarly) {
+                try visitInIDOrder(result, idOrder: idOrder, consider)
+                return true
+            }
+            var seen = Set<[UInt8]>()
+            if case .more = try visitPage(result, scans[0], pageSize: firstPageSize, seen: &seen, consider) {
+                return false
+            }
+            return true
+        }
+    }
+
+    /// The items of the records `visit` passes on, as the plan's collector keeps them, or `nil`
+    /// when `visit` returns `false` (it could not finish).
+    private func collect<Item>(
+        _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item,
+        _ visit: (_ take: Take) throws -> Bool
+    ) throws -> [Item]? {
         var collector = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name)
         var items: [Item] = []
-        let complete = try visitMatches(
-            on: connection, pageSize: collector.stopEarly, singleStatement: singleStatement, idOrder: idOrder
-        ) { record, version in
-            let admission = try collector.admit(record)
-            if admission != .stop { items.append(try materialize(record, version)) }
-            return admission == .take
+        // `visit` only calls the closure while it runs: nothing escapes. A page at a time, so the
+        // captured variables are reached once per page, not per row.
+        let complete = try withoutActuallyEscaping(materialize) { materialize in
+            try visit { result, rows in
+                try Self.take(rows, of: result, into: &items, collector: &collector, materialize)
+            }
         }
         return complete ? collector.results(items) : nil
     }
 
-    /// Calls `consider` with each matching record and its version in scan order until it returns
-    /// `false`; a record met twice (a multi-value index, overlapping windows) only once. Returns
+    /// Appends the items of `rows` of `result` while `collector` admits them; returns whether to go on.
+    private static func take<Item>(
+        _ rows: [Int], of result: QueryResult, into items: inout [Item], collector: inout ResultCollector,
+        _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
+    ) throws -> Bool {
+        var goOn = true
+        // Filled through its buffer: in code generic over `Item`, each `append` would look up the
+        // array type's metadata, a hash-table search per row.
+        let page = try [Item](unsafeUninitializedCapacity: rows.count) { buffer, count in
+            for row in rows {
+                let record = result.unsafeBytes(row, 1)
+                let admission = try collector.admit(record)
+                if admission != .stop {
+                    (buffer.baseAddress! + count).initialize(to: try materialize(record, result.int(row, 2) ?? 0))
+                    count += 1
+                }
+                if admission != .take {
+                    goOn = false
+                    return
+                }
+            }
+        }
+        if items.isEmpty { items = page } else { items.append(contentsOf: page) }
+        return goOn
+    }
+
+    /// The size of a scan's first page: the limit pushed down, at least 16, or `nil` for no limit.
+    private var firstPageSize: Int? { stopEarly.map { max($0, 16) } }
+
+    /// Whether rows may come twice (several windows, a multi-value index) and so are told apart by id.
+    private var deduplicates: Bool {
+        scans.count > 1 || { if case .indexScan(let s) = plan.access { s.index.multiValue } else { false } }()
+    }
+
+    /// Passes `consider` the matching rows of each page in scan order until it returns `false`;
+    /// a record met twice (a multi-value index, overlapping windows) only once. Returns
     /// `false` when `singleStatement` and a second statement was needed.
     private func visitMatches(
-        on connection: Connection, pageSize: Int?, singleStatement: Bool, idOrder: Bool,
-        _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
+        on connection: Connection, singleStatement: Bool, idOrder: Bool,
+        _ consider: Take
     ) throws -> Bool {
         if case .primaryKey(let ids) = plan.access {
-            try visitIDs(ids, on: connection, consider)
+            guard let statement = idStatement(ids) else { return true }
+            try visitIDs(ids, in: try connection.executePrepared(statement.sql, statement.parameters), consider)
             return true
         }
         if singleStatement && scans.count > 1 { return false }
         var seen = Set<[UInt8]>()
-        let deduplicate =
-            scans.count > 1 || { if case .indexScan(let s) = plan.access { s.index.multiValue } else { false } }()
         for scan in scans {
-            if isUnlimitedFullScan(pageSize) {
-                try visitInIDOrder(scan, on: connection, idOrder: idOrder, consider)
+            if isUnlimitedFullScan(stopEarly) {
+                let statement = scan.statement(after: nil, limit: nil, ordered: false)
+                let result = try connection.executePrepared(statement.sql, statement.parameters)
+                try visitInIDOrder(result, idOrder: idOrder, consider)
                 return true
             }
             var last: [UInt8]?
-            var page = pageSize.map { max($0, 16) }
-            while true {
+            var page = firstPageSize
+            pages: while true {
                 if last != nil && singleStatement { return false }
                 let statement = scan.statement(after: last, limit: page)
                 let result = try connection.executePrepared(statement.sql, statement.parameters)
-                for row in 0..<result.rowCount {
-                    if deduplicate, let id = result.bytes(row, 0), !seen.insert(id).inserted { continue }
-                    if !(try visitIfMatching(result, row, consider)) { return true }
+                switch try visitPage(result, scan, pageSize: page, seen: &seen, consider) {
+                case .stopped: return true
+                case .exhausted: break pages
+                case .more(let next):
+                    last = next
+                    page = page.map { $0 * 2 }
                 }
-                guard let size = page, result.rowCount == size else { break }
-                last = result.bytes(result.rowCount - 1, scan.orderColumnPosition)
-                page = size * 2
             }
         }
         return true
     }
 
-    /// A whole-table scan without a limit: every row in the server's order (no sort on the
-    /// server), the matches then visited in id order — the order LMDB's scan meets them in —
-    /// unless `idOrder` is `false`.
+    /// What one page of a scan left to do.
+    private enum PageOutcome {
+        /// `consider` stopped the scan.
+        case stopped
+        /// The window has no more rows.
+        case exhausted
+        /// The page was full: the next one starts after this key.
+        case more(after: [UInt8])
+    }
+
+    /// Visits the matching rows of one page of `scan`, `result`, skipping ids in `seen` when
+    /// rows may come twice.
+    private func visitPage(
+        _ result: QueryResult, _ scan: CandidateScan, pageSize: Int?, seen: inout Set<[UInt8]>,
+        _ consider: Take
+    ) throws -> PageOutcome {
+        let deduplicate = deduplicates
+        var rows: [Int] = []
+        rows.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount {
+            if deduplicate, let id = result.bytes(row, 0), !seen.insert(id).inserted { continue }
+            if try matches(result.unsafeBytes(row, 1)) { rows.append(row) }
+        }
+        if !(try consider(result, rows)) { return .stopped }
+        guard let size = pageSize, result.rowCount == size, size > 0,
+            let last = result.bytes(result.rowCount - 1, scan.orderColumnPosition)
+        else { return .exhausted }
+        return .more(after: last)
+    }
+
+    /// A whole-table scan without a limit, `result`: every row in the server's order (no sort
+    /// on the server), the matches then visited in id order — the order LMDB's scan meets them
+    /// in — unless `idOrder` is `false`.
     private func visitInIDOrder(
-        _ scan: CandidateScan, on connection: Connection, idOrder: Bool,
-        _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
+        _ result: QueryResult, idOrder: Bool, _ consider: Take
     ) throws {
-        let statement = scan.statement(after: nil, limit: nil, ordered: false)
-        let result = try connection.executePrepared(statement.sql, statement.parameters)
         var found: [(id: UnsafeRawBufferPointer, row: Int)] = []
         for row in 0..<result.rowCount {
             let record = result.unsafeBytes(row, 1)
@@ -116,35 +221,32 @@ struct PostgresQueryRunner {
         if idOrder && !zip(found, found.dropFirst()).allSatisfy({ !QueryResult.precedes($1.id, $0.id) }) {
             found.sort { QueryResult.precedes($0.id, $1.id) }
         }
-        for (_, row) in found where !(try consider(result.unsafeBytes(row, 1), result.int(row, 2) ?? 0)) { return }
+        _ = try consider(result, found.map(\.row))
     }
 
-    /// The records of `ids` that match, in the order given.
-    private func visitIDs(
-        _ ids: [Value], on connection: Connection, _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
-    ) throws {
+    /// The statement reading the records of `ids`, or `nil` when none is a valid id.
+    private func idStatement(_ ids: [Value]) -> (sql: String, parameters: [SQLParameter])? {
         let keys = ids.compactMap { try? layout.idKey($0) }
-        guard !keys.isEmpty else { return }
-        let result = try connection.executePrepared(
-            "SELECT id, record, version FROM \(layout.table) WHERE id = ANY($1::bytea[])",
-            [.byteaArray(keys)])
+        guard !keys.isEmpty else { return nil }
+        return (layout.recordsByIDs, [.byteaArray(keys)])
+    }
+
+    /// The records of `ids` in `result` that match, in the order given.
+    private func visitIDs(
+        _ ids: [Value], in result: QueryResult, _ consider: Take
+    ) throws {
         var position: [[UInt8]: Int] = [:]
         for row in 0..<result.rowCount { if let id = result.bytes(row, 0) { position[id] = row } }
-        for key in keys {
+        var rows: [Int] = []
+        for key in ids.compactMap({ try? layout.idKey($0) }) {
             guard let row = position.removeValue(forKey: key) else { continue }
-            if !(try visitIfMatching(result, row, consider)) { return }
+            if try matches(result.unsafeBytes(row, 1)) { rows.append(row) }
         }
+        _ = try consider(result, rows)
     }
 
-    /// Calls `consider` with the record and version of `row` if the record meets every
-    /// condition; returns whether to go on.
-    private func visitIfMatching(
-        _ result: QueryResult, _ row: Int, _ consider: (UnsafeRawBufferPointer, Int64) throws -> Bool
-    ) throws -> Bool {
-        let record = result.unsafeBytes(row, 1)
-        guard try matches(record) else { return true }
-        return try consider(record, result.int(row, 2) ?? 0)
-    }
+    /// Takes the matching rows of `result`, in order, until the collector stops; returns whether to go on.
+    typealias Take = (_ result: QueryResult, _ rows: [Int]) throws -> Bool
 
     /// Whether `record` meets every condition.
     private func matches(_ record: UnsafeRawBufferPointer) throws -> Bool {

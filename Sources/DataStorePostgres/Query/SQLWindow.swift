@@ -1,42 +1,37 @@
 import DataStoreKit
 
-/// An ``IndexWindow`` as a SQL condition on a `bytea` key column, with its bounds as
-/// parameters: `bytea` compares byte by byte, as LMDB compares keys.
+/// An ``IndexWindow`` as bounds on a `bytea` key column: the shape of its condition and the
+/// bounds as parameters (`bytea` compares byte by byte, as LMDB compares keys).
 struct SQLWindow {
-    /// The condition, `TRUE` for the whole column.
-    var condition: String
-    /// The bounds, numbered after the parameters already used.
+    /// The lower bound's part of the condition.
+    var lower: StatementShape.Lower
+    /// Whether the condition has an upper bound (`column < $n`).
+    var hasUpper: Bool
+    /// The bounds, lower first.
     var parameters: [SQLParameter]
 
-    /// The condition of `window` on `column`, its parameters numbered from `firstParameter`.
-    init(_ window: IndexWindow, column: String, firstParameter: Int) {
-        var parts: [String] = []
-        var parameters: [SQLParameter] = []
-        func bound(_ op: String, _ key: [UInt8]) {
-            parameters.append(.bytes(key))
-            parts.append("\(column) \(op) $\(firstParameter + parameters.count - 1)")
-        }
+    /// The bounds of `window`.
+    init(_ window: IndexWindow) {
+        parameters = []
         // Keys that begin with an inclusive bound are inside; with an exclusive one, outside.
         if window.startInclusive {
-            if !window.start.isEmpty { bound(">=", window.start) }
+            lower = window.start.isEmpty ? .none : .atLeast
+            if !window.start.isEmpty { parameters.append(.bytes(window.start)) }
         } else if let beyond = IndexWindow.successor(of: window.start) {
-            bound(">=", beyond)
+            lower = .atLeast
+            parameters.append(.bytes(beyond))
         } else {
-            parts.append("FALSE")
+            lower = .impossible
         }
+        hasUpper = false
         if let end = window.end {
             if !window.endInclusive {
-                bound("<", end)
+                hasUpper = true
+                parameters.append(.bytes(end))
             } else if let beyond = IndexWindow.successor(of: end) {
-                bound("<", beyond)
+                hasUpper = true
+                parameters.append(.bytes(beyond))
             }
         }
-        condition = parts.isEmpty ? "TRUE" : parts.joined(separator: " AND ")
-        self.parameters = parameters
-    }
-
-    /// The condition for keys past `key` in scan order (the next page).
-    static func after(_ key: [UInt8], column: String, backward: Bool, parameter: Int) -> String {
-        "\(column) \(backward ? "<" : ">") $\(parameter)"
     }
 }

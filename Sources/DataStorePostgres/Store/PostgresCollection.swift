@@ -30,26 +30,42 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// The object stored under `id`.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id, `.invalidID`, `.codec`, `.network`.
     public func get(id: Value) async throws -> Object {
-        try await store.readers.run { try self.object(id: id) }
+        guard store.pool.awaitsReads else { return try await store.readers.run { try self.object(id: id) } }
+        if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
+        let key = try layout.idKey(id)
+        let object = try await store.pool.awaitRead(
+            layout.recordByID, [.bytes(key)], on: store.readers, what: { "reading \(name)/\(id)" },
+            answer: { try record(in: $0, id: id) }, otherwise: { try self.record(id: id) })
+        guard let object else { throw DataStoreError(.notFound, "no object with id \(id) in \(name)") }
+        return object
     }
 
     /// ``get(id:)`` on the caller's thread.
     func object(id: Value) throws -> Object {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
-        let key = try layout.idKey(id)
-        let object = try store.pool.read("reading \(name)/\(id)") { connection in
-            let result = try connection.executePrepared(layout.recordByID, [.bytes(key)])
-            guard result.rowCount == 1 else { return Object?.none }
-            return try result.withBytes(0, 0) { try decode($0 ?? UnsafeRawBufferPointer(start: nil, count: 0), id: id) }
+        guard let object = try record(id: id) else {
+            throw DataStoreError(.notFound, "no object with id \(id) in \(name)")
         }
-        guard let object else { throw DataStoreError(.notFound, "no object with id \(id) in \(name)") }
         return object
+    }
+
+    /// The object stored under `id`, or `nil`, read with blocking calls on the caller's thread.
+    private func record(id: Value) throws -> Object? {
+        let key = try layout.idKey(id)
+        return try store.pool.read("reading \(name)/\(id)") { connection in
+            try record(in: connection.executePrepared(layout.recordByID, [.bytes(key)]), id: id)
+        }
+    }
+
+    /// The object in `result`, the rows of ``TableLayout/recordByID``, or `nil` when it has none.
+    private func record(in result: QueryResult, id: Value) throws -> Object? {
+        guard result.rowCount == 1 else { return nil }
+        return try result.withBytes(0, 0) { try decode($0 ?? UnsafeRawBufferPointer(start: nil, count: 0), id: id) }
     }
 
     /// The objects matching `params`, shaped by `options` (docs/queries.md).
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
-        let query = try Query(params: params, options: options)
-        return try await store.readers.run { try self.query(query) }
+        try await query(try Query(params: params, options: options))
     }
 
     /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot, on the caller's thread.
@@ -58,10 +74,11 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         try run(query) { body, _ in try decode(body, id: nil) }
     }
 
-    /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot, on one of the store's reader threads.
+    /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot without holding a thread while
+    /// the server answers.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec`, `.network`.
     public func query(_ query: Query) async throws -> [Object] {
-        try await store.readers.run { try self.query(query) }
+        try await awaitRun(query, otherwise: { try self.query(query) }) { body, _ in try decode(body, id: nil) }
     }
 
     /// The stored documents matching `query`.
@@ -74,12 +91,11 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     }
 
     /// Every object, in id order.
-    public func all() async throws -> [Object] { try await store.readers.run { try self.query(Query()) } }
+    public func all() async throws -> [Object] { try await query(Query()) }
 
     /// The number of objects matching every condition in `params`.
     public func count(params: [String: Value]?) async throws -> Int {
-        let query = try Query(params: params, options: nil)
-        return try await store.readers.run { try self.count(query) }
+        try await count(try Query(params: params, options: nil))
     }
 
     /// The number of objects matching `query`'s conditions (its sort, offset and limit aside),
@@ -88,9 +104,13 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         try run(Query(conditions: query.conditions), idOrder: false) { _, _ in () }.count
     }
 
-    /// ``count(_:)`` on one of the store's reader threads.
+    /// ``count(_:)`` without holding a thread while the server answers.
     public func count(_ query: Query) async throws -> Int {
-        try await store.readers.run { try self.count(query) }
+        let conditions = Query(conditions: query.conditions)
+        let matches: [Void] = try await awaitRun(
+            conditions, idOrder: false, otherwise: { try self.run(conditions, idOrder: false) { _, _ in () } }
+        ) { _, _ in () }
+        return matches.count
     }
 
     /// How the store would answer `params` and `options`: the planner's choice, as on LMDB.
@@ -130,6 +150,21 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
             try connection.execute("COMMIT")
             return items
         }
+    }
+
+    /// `query` answered by its one statement on an idle connection without holding a thread
+    /// while the server answers, when one statement answers; else `otherwise` (which must give
+    /// the same items) on a reader thread.
+    private func awaitRun<Item>(
+        _ query: Query, idOrder: Bool = true, otherwise: @escaping @Sendable () throws -> [Item],
+        _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
+    ) async throws -> [Item] {
+        guard store.pool.awaitsReads else { return try await store.readers.run(otherwise) }
+        let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query))
+        guard let statement = runner.soleStatement else { return try await store.readers.run(otherwise) }
+        return try await store.pool.awaitRead(
+            statement.sql, statement.parameters, on: store.readers, what: { "querying \(name)" },
+            answer: { try runner.answer(from: $0, idOrder: idOrder, materialize: materialize) }, otherwise: otherwise)
     }
 
     func decode(_ body: UnsafeRawBufferPointer, id: Value?) throws -> Object {

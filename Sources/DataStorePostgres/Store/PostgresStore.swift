@@ -30,14 +30,20 @@ public final class PostgresStore: Sendable {
         /// The engine behind the server, for the tables the store creates: `.yugabyteDB` declares
         /// the key columns it scans by range `ASC`, so that YugabyteDB shards them by range.
         public var engine: PostgresEngine
+        /// Whether a read whose statement a pooled connection has prepared is sent from the
+        /// caller's thread and awaited on the process's event thread, holding no thread while the
+        /// server answers (docs/postgres.md, "Reads"); otherwise every read runs on a reader thread.
+        public var awaitedReads: Bool
 
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
-        /// kept 7 days and at most 64 MiB, woken by `LISTEN/NOTIFY`, tables declared for PostgreSQL.
+        /// kept 7 days and at most 64 MiB, woken by `LISTEN/NOTIFY`, tables declared for PostgreSQL,
+        /// reads on the reader threads.
         public init(
             readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6,
             changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen,
-            engine: PostgresEngine = .postgreSQL
+            engine: PostgresEngine = .postgreSQL, awaitedReads: Bool = false
         ) {
+            self.awaitedReads = awaitedReads
             self.readers = readers
             self.maxBatch = max(1, min(maxBatch, 64))
             self.maxAttempts = max(1, maxAttempts)
@@ -76,7 +82,7 @@ public final class PostgresStore: Sendable {
     /// server the `PG*` environment variables name).
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.network` when the server cannot be reached.
     public static func open(url: String, options: Options = Options()) async throws -> PostgresStore {
-        let pool = ConnectionPool(conninfo: url, maxIdle: options.readers)
+        let pool = ConnectionPool(conninfo: url, maxIdle: options.readers, awaitedReads: options.awaitedReads)
         let readers = ReaderThreads(count: options.readers)
         let source = PostgresChangeSource(pool: pool, readers: readers, options: options.changeFeed, latest: 0)
         let ddl = TableDDL(engine: options.engine)

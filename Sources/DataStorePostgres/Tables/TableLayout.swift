@@ -16,6 +16,8 @@ final class TableLayout: Sendable {
     private let indexList: Mutex<[StoredIndex]>
     /// The planner's remembered choices, forgotten when the indexes change.
     let planCache = PlanCache()
+    /// The candidate statements' texts, built once per shape.
+    let statementTexts = StatementTexts()
 
     init(name: String, idField: String, tag: Int, indexes: [StoredIndex]) {
         self.name = name
@@ -24,12 +26,15 @@ final class TableLayout: Sendable {
         self.indexList = Mutex(indexes)
         table = "dsk_c\(tag)"
         recordByID = "SELECT record FROM \(table) WHERE id = $1"
+        recordsByIDs = "SELECT id, record, version FROM \(table) WHERE id = ANY($1::bytea[])"
     }
 
     /// The table's name.
     let table: String
     /// The statement that reads one record by id.
     let recordByID: String
+    /// The statement that reads the rows of several ids.
+    let recordsByIDs: String
     /// The side table of a multi-value index.
     func sideTable(_ index: StoredIndex) -> String { "\(table)_m\(index.column)" }
 

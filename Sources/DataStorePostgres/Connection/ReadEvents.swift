@@ -1,0 +1,107 @@
+internal import CPostgres
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one thread of the process that waits for the results of reads in flight, so that a read
+/// holds no thread while the server answers: the caller sends its statement and registers the
+/// connection's socket with epoll (which needs no wake-up of this thread); this thread reads the
+/// result as it arrives and resumes the caller when it is complete.
+final class ReadEvents: Sendable {
+    /// A read waiting for its result.
+    private struct Waiter {
+        let connection: Connection
+        let continuation: CheckedContinuation<Handoff<OpaquePointer?>, Never>
+        /// Whether libpq still holds bytes of the statement to send.
+        var flushing: Bool
+        /// The statement's first result, once complete; any later ones are freed.
+        var first: Handoff<OpaquePointer>? = nil
+    }
+
+    /// The process's event thread, started at the first read that waits.
+    static let shared = ReadEvents()
+
+    private let epoll: Int32
+    private let waiters = Mutex<[Int32: Waiter]>([:])
+
+    private init() {
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { return }
+        let thread = Thread { [self] in
+            // Named from inside: on Linux a name given before `start()` never reaches the thread.
+            Thread.current.name = "PG.events"
+            serve()
+        }
+        thread.start()
+    }
+
+    /// The result of the statement just sent on `connection` (`flushing` when libpq could not yet
+    /// send all of it), or `nil` when the connection was lost first; every further result of the
+    /// statement is read and freed, so the connection is idle again when this returns.
+    func result(of connection: Connection, flushing: Bool) async -> OpaquePointer? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Handoff<OpaquePointer?>, Never>) in
+            let socket = PQsocket(connection.handle)
+            guard socket >= 0, epoll >= 0 else { return continuation.resume(returning: Handoff(nil)) }
+            // Registered before the socket is armed: its event may come at once.
+            waiters.withLock {
+                $0[socket] = Waiter(connection: connection, continuation: continuation, flushing: flushing)
+            }
+            if !arm(socket, writing: flushing) { finish(socket, with: nil) }
+        }.value
+    }
+
+    /// How many reads are waiting for their results, for tests.
+    var inFlight: Int { waiters.withLock { $0.count } }
+
+    /// Arms `socket` for one event (readable, or writable while libpq has bytes to send).
+    private func arm(_ socket: Int32, writing: Bool) -> Bool {
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue | EPOLLONESHOT.rawValue | (writing ? EPOLLOUT.rawValue : 0)
+        event.data.fd = socket
+        // A socket stays registered, disarmed, between reads; a new one (or a reused number) is added.
+        if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) == 0 { return true }
+        return errno == ENOENT && epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event) == 0
+    }
+
+    /// The thread's loop: reads what arrived for each socket that woke, resumes each read whose
+    /// result is complete, and arms the others again.
+    private func serve() {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        while true {
+            let count = epoll_wait(epoll, &events, Int32(events.count), -1)
+            if count < 0 && errno == EINTR { continue }
+            for event in events.prefix(Int(max(0, count))) { advance(event.data.fd) }
+        }
+    }
+
+    /// Moves the read on `socket` along: sends what is left, reads what arrived, takes the
+    /// results libpq has complete, and resumes the read once the statement is done (or the
+    /// connection lost); otherwise arms the socket again.
+    private func advance(_ socket: Int32) {
+        guard var waiter = waiters.withLock({ $0[socket] }) else { return }
+        let handle = waiter.connection.handle
+        if waiter.flushing {
+            let flushed = PQflush(handle)
+            if flushed < 0 { return finish(socket, with: nil) }
+            waiter.flushing = flushed == 1
+        }
+        guard PQconsumeInput(handle) == 1 else { return finish(socket, with: nil) }
+        // PQgetResult blocks only while libpq is busy: each call here returns at once.
+        while !waiter.flushing && PQisBusy(handle) == 0 {
+            guard let result = PQgetResult(handle) else { return finish(socket, with: waiter.first?.value) }
+            if waiter.first == nil { waiter.first = Handoff(result) } else { PQclear(result) }
+        }
+        waiters.withLock { $0[socket] = waiter }
+        if !arm(socket, writing: waiter.flushing) { finish(socket, with: nil) }
+    }
+
+    /// Resumes the read on `socket` with `result`: from here on its connection is the caller's.
+    private func finish(_ socket: Int32, with result: OpaquePointer?) {
+        guard let waiter = waiters.withLock({ $0.removeValue(forKey: socket) }) else { return }
+        if result == nil, let first = waiter.first { PQclear(first.value) }
+        waiter.continuation.resume(returning: Handoff(result))
+    }
+}

@@ -1,0 +1,71 @@
+/// Everything that decides the SQL text of a candidate statement — never its values, which are
+/// bound parameters — so that each text is built once per layout and shape.
+struct StatementShape: Hashable, Sendable {
+    /// Where the candidates come from.
+    enum Source: Hashable, Sendable {
+        /// The table, in id order.
+        case ids
+        /// The table, in the order of index column `k<n>`.
+        case column(Int)
+        /// The side table of multi-value index `n`, joined to the table.
+        case sideTable(Int)
+    }
+
+    /// The lower bound of the window.
+    enum Lower: Hashable, Sendable {
+        /// None: from the column's first key.
+        case none
+        /// `column >= $n`.
+        case atLeast
+        /// No key can be inside (an exclusive bound with no successor).
+        case impossible
+    }
+
+    var source: Source
+    var lower: Lower
+    var hasUpper: Bool
+    /// Whether the page starts after a key (`column > $n`, or `<` backward).
+    var after: Bool
+    var limited: Bool
+    var ordered: Bool
+    var backward: Bool
+
+    /// The column rows are ordered and paged by.
+    var orderColumn: String {
+        switch source {
+        case .ids: "t.id"
+        case .column(let number): "t.k\(number)"
+        case .sideTable: "m.key"
+        }
+    }
+
+    /// The statement over `layout`, its parameters numbered as a scan binds them: the lower
+    /// bound, the upper, the key the page starts after, the limit.
+    func sql(in layout: TableLayout) -> String {
+        let column = orderColumn
+        var parts: [String] = []
+        var number = 0
+        func next() -> String {
+            number += 1
+            return "$\(number)"
+        }
+        switch lower {
+        case .none: break
+        case .atLeast: parts.append("\(column) >= \(next())")
+        case .impossible: parts.append("FALSE")
+        }
+        if hasUpper { parts.append("\(column) < \(next())") }
+        if after { parts.append("\(column) \(backward ? "<" : ">") \(next())") }
+        let source =
+            switch self.source {
+            case .ids, .column: "FROM \(layout.table) t"
+            case .sideTable(let number): "FROM \(layout.table)_m\(number) m JOIN \(layout.table) t ON t.id = m.id"
+            }
+        let extra = self.source == .ids ? "" : ", \(column)"
+        var sql =
+            "SELECT t.id, t.record, t.version\(extra) \(source) WHERE \(parts.isEmpty ? "TRUE" : parts.joined(separator: " AND "))"
+        if ordered { sql += " ORDER BY \(column)\(backward ? " DESC" : "")" }
+        if limited { sql += " LIMIT \(next())" }
+        return sql
+    }
+}

@@ -1,0 +1,121 @@
+import DataStoreCore
+import DataStoreKit
+import Foundation
+import Synchronization
+import Testing
+
+@testable import DataStorePostgres
+
+/// Awaited reads: the statement sent from the caller's thread, the result read by the event
+/// thread, no thread held while the server answers; whatever that path cannot do falls to a
+/// reader thread.
+@Suite("PostgreSQL awaited reads", .enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.skipReason))
+struct PostgresAwaitedReadTests {
+    static let mapping = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
+
+    /// A store with one reader and a collection of 40 documents indexed on `n`, each read shape
+    /// run once so that its statement is prepared on the pooled connection.
+    static func prepared() async throws -> (PostgresStore, PostgresCollection<Document>) {
+        let store = try await PostgresTestServer.store(options: PostgresStore.Options(readers: 1, awaitedReads: true))
+        let collection = try await store.collection(
+            PostgresTestServer.uniqueName("awaited"), mapping: mapping, indexes: [IndexDefinition("n")])
+        try await collection.add(contentsOf: (0..<40).map { ["id": .int(Int64($0)), "n": .int(Int64($0 % 10))] })
+        _ = try await collection.get(id: 1)
+        _ = try await collection.query(params: ["n": 3], options: ["limit": 2])
+        return (store, collection)
+    }
+
+    @Test("once its statement is prepared, a get or a one-statement query is answered on the event thread")
+    func awaitedOnceprepared() async throws {
+        let (store, collection) = try await Self.prepared()
+        defer { store.close() }
+        let (awaited, onThreads) = (
+            store.pool.awaitedReads.load(ordering: .relaxed), store.pool.threadReads.load(ordering: .relaxed)
+        )
+        for id in 0..<10 {
+            #expect(try await collection.get(id: .int(Int64(id)))["n"] == .int(Int64(id % 10)))
+            let found = try await collection.query(params: ["n": .int(Int64(id))], options: ["limit": 2])
+            #expect(found.map { $0["id"] } == [.int(Int64(id)), .int(Int64(id + 10))])
+        }
+        #expect(store.pool.awaitedReads.load(ordering: .relaxed) == awaited + 20)
+        #expect(store.pool.threadReads.load(ordering: .relaxed) == onThreads)
+        await #expect(throws: DataStoreError.self) { _ = try await collection.get(id: "absent") }
+    }
+
+    @Test("a statement the session lost, or a connection the server dropped, falls to a reader thread and is mended")
+    func lostStatementAndConnection() async throws {
+        let (store, collection) = try await Self.prepared()
+        defer { store.close() }
+        // The session loses its statements behind the cache's back.
+        let connection = try #require(store.pool.takeIdle())
+        try connection.execute("DEALLOCATE ALL")
+        store.pool.release(connection)
+        let onThreads = store.pool.threadReads.load(ordering: .relaxed)
+        #expect(try await collection.get(id: 7)["n"] == 7)
+        #expect(store.pool.threadReads.load(ordering: .relaxed) == onThreads + 1)
+        #expect(try await collection.get(id: 8)["n"] == 8)
+        #expect(store.pool.threadReads.load(ordering: .relaxed) == onThreads + 1)
+        // The server ends the pooled connection's session: the next read reconnects and answers.
+        let pooled = try #require(store.pool.takeIdle())
+        let pid = try #require(pooled.execute("SELECT pg_backend_pid()::int8").int(0, 0))
+        store.pool.release(pooled)
+        try TestSQL.run("SELECT pg_terminate_backend($1::int8::int4)::text", [.int(pid)])
+        #expect(try await collection.query(params: ["n": 4], options: ["limit": 1]).map { $0["id"] } == [.int(4)])
+        #expect(try await collection.get(id: 9)["n"] == 9)
+    }
+
+    @Test("reads waiting for the server hold none of the cooperative pool's threads")
+    func noThreadHeld() async throws {
+        // Three times as many as the cooperative pool has threads, all held up by the server.
+        let waiting = 3 * ProcessInfo.processInfo.activeProcessorCount
+        let holder = try Connection("")
+        try holder.execute("SELECT pg_advisory_lock(424242)")
+        let connections = try (0..<waiting).map { _ in try Connection("") }
+        // Prepared with blocking calls first, so that only the awaited run is left.
+        for connection in connections {
+            try connection.execute("PREPARE wait AS SELECT pg_advisory_lock_shared(424242)::text")
+        }
+        let counts = Counts()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for connection in connections {
+                group.addTask {
+                    _ = try await connection.executePreparedAwaiting("wait", [])
+                    counts.finished.add(1, ordering: .relaxed)
+                }
+            }
+            // Every read reaches the server and waits there at once: none holds a thread.
+            while ReadEvents.shared.inFlight < waiting { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(counts.finished.load(ordering: .relaxed) == 0)
+            try holder.execute("SELECT pg_advisory_unlock(424242)")
+            try await group.waitForAll()
+        }
+        #expect(counts.finished.load(ordering: .relaxed) == waiting)
+    }
+
+    /// Reads finished, from the tasks that run them.
+    final class Counts: Sendable {
+        let finished = Atomic<Int>(0)
+    }
+
+    @Test("by default every read runs on a reader thread")
+    func offByDefault() async throws {
+        let store = try await PostgresTestServer.store(options: PostgresStore.Options(readers: 1))
+        defer { store.close() }
+        let collection = try await store.collection(PostgresTestServer.uniqueName("threads"), mapping: Self.mapping)
+        try await collection.add(contentsOf: (0..<4).map { ["id": .int(Int64($0))] })
+        for id in 0..<4 { #expect(try await collection.get(id: .int(Int64(id)))["id"] == .int(Int64(id))) }
+        #expect(try await collection.count(params: nil) == 4)
+        #expect(store.pool.awaitedReads.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("reads waiting for a slot when the store closes throw .closed, as do later ones")
+    func slotsClose() async throws {
+        let slots = ReadSlots(count: 1)
+        try await slots.acquire()
+        let waiting = Task { try await slots.acquire() }
+        slots.close()
+        await #expect(throws: DataStoreError.self) { try await waiting.value }
+        await #expect(throws: DataStoreError.self) { try await slots.acquire() }
+        slots.release()
+    }
+}
