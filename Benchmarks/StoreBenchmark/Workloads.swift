@@ -88,7 +88,7 @@ final class BenchmarkRun {
             if !configuration.keep { try? FileManager.default.removeItem(atPath: configuration.directory) }
             exit(0)
         }
-        if configuration.onlyPostgres { return try await postgresAlone() }
+        if configuration.onlyPostgres { return await closeAndRunPostgres() }
         report.probes.append(try SyncProbe.run("before the write workloads", in: configuration.directory))
         try await bulkLoad()
         try recordSizes(suffix: "after bulk load")
@@ -106,18 +106,11 @@ final class BenchmarkRun {
         report.probes.append(try SyncProbe.run("after the write workloads", in: configuration.directory))
         try verify()
         try recordSizes(suffix: "at the end")
-        store.close()
-        covering?.close()
-        raw.close()
-        sqlite.close()
-        if !configuration.keep { try? FileManager.default.removeItem(atPath: configuration.directory) }
-        report.postgres = await PostgresBenchmark.section(configuration, dataset: dataset)
-        report.seconds = Double(Clock.wall() - started) / 1e9
-        return report
+        return await closeAndRunPostgres()
     }
 
-    /// `--only-postgres`: the PostgreSQL rows alone, without the LMDB and SQLite ones.
-    private func postgresAlone() async throws -> Report {
+    /// Closes the local backends, then runs the PostgreSQL rows (alone with `--only-postgres`).
+    private func closeAndRunPostgres() async -> Report {
         store.close()
         covering?.close()
         raw.close()

@@ -109,6 +109,9 @@ struct PostgresQueryRunner {
         _ rows: [Int], of result: QueryResult, into items: inout [Item], collector: inout ResultCollector,
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) throws -> Bool {
+        // An array made with capacity 0 writes its count into the shared empty-array storage,
+        // which ThreadSanitizer reports as a race between readers.
+        guard !rows.isEmpty else { return true }
         var goOn = true
         // Filled through its buffer: in code generic over `Item`, each `append` would look up the
         // array type's metadata, a hash-table search per row.
