@@ -23,6 +23,17 @@ struct DifferentialTests {
         }
     }
 
+    /// A collection "docs" of plain documents with single-field, compound, mixed-direction and
+    /// multi-value indexes, for tests that compare the store with a model of it.
+    static func indexedDocuments(in store: DataStore) async throws -> StoreCollection<Document> {
+        try await store.collection(
+            "docs", mapping: ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 }),
+            indexes: [
+                IndexDefinition("a"), IndexDefinition("ab", fields: ["a", "b"]),
+                IndexDefinition("cb", fields: ["c", .descending("b")]), IndexDefinition("tags", multiValue: true)
+            ])
+    }
+
     static func randomDocument(_ id: Int, _ rng: inout SeededGenerator) -> Document {
         var document = Document()
         document["id"] = .string(String(format: "d%03d", id))

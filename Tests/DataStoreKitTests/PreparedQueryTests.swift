@@ -56,12 +56,7 @@ struct PreparedQueryTests {
         var rng = SeededGenerator(seed: seed)
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
-        let collection = try await temporary.store.collection(
-            "docs", mapping: ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 }),
-            indexes: [
-                IndexDefinition("a"), IndexDefinition("ab", fields: ["a", "b"]),
-                IndexDefinition("cb", fields: ["c", .descending("b")]), IndexDefinition("tags", multiValue: true)
-            ])
+        let collection = try await DifferentialTests.indexedDocuments(in: temporary.store)
         for id in 0..<100 { _ = try await collection.add(object: DifferentialTests.randomDocument(id, &rng)) }
         for _ in 0..<40 {
             let (params, kinds) = Self.randomShape(&rng)

@@ -13,12 +13,7 @@ struct WriteDifferentialTests {
         var rng = SeededGenerator(seed: seed)
         let temporary = try TemporaryStore(options: DataStore.Options(durability: .none))
         defer { temporary.remove() }
-        let collection = try await temporary.store.collection(
-            "docs", mapping: ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 }),
-            indexes: [
-                IndexDefinition("a"), IndexDefinition("ab", fields: ["a", "b"]),
-                IndexDefinition("cb", fields: ["c", .descending("b")]), IndexDefinition("tags", multiValue: true)
-            ])
+        let collection = try await DifferentialTests.indexedDocuments(in: temporary.store)
         var truth: [Value: Document] = [:]
         for id in 0..<120 {
             let document = DifferentialTests.randomDocument(id, &rng)
