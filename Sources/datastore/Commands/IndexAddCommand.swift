@@ -47,30 +47,44 @@ enum IndexAddCommand: Command {
         let store = try opened.directoryStore(for: "index add")
         let collection = try await StoreAccess.collection(name, in: store)
         let current = collection.indexes
-        if let existing = current.first(where: { $0.name == definition.name }) {
-            guard existing == definition else {
-                throw ToolError(
-                    .badInput,
-                    "collection \(name) already has an index \(existing.name): \(existing); "
-                        + "drop it first to declare \(definition)")
-            }
-            console.note("collection \(name) already has the index \(existing)")
-        } else {
+        if try !isDeclared(definition, among: current, on: name, console: console) {
             try await build(definition, on: name, in: store, chunk: chunk, console: console)
         }
         store.close()
         let built = try IndexListCommand.statistics(of: name, in: store).first { $0.definition.name == definition.name }
+        try printBuilt(definition, built, state: built?.state ?? "missing", on: name, format: format, console: console)
+        return .success
+    }
+
+    /// Whether collection `name` already declares `definition` (said on the console).
+    /// - Throws: ``ToolError`` `.badInput` when an index of the same name is declared differently.
+    static func isDeclared(
+        _ definition: IndexDefinition, among current: [IndexDefinition], on name: String, console: Console
+    ) throws -> Bool {
+        guard let existing = current.first(where: { $0.name == definition.name }) else { return false }
+        guard existing == definition else {
+            throw ToolError(
+                .badInput,
+                "collection \(name) already has an index \(existing.name): \(existing); "
+                    + "drop it first to declare \(definition)")
+        }
+        console.note("collection \(name) already has the index \(existing)")
+        return true
+    }
+
+    /// Prints the index `index add` declared, in `state`, for either store.
+    static func printBuilt(
+        _ definition: IndexDefinition, _ built: (some ListedIndex)?, state: String, on name: String,
+        format: OutputFormat, console: Console
+    ) throws {
         switch format {
         case .json:
             console.print(
                 try JSONWriter.text(["collection": .string(name), "index": built.map { .object($0.document) } ?? .null])
             )
         case .table:
-            console.print(
-                "index \(definition) on \(name): \(built?.state ?? "missing"), "
-                    + "\(grouped(built?.entries ?? 0)) entries")
+            console.print("index \(definition) on \(name): \(state), \(grouped(built?.entries ?? 0)) entries")
         }
-        return .success
     }
 
     /// The index the arguments declare.

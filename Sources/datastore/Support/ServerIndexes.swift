@@ -17,29 +17,13 @@ enum ServerIndexes {
     ) async throws -> ExitCode {
         let collection = try await StoreAccess.collection(name, in: opened)
         let current = try await store.documentCollection(collection.name).indexes
-        if let existing = current.first(where: { $0.name == definition.name }) {
-            guard existing == definition else {
-                throw ToolError(
-                    .badInput,
-                    "collection \(name) already has an index \(existing.name): \(existing); "
-                        + "drop it first to declare \(definition)")
-            }
-            console.note("collection \(name) already has the index \(existing)")
-        } else {
+        if try !IndexAddCommand.isDeclared(definition, among: current, on: name, console: console) {
             console.note("building index \(definition.name) on \(name) on the server (one transaction)")
             try await store.addIndex(definition, to: name, buildChunk: chunk)
         }
         let built = try statistics(of: name, in: store).first { $0.definition.name == definition.name }
-        switch format {
-        case .json:
-            console.print(
-                try JSONWriter.text(["collection": .string(name), "index": built.map { .object($0.document) } ?? .null])
-            )
-        case .table:
-            console.print(
-                "index \(definition) on \(name): \(built == nil ? "missing" : "ready"), "
-                    + "\(grouped(built?.entries ?? 0)) entries")
-        }
+        try IndexAddCommand.printBuilt(
+            definition, built, state: built == nil ? "missing" : "ready", on: name, format: format, console: console)
         return .success
     }
 
