@@ -83,7 +83,7 @@ struct ContextTests {
         let child = context.newChild()
         try child.add(note("b"), to: notes)
         // As `save()` marks the context while its change set is with the writer.
-        context.state.withLock { $0.saving = true }
+        context.state.withLock { $0.work.saving = true }
         do {
             try context.add(note("c"), to: notes)
             Issue.record("staging during a save was accepted")
@@ -94,7 +94,7 @@ struct ContextTests {
         await #expect(throws: DataStoreError.self) { try await child.save() }
         await #expect(throws: DataStoreError.self) { try await context.save() } // a second save at once
         #expect(child.hasChanges) // the child kept its change
-        context.state.withLock { $0.saving = false }
+        context.state.withLock { $0.work.saving = false }
 
         try await child.save()
         try await context.save()
@@ -109,10 +109,10 @@ struct ContextTests {
         let notes = try await temporary.store.collection(Note.self, idField: "id")
         let context = temporary.store.newContext()
         try context.add(note("k"), to: notes)
-        context.state.withLock { $0.saving = true } // as `save()` while its change set commits
+        context.state.withLock { $0.work.saving = true } // as `save()` while its change set commits
         context.discard()
         #expect(throws: DataStoreError.self) { try context.add(note("k", message: "again"), to: notes) }
-        context.state.withLock { $0.saving = false }
+        context.state.withLock { $0.work.saving = false }
         try context.add(note("k", message: "again"), to: notes)
         #expect(context.hasChanges)
         try await context.save()

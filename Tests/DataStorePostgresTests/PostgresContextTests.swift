@@ -94,14 +94,14 @@ struct PostgresContextTests {
         try context.add(note("a"), to: notes)
         let child = context.newChild()
         try child.add(note("b"), to: notes)
-        context.state.withLock { $0.saving = true }
+        context.state.withLock { $0.work.saving = true }
         let staging = #expect(throws: DataStoreError.self) { try context.add(note("c"), to: notes) }
         #expect(staging?.code == .conflict)
         #expect(staging?.message.contains("/\"c\"") == true)
         await #expect(throws: DataStoreError.self) { try await child.save() }
         await #expect(throws: DataStoreError.self) { try await context.save() }
         #expect(child.hasChanges)
-        context.state.withLock { $0.saving = false }
+        context.state.withLock { $0.work.saving = false }
         try await child.save()
         try await context.save()
         #expect(try await notes.all().compactMap(\.id).sorted() == ["a", "b"])

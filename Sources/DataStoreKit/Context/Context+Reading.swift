@@ -5,21 +5,6 @@ extension Context {
     /// The root of this context's chain, which owns the snapshot.
     var root: Context { parent?.root ?? self }
 
-    /// The staged change to `key` seen from this context: its own, else its parent's, and so on.
-    func stagedChange(_ key: Key) -> Change? {
-        if let change = state.withLock({ $0.changes.isEmpty ? nil : $0.changes[key] }) { return change }
-        return parent?.stagedChange(key)
-    }
-
-    /// Every staged change to `collection` seen from this context (children override parents).
-    func stagedChanges(in collection: String) -> [Value: Change] {
-        var merged = parent?.stagedChanges(in: collection) ?? [:]
-        state.withLock { state in
-            for (key, change) in state.changes where key.collection == collection { merged[key.id] = change }
-        }
-        return merged
-    }
-
     /// Runs `body` over the root's snapshot, beginning it on first use. Calls on one chain run
     /// one at a time (an LMDB read transaction serves one thread at a time).
     ///
@@ -35,14 +20,6 @@ extension Context {
         }
     }
 
-    /// Remembers the version `key` had when first read or changed here (for conflict detection).
-    func remember(_ key: Key, version: Int?, storage: CollectionTable) {
-        state.withLock { state in
-            state.storages[key.collection] = storage
-            if state.versions[key] == nil { state.versions[key] = .some(version) }
-        }
-    }
-
     /// The stored version and document of `id` in this context's snapshot, remembering the version.
     func storedRecord(_ id: Value, in storage: CollectionTable) throws -> (version: Int, document: Document)? {
         let key = try storage.idKey(id)
@@ -51,7 +28,7 @@ extension Context {
                 (version: try RecordVersion.read(record), document: try storage.decodeDocument(record, id: "\(id)"))
             }
         }
-        remember(Key(collection: storage.name, id: id), version: found?.version, storage: storage)
+        remember(Key(collection: storage.name, id: id), version: found?.version, table: storage)
         return found
     }
 
@@ -65,7 +42,7 @@ extension Context {
             let version = try withSnapshot { transaction in
                 try transaction.withValue(forKey: recordKey, in: storage.records) { try RecordVersion.read($0) }
             }
-            remember(key, version: version, storage: storage)
+            remember(key, version: version, table: storage)
             return version != nil
         }
     }
@@ -101,27 +78,15 @@ extension Context {
     /// The documents matching `query` in this context's view, remembering the version of each
     /// stored one read.
     func viewDocuments(matching query: Query, in storage: CollectionTable) throws -> [Document] {
-        let staged = stagedChanges(in: storage.name)
-        // Without staged changes the store answers alone, limit and all; with them, the snapshot's
-        // matches are merged with the staged documents and then sorted and cut.
-        let base = staged.isEmpty ? query : Query(conditions: query.conditions, sort: query.sort)
-        let plan = storage.plan(base)
-        let rows = try withSnapshot { transaction in
-            try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, version in
-                (try RecordCodec.decode(body), version)
+        try viewDocuments(
+            matching: query, in: storage.name, idField: storage.idField, table: storage, document: { try $0.document() }
+        ) { query in
+            let plan = storage.plan(query)
+            return try withSnapshot { transaction in
+                try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, version in
+                    (document: try RecordCodec.decode(body), version: Optional(version))
+                }
             }
         }
-        var documents: [Document] = []
-        for (document, version) in rows {
-            guard let id = document[storage.idField] else { continue }
-            remember(Key(collection: storage.name, id: id), version: version, storage: storage)
-            if staged[id] == nil { documents.append(document) }
-        }
-        if staged.isEmpty { return documents }
-        for change in staged.values {
-            if case .insert(let prepared) = change { documents.append(try prepared.document()) }
-            if case .upsert(let prepared) = change { documents.append(try prepared.document()) }
-        }
-        return query.evaluate(documents, idField: storage.idField)
     }
 }

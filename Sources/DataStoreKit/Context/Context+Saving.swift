@@ -13,12 +13,12 @@ extension Context {
     @discardableResult
     public func save() async throws -> CommitID? {
         if let parent {
-            try mergeIntoParent(parent)
+            try merge(into: parent)
             return nil
         }
         let policy = self.policy
         guard let taken = try takeForSaving(policy: policy) else { return nil }
-        defer { state.withLock { $0.saving = false } }
+        defer { state.withLock { $0.work.saving = false } }
         // Encode here, in the caller's task, into a list of steps: the writer thread — which
         // every write in the process passes through — only walks it and stores bytes.
         let (steps, bytes) = Self.saveSteps(taken, policy: policy)
@@ -29,38 +29,22 @@ extension Context {
         }
         // Nothing could be staged while the save ran (`saving`), so what is staged now is what was
         // saved — or nothing, after a `discard()`.
-        state.withLock { state in
-            state.changes = [:]
-            state.order = []
-            for key in taken.versions.keys { state.versions[key] = nil }
-        }
+        state.withLock { $0.work.clear(saved: taken) }
         return commit
     }
 
     /// What a root context's save takes from its state.
-    struct TakenChanges {
-        let order: [Key]
-        let changes: [Key: Change]
-        let versions: [Key: Int?]
-        let storages: [String: CollectionTable]
-    }
+    typealias TakenChanges = StagedWork<PreparedDocument, CollectionTable>
 
     /// Takes what to save and marks the context as saving, or returns `nil` when there is nothing
     /// to save. Ends the snapshot: a save must not hold a reader open while it waits for the writer
     /// (the writer may need every reader gone to grow the map).
     private func takeForSaving(policy: ConflictPolicy) throws(DataStoreError) -> TakenChanges? {
         try state.withLock { state throws(DataStoreError) in
-            guard !state.saving else {
-                throw DataStoreError(
-                    .conflict, "this context's save() is already committing; call it again after it returns")
-            }
+            let taken = try state.work.beginSaving(policy: policy)
             state.snapshot = nil
             state.snapshotEnded = nil
-            let nothing = state.order.isEmpty && (policy == .lastWriterWins || state.versions.isEmpty)
-            if nothing { return nil }
-            state.saving = true
-            return TakenChanges(
-                order: state.order, changes: state.changes, versions: state.versions, storages: state.storages)
+            return taken
         }
     }
 
@@ -70,7 +54,7 @@ extension Context {
         steps.reserveCapacity(taken.order.count)
         var bytes = 0
         for key in taken.order {
-            guard let storage = taken.storages[key.collection], let change = taken.changes[key] else { continue }
+            guard let storage = taken.tables[key.collection], let change = taken.changes[key] else { continue }
             switch change {
             case .insert(let ready), .upsert(let ready):
                 bytes += ready.body.count
@@ -90,7 +74,7 @@ extension Context {
         var expected: [RememberedVersion] = []
         expected.reserveCapacity(taken.versions.count)
         for (key, version) in taken.versions {
-            guard let storage = taken.storages[key.collection] else { continue }
+            guard let storage = taken.tables[key.collection] else { continue }
             let staged = taken.changes[key]
             // An insert of a record seen absent finds it present by itself (the put refuses an
             // existing key), so its version needs no lookup before applying.
@@ -106,31 +90,6 @@ extension Context {
                     key: key, recordKey: recordKey, storage: storage, version: version, checkedByInsert: insert))
         }
         return expected
-    }
-
-    private func mergeIntoParent(_ parent: Context) throws {
-        // The parent's lock first, then the child's (the only place both are held): the child's
-        // changes are taken only once the parent is known to accept them.
-        try parent.state.withLock { parentState throws(DataStoreError) in
-            guard !parentState.saving else {
-                throw DataStoreError(
-                    .conflict,
-                    "cannot save a child into its parent while the parent's save() is committing; "
-                        + "save the child after it returns")
-            }
-            let taken = state.withLock { state in
-                defer { state = State() }
-                return state
-            }
-            parentState.storages.merge(taken.storages) { current, _ in current }
-            for key in taken.order {
-                if let change = taken.changes[key] { Self.combine(change, into: &parentState, at: key) }
-            }
-            // The parent keeps the earliest version it knew.
-            for (key, version) in taken.versions where parentState.versions[key] == nil {
-                parentState.versions[key] = version
-            }
-        }
     }
 
     /// One staged change, ready for the writer: a prepared document to write in a mode, or a
@@ -191,8 +150,7 @@ extension Context {
             return index > failed || (index == failed && refused)
         }
         if changed.isEmpty, let failure { throw failure }
-        throw DataStoreError(
-            .conflict, "records changed since this context read them: " + changed.sorted().joined(separator: ", "))
+        throw DataStoreError.changedUnderneath(changed)
     }
 
     /// Describes each record of `expected` chosen by `include` whose version is not the one
@@ -207,9 +165,7 @@ extension Context {
                 try RecordVersion.read($0)
             }
             if current != record.version {
-                let was = record.version.map { "version \($0)" } ?? "absent"
-                let now = current.map { "version \($0)" } ?? "absent"
-                changed.append("\(record.key.collection)/\(record.key.id) (read \(was), now \(now))")
+                changed.append(record.key.changeDescription(read: record.version, now: current))
             }
         }
         return changed

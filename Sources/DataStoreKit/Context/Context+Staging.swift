@@ -14,7 +14,7 @@ extension Context {
         if try viewContains(key, recordKey: prepared.key, in: storage) {
             throw DataStoreError(.duplicateID, "an object with id \(prepared.id) already exists in \(storage.name)")
         }
-        try stage(.insert(prepared), for: key, storage: storage)
+        try stage(.insert(prepared), for: key, table: storage)
         // Only a generated id makes the stored object differ from the caller's (as the collection's own add).
         return prepared.keptObjectID ? object : try collection.decodeStored(prepared)
     }
@@ -29,7 +29,7 @@ extension Context {
         let prepared = try collection.prepare(object, id: id)
         let key = Key(collection: storage.name, id: id)
         let exists = try viewContains(key, recordKey: prepared.key, in: storage)
-        try stage(exists ? .upsert(prepared) : .insert(prepared), for: key, storage: storage)
+        try stage(exists ? .upsert(prepared) : .insert(prepared), for: key, table: storage)
         return prepared.keptObjectID ? object : try collection.decodeStored(prepared)
     }
 
@@ -41,28 +41,7 @@ extension Context {
         guard id != .null, let document = try viewDocument(id, in: storage) else {
             throw DataStoreError(.notFound, "no object with id \(id) in \(storage.name)")
         }
-        try stage(.remove, for: Key(collection: storage.name, id: id), storage: storage)
+        try stage(.remove, for: Key(collection: storage.name, id: id), table: storage)
         return try collection.mapping.decode(document)
-    }
-
-    func stage(_ change: Change, for key: Key, storage: CollectionTable) throws {
-        try state.withLock { state throws(DataStoreError) in
-            guard !state.saving else { throw Self.busy(staging: key) }
-            state.storages[key.collection] = storage
-            Self.combine(change, into: &state, at: key)
-        }
-    }
-
-    /// The error for staging while this context's save is committing.
-    static func busy(staging key: Key) -> DataStoreError {
-        DataStoreError(
-            .conflict,
-            "cannot stage \(key.collection)/\(key.id) while this context's save() is committing; "
-                + "stage it after the save returns, or in a child context (newChild())")
-    }
-
-    /// Folds a later change to `key` into what is staged (``StagedChange/fold(_:into:order:at:)``).
-    static func combine(_ change: Change, into state: inout State, at key: Key) {
-        Change.fold(change, into: &state.changes, order: &state.order, at: key)
     }
 }

@@ -32,7 +32,7 @@ extension Context {
         }
         if changes.isEmpty { return object }
         try stage(
-            .upsert(try storage.prepare(merged, id: id)), for: Key(collection: storage.name, id: id), storage: storage)
+            .upsert(try storage.prepare(merged, id: id)), for: Key(collection: storage.name, id: id), table: storage)
         return object
     }
 
@@ -46,7 +46,7 @@ extension Context {
         let matches = try viewDocuments(matching: Query(params: params, options: nil), in: storage)
         for document in matches {
             guard let id = document[storage.idField] else { continue }
-            try stage(.remove, for: Key(collection: storage.name, id: id), storage: storage)
+            try stage(.remove, for: Key(collection: storage.name, id: id), table: storage)
         }
         return matches.count
     }

@@ -43,14 +43,7 @@ public final class Context: Sendable {
 
     struct State: Sendable {
         var snapshot: Snapshot?
-        var changes: [Key: Change] = [:]
-        /// A root save is committing this context's changes: staging now would fold new changes
-        /// into the ones being saved, so it is refused until the save ends.
-        var saving = false
-        var order: [Key] = []
-        /// The version each record had when this context first read or changed it (`nil`: absent).
-        var versions: [Key: Int?] = [:]
-        var storages: [String: CollectionTable] = [:]
+        var work = StagedWork<PreparedDocument, CollectionTable>()
         var discarded = false
         /// Why the snapshot was taken away after it had been read (past its age cap, or to let the
         /// map grow): every read throws ``/DataStoreCore/DataStoreError/Code/snapshotExpired`` with this until
@@ -80,15 +73,15 @@ public final class Context: Sendable {
     }
 
     /// Whether this context holds changes not yet saved.
-    public var hasChanges: Bool { state.withLock { !$0.changes.isEmpty } }
+    public var hasChanges: Bool { state.withLock { !$0.work.changes.isEmpty } }
 
     /// Drops every staged change and the snapshot; the context can be used again afresh.
     public func discard() {
         state.withLock { state in
             // A save in flight stays marked, so nothing can be staged until it ends.
-            let saving = state.saving
+            let saving = state.work.saving
             state = State()
-            state.saving = saving
+            state.work.saving = saving
         }
     }
 
@@ -98,6 +91,21 @@ public final class Context: Sendable {
         state.withLock { state in
             state.snapshot = nil
             state.snapshotEnded = nil
+        }
+    }
+}
+
+extension Context: StagingContext {
+    package func withWork<R: Sendable, E: Error>(
+        _ body: (inout StagedWork<PreparedDocument, CollectionTable>) throws(E) -> R
+    ) throws(E) -> R {
+        try state.withLock { state throws(E) in try body(&state.work) }
+    }
+
+    package func takeWork() -> StagedWork<PreparedDocument, CollectionTable> {
+        state.withLock { state in
+            defer { state = State() }
+            return state.work
         }
     }
 }

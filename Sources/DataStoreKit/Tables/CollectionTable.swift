@@ -4,7 +4,7 @@ import Synchronization
 
 /// One collection as stored: its records database and its secondary indexes. Shared by every
 /// handle on the collection in the process; its index list changes only on the writer thread.
-final class CollectionTable: Sendable {
+package final class CollectionTable: Sendable {
     let name: String
     let idField: String
     let records: Database

@@ -7,7 +7,7 @@ import LMDB
 /// All of that is pure work on the document alone, so the caller's task does it and the writer
 /// thread — which every write in the process passes through, one at a time — only looks up the
 /// old record (not for an insert) and puts bytes. A document that cannot be stored fails here, before it is queued.
-struct PreparedDocument: Sendable {
+package struct PreparedDocument: Sendable {
     let id: Value
     /// The record key (``StorageKeys/idKey(_:collection:)``).
     let key: [UInt8]

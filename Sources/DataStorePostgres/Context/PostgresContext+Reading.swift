@@ -5,21 +5,6 @@ extension PostgresContext {
     /// The root of this context's chain, which owns the snapshot.
     var root: PostgresContext { parent?.root ?? self }
 
-    /// The staged change to `key` seen from this context: its own, else its parent's, and so on.
-    func stagedChange(_ key: Key) -> Change? {
-        if let change = state.withLock({ $0.changes[key] }) { return change }
-        return parent?.stagedChange(key)
-    }
-
-    /// Every staged change to `collection` seen from this context (children override parents).
-    func stagedChanges(in collection: String) -> [Value: Change] {
-        var merged = parent?.stagedChanges(in: collection) ?? [:]
-        state.withLock { state in
-            for (key, change) in state.changes where key.collection == collection { merged[key.id] = change }
-        }
-        return merged
-    }
-
     /// Runs `body` on the root's snapshot connection, beginning the snapshot on first use. Calls
     /// on one chain run one at a time (a connection serves one statement at a time).
     ///
@@ -56,14 +41,6 @@ extension PostgresContext {
         }
     }
 
-    /// Remembers the version `key` had when first read or changed here (for conflict detection).
-    func remember(_ key: Key, version: Int?, layout: TableLayout) {
-        state.withLock { state in
-            state.layouts[key.collection] = layout
-            if state.versions[key] == nil { state.versions[key] = .some(version) }
-        }
-    }
-
     /// The stored version and record of `id` in this context's snapshot, remembering the version.
     func storedRecord(_ id: Value, in layout: TableLayout) throws -> (version: Int, record: [UInt8])? {
         let key = try layout.idKey(id)
@@ -73,7 +50,7 @@ extension PostgresContext {
             guard result.rowCount == 1, let record = result.bytes(0, 0) else { return nil as (Int, [UInt8])? }
             return (Int(result.int(0, 1) ?? 0), record)
         }
-        remember(Key(collection: layout.name, id: id), version: found?.0, layout: layout)
+        remember(Key(collection: layout.name, id: id), version: found?.0, table: layout)
         return found.map { (version: $0.0, record: $0.1) }
     }
 
@@ -123,25 +100,15 @@ extension PostgresContext {
     /// The documents matching `query` in this context's view, remembering the version of each
     /// stored one read.
     func viewDocuments(matching query: Query, in layout: TableLayout) throws -> [Document] {
-        let staged = stagedChanges(in: layout.name)
-        // Without staged changes the server answers alone, limit and all; with them, the snapshot's
-        // matches are merged with the staged documents and then sorted and cut.
-        let base = staged.isEmpty ? query : Query(conditions: query.conditions, sort: query.sort)
-        let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(base))
-        let rows = try withSnapshot("querying \(layout.name)") { connection in
-            try runner.run(on: connection) { body, version in (try RecordCodec.decode(body), Int(version)) } ?? []
+        try viewDocuments(
+            matching: query, in: layout.name, idField: layout.idField, table: layout, document: { $0.document }
+        ) { query in
+            let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query))
+            return try withSnapshot("querying \(layout.name)") { connection in
+                try runner.run(on: connection) { body, version in
+                    (document: try RecordCodec.decode(body), version: Optional(Int(version)))
+                } ?? []
+            }
         }
-        var documents: [Document] = []
-        for (document, version) in rows {
-            guard let id = document[layout.idField] else { continue }
-            remember(Key(collection: layout.name, id: id), version: version, layout: layout)
-            if staged[id] == nil { documents.append(document) }
-        }
-        if staged.isEmpty { return documents }
-        for change in staged.values {
-            if case .insert(let row) = change { documents.append(row.document) }
-            if case .upsert(let row) = change { documents.append(row.document) }
-        }
-        return query.evaluate(documents, idField: layout.idField)
     }
 }

@@ -13,11 +13,11 @@ extension PostgresContext {
     @discardableResult
     public func save() async throws -> CommitID? {
         if let parent {
-            try mergeIntoParent(parent)
+            try merge(into: parent)
             return nil
         }
         guard let taken = try takeForSaving() else { return nil }
-        defer { state.withLock { $0.saving = false } }
+        defer { state.withLock { $0.work.saving = false } }
         let operations = try Self.operations(taken, policy: policy)
         let commit: Int64
         do {
@@ -25,41 +25,21 @@ extension PostgresContext {
         } catch let error as DataStoreError where policy == .detect {
             throw try await conflict(taken) ?? error
         }
-        state.withLock { state in
-            state.changes = [:]
-            state.order = []
-            for key in taken.versions.keys { state.versions[key] = nil }
-        }
+        state.withLock { $0.work.clear(saved: taken) }
         return CommitID(rawValue: Int(commit))
     }
 
     /// What a root context's save takes from its state.
-    struct TakenChanges: Sendable {
-        let order: [Key]
-        let changes: [Key: Change]
-        let versions: [Key: Int?]
-        let layouts: [String: TableLayout]
-    }
+    typealias TakenChanges = StagedWork<PreparedRow, TableLayout>
 
     /// Takes what to save and marks the context as saving, or returns `nil` when there is nothing
     /// to save. Ends the snapshot: its connection goes back to the pool while the save waits.
     private func takeForSaving() throws(DataStoreError) -> TakenChanges? {
         let policy = self.policy
         let (taken, snapshot) = try state.withLock { state throws(DataStoreError) in
-            guard !state.saving else {
-                throw DataStoreError(
-                    .conflict, "this context's save() is already committing; call it again after it returns")
-            }
-            let snapshot = state.snapshot.take()
+            let taken = try state.work.beginSaving(policy: policy)
             state.snapshotEnded = nil
-            let nothing = state.order.isEmpty && (policy == .lastWriterWins || state.versions.isEmpty)
-            if nothing { return (nil as TakenChanges?, snapshot) }
-            state.saving = true
-            return (
-                TakenChanges(
-                    order: state.order, changes: state.changes, versions: state.versions, layouts: state.layouts),
-                snapshot
-            )
+            return (taken, state.snapshot.take())
         }
         end(snapshot)
         return taken
@@ -72,12 +52,12 @@ extension PostgresContext {
         let detect = policy == .detect
         if detect {
             for (key, version) in taken.versions where taken.changes[key] == nil {
-                guard let layout = taken.layouts[key.collection] else { continue }
+                guard let layout = taken.tables[key.collection] else { continue }
                 operations.append(.check(id: key.id, key: try layout.idKey(key.id), layout, version: version))
             }
         }
         for key in taken.order {
-            guard let layout = taken.layouts[key.collection], let change = taken.changes[key] else { continue }
+            guard let layout = taken.tables[key.collection], let change = taken.changes[key] else { continue }
             let version = detect ? taken.versions[key] ?? nil : nil
             switch change {
             case .insert(let row) where detect:
@@ -100,7 +80,7 @@ extension PostgresContext {
         for (key, version) in taken.versions { byCollection[key.collection, default: []].append((key, version)) }
         var changed: [String] = []
         for (name, records) in byCollection {
-            guard let layout = taken.layouts[name] else { continue }
+            guard let layout = taken.tables[name] else { continue }
             let keys = try records.map { try layout.idKey($0.key.id) }
             let current = try store.pool.read("checking \(name) for conflicts") { connection in
                 let result = try connection.executePrepared(
@@ -112,37 +92,10 @@ extension PostgresContext {
                 return versions
             }
             for (record, key) in zip(records, keys) where current[key] != record.version {
-                let was = record.version.map { "version \($0)" } ?? "absent"
-                let now = current[key].map { "version \($0)" } ?? "absent"
-                changed.append("\(name)/\(record.key.id) (read \(was), now \(now))")
+                changed.append(record.key.changeDescription(read: record.version, now: current[key]))
             }
         }
         guard !changed.isEmpty else { return nil }
-        return DataStoreError(
-            .conflict, "records changed since this context read them: " + changed.sorted().joined(separator: ", "))
-    }
-
-    private func mergeIntoParent(_ parent: PostgresContext) throws {
-        // The parent's lock first, then the child's (the only place both are held).
-        try parent.state.withLock { parentState throws(DataStoreError) in
-            guard !parentState.saving else {
-                throw DataStoreError(
-                    .conflict,
-                    "cannot save a child into its parent while the parent's save() is committing; "
-                        + "save the child after it returns")
-            }
-            let taken = state.withLock { state in
-                defer { state = State() }
-                return state
-            }
-            parentState.layouts.merge(taken.layouts) { current, _ in current }
-            for key in taken.order {
-                if let change = taken.changes[key] { Self.combine(change, into: &parentState, at: key) }
-            }
-            // The parent keeps the earliest version it knew.
-            for (key, version) in taken.versions where parentState.versions[key] == nil {
-                parentState.versions[key] = version
-            }
-        }
+        return DataStoreError.changedUnderneath(changed)
     }
 }

@@ -12,7 +12,7 @@ extension PostgresContext {
         if try viewContains(row.id, in: layout) {
             throw DataStoreError(.duplicateID, "an object with id \(row.id) already exists in \(layout.name)")
         }
-        try stage(.insert(row), for: Key(collection: layout.name, id: row.id), layout: layout)
+        try stage(.insert(row), for: Key(collection: layout.name, id: row.id), table: layout)
         return kept ? object : try collection.stored(row)
     }
 
@@ -24,7 +24,7 @@ extension PostgresContext {
         let layout = collection.layout
         let (row, _) = try collection.prepare(object, id: id)
         let exists = try viewContains(id, in: layout)
-        try stage(exists ? .upsert(row) : .insert(row), for: Key(collection: layout.name, id: id), layout: layout)
+        try stage(exists ? .upsert(row) : .insert(row), for: Key(collection: layout.name, id: id), table: layout)
         return try collection.stored(row)
     }
 
@@ -36,7 +36,7 @@ extension PostgresContext {
         guard id != .null, let document = try viewDocument(id, in: layout) else {
             throw DataStoreError(.notFound, "no object with id \(id) in \(layout.name)")
         }
-        try stage(.remove, for: Key(collection: layout.name, id: id), layout: layout)
+        try stage(.remove, for: Key(collection: layout.name, id: id), table: layout)
         return try collection.mapping.decode(document)
     }
 
@@ -68,7 +68,7 @@ extension PostgresContext {
         if changes.isEmpty { return object }
         try stage(
             .upsert(try PreparedRow(merged, id: id, layout: layout)), for: Key(collection: layout.name, id: id),
-            layout: layout)
+            table: layout)
         return object
     }
 
@@ -80,27 +80,8 @@ extension PostgresContext {
         let matches = try viewDocuments(matching: Query(params: params, options: nil), in: layout)
         for document in matches {
             guard let id = document[layout.idField] else { continue }
-            try stage(.remove, for: Key(collection: layout.name, id: id), layout: layout)
+            try stage(.remove, for: Key(collection: layout.name, id: id), table: layout)
         }
         return matches.count
-    }
-
-    func stage(_ change: Change, for key: Key, layout: TableLayout) throws {
-        try state.withLock { state throws(DataStoreError) in
-            guard !state.saving else {
-                throw DataStoreError(
-                    .conflict,
-                    "cannot stage \(key.collection)/\(key.id) while this context's save() is committing; "
-                        + "stage it after the save returns, or in a child context (newChild())")
-            }
-            state.layouts[key.collection] = layout
-            Self.combine(change, into: &state, at: key)
-        }
-    }
-
-    /// Folds a later change to `key` into what is staged, as an LMDB context does
-    /// (``StagedChange/fold(_:into:order:at:)``).
-    static func combine(_ change: Change, into state: inout State, at key: Key) {
-        Change.fold(change, into: &state.changes, order: &state.order, at: key)
     }
 }

@@ -29,13 +29,7 @@ public final class PostgresContext: Sendable {
 
     struct State: Sendable {
         var snapshot: ContextSnapshot?
-        var changes: [Key: Change] = [:]
-        /// A root save is committing: staging now would fold new changes into the ones being saved.
-        var saving = false
-        var order: [Key] = []
-        /// The version each record had when this context first read or changed it (`nil`: absent).
-        var versions: [Key: Int?] = [:]
-        var layouts: [String: TableLayout] = [:]
+        var work = StagedWork<PreparedRow, TableLayout>()
         /// Why the snapshot was lost after it had been read (its connection went away): reads
         /// throw `.snapshotExpired` with this until `refresh()`, `discard()` or a save.
         var snapshotEnded: String?
@@ -66,15 +60,15 @@ public final class PostgresContext: Sendable {
     }
 
     /// Whether this context holds changes not yet saved.
-    public var hasChanges: Bool { state.withLock { !$0.changes.isEmpty } }
+    public var hasChanges: Bool { state.withLock { !$0.work.changes.isEmpty } }
 
     /// Drops every staged change and the snapshot; the context can be used again afresh.
     public func discard() {
         let snapshot = state.withLock { state in
-            let saving = state.saving
+            let saving = state.work.saving
             let snapshot = state.snapshot.take()
             state = State()
-            state.saving = saving
+            state.work.saving = saving
             return snapshot
         }
         end(snapshot)
@@ -93,6 +87,21 @@ public final class PostgresContext: Sendable {
     /// Ends a snapshot's transaction and gives its connection back to the pool.
     func end(_ snapshot: ContextSnapshot?) {
         if let snapshot { store.pool.checkIn(snapshot.connection) }
+    }
+}
+
+extension PostgresContext: StagingContext {
+    package func withWork<R: Sendable, E: Error>(
+        _ body: (inout StagedWork<PreparedRow, TableLayout>) throws(E) -> R
+    ) throws(E) -> R {
+        try state.withLock { state throws(E) in try body(&state.work) }
+    }
+
+    package func takeWork() -> StagedWork<PreparedRow, TableLayout> {
+        state.withLock { state in
+            defer { state = State() }
+            return state.work
+        }
     }
 }
 

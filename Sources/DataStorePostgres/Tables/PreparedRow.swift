@@ -2,7 +2,7 @@ import DataStoreCore
 import DataStoreKit
 
 /// A document made ready to write: its id, record bytes, JSON rendering and index entries.
-struct PreparedRow: Sendable {
+package struct PreparedRow: Sendable {
     /// The id.
     let id: Value
     /// The record key of the id (the `id` column).

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Table and column names are made from numbers kept in `_meta`, never from collection, index
 /// or field names, so no name a user gives ever reaches SQL text.
-final class TableLayout: Sendable {
+package final class TableLayout: Sendable {
     /// The collection's name.
     let name: String
     /// The field holding each object's id.
