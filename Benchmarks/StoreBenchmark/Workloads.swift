@@ -162,7 +162,8 @@ final class BenchmarkRun {
         let sqliteRate = try await timed("SQLite") {
             for batch in batches { try sqlite.insert(batch) }
         }
-        report.notes.append("bulk load, bytes sent to disk and process CPU: " + written.joined(separator: "; "))
+        report.notes.append(
+            "bulk load, bytes passed to write calls and process CPU: " + written.joined(separator: "; "))
         try sqlite.checkpoint()
         let counts = [try store.count(), try raw.counts()[0], try sqlite.count()]
         report.rows.append(
