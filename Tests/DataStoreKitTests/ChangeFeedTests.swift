@@ -208,7 +208,15 @@ struct ChangeFeedTests {
         // Last writer wins: removing what is already gone commits, and writes nothing.
         let context = store.newContext(policy: .lastWriterWins)
         _ = try context.remove(id: "gone", from: notes)
+        let readsBeforeRemove = store.changeLog.pageReads.load(ordering: .relaxed)
         _ = try await notes.remove(id: "gone")
+        // The remove's wake-up runs on a pool thread: let the feed read that commit and park again
+        // first, or its read would be counted against the empty save.
+        while store.changeLog.pageReads.load(ordering: .relaxed) == readsBeforeRemove
+            || store.changeLog.signal.waiterCount == 0
+        {
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
         _ = try await context.save()
         while store.changeLog.signal.waiterCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
         let reads = store.changeLog.pageReads.load(ordering: .relaxed)

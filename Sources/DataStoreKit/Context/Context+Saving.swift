@@ -23,7 +23,7 @@ extension Context {
         // every write in the process passes through — only walks it and stores bytes.
         let (steps, bytes) = Self.saveSteps(taken, policy: policy)
         let expected = policy == .detect ? try Self.rememberedVersions(taken) : []
-        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes) {
+        let (_, commit) = try await store.writer.submit(estimatedBytes: bytes, mayCommitOnCaller: true) {
             [steps, expected] transaction -> ContextSaveReport in
             try Self.checkThenApply(steps, expected: expected, policy: policy, in: &transaction)
         }

@@ -19,7 +19,8 @@ extension StoreCollection: MappedModel {
         try changes.validate(idField: storage.idField, target: "\(name)/\(id)")
         _ = try storage.idKey(id)
         let (storage, mapping, name) = (self.storage, self.mapping, self.name)
-        let (report, _) = try await store.writer.submit(estimatedBytes: 256) { transaction -> UpdateReport in
+        let (report, _) = try await store.writer.submit(estimatedBytes: 256, mayCommitOnCaller: true) {
+            transaction -> UpdateReport in
             let stored = try storage.update(
                 id: id, changes: changes,
                 check: { document in

@@ -301,7 +301,8 @@ extension DataStore {
     }
 
     func put(_ prepared: PreparedDocument, in storage: CollectionTable) async throws {
-        _ = try await writer.submit(estimatedBytes: prepared.body.count) { transaction -> WriteReport in
+        _ = try await writer.submit(estimatedBytes: prepared.body.count, mayCommitOnCaller: true) {
+            transaction -> WriteReport in
             let (previous, _) = try storage.write(prepared, mode: .upsert, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
             if previous == nil { changes.inserted = [prepared.id] } else { changes.updated = [prepared.id] }
@@ -310,7 +311,8 @@ extension DataStore {
     }
 
     func add(_ prepared: PreparedDocument, in storage: CollectionTable) async throws {
-        _ = try await writer.submit(estimatedBytes: prepared.body.count) { transaction -> WriteReport in
+        _ = try await writer.submit(estimatedBytes: prepared.body.count, mayCommitOnCaller: true) {
+            transaction -> WriteReport in
             try storage.write(prepared, mode: .insert, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
             changes.inserted = [prepared.id]
@@ -320,7 +322,7 @@ extension DataStore {
 
     func write(_ prepared: [PreparedDocument], mode: WriteMode, in storage: CollectionTable) async throws -> [Value] {
         let bytes = prepared.reduce(0) { $0 + $1.body.count }
-        _ = try await writer.submit(estimatedBytes: bytes) { transaction -> WriteReport in
+        _ = try await writer.submit(estimatedBytes: bytes, mayCommitOnCaller: true) { transaction -> WriteReport in
             var changes = CollectionChanges(collection: storage.name)
             for document in prepared {
                 let (previous, _) = try storage.write(document, mode: mode, in: &transaction)
@@ -334,7 +336,8 @@ extension DataStore {
     func removeDocument(id: Value, in storage: CollectionTable) async throws -> Document {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(storage.name)") }
         _ = try storage.idKey(id)
-        let (report, _) = try await writer.submit(estimatedBytes: 64) { transaction -> RemoveReport in
+        let (report, _) = try await writer.submit(estimatedBytes: 64, mayCommitOnCaller: true) {
+            transaction -> RemoveReport in
             let removed = try storage.remove(id: id, in: &transaction)
             var changes = CollectionChanges(collection: storage.name)
             changes.removed = [id]

@@ -22,16 +22,23 @@ public struct WriterLimits: Sendable, Hashable {
     /// ``/DataStoreCore/DataStoreError/Code/storage`` naming the readers still live, and new reads, held
     /// back meanwhile, go on.
     public var mapGrowthWait: Duration
+    /// The largest save (in estimated bytes) the caller may commit on its own thread when the
+    /// writer is idle, sparing the two thread wake-ups of handing it over and back; the caller's
+    /// thread is then busy for its own commit (its sync included). 0 sends every save through the
+    /// writer's thread.
+    public var maxCallerCommitBytes: Int
 
     /// Defaults: 1,024 change sets or 16 MiB per batch, 16,384 queued, map up to 1 TiB, 1 MiB
-    /// of data-file headroom, 2 s of waiting for readers to let the map grow.
+    /// of data-file headroom, 2 s of waiting for readers to let the map grow, saves up to 64 KiB
+    /// committed by an idle writer's caller.
     public init(
         maxChangeSetsPerBatch: Int = 1_024,
         maxBytesPerBatch: Int = 16 << 20,
         maxQueuedChangeSets: Int = 16_384,
         maxMapSize: Int = 1 << 40,
         dataFileHeadroom: Int = 1 << 20,
-        mapGrowthWait: Duration = .seconds(2)
+        mapGrowthWait: Duration = .seconds(2),
+        maxCallerCommitBytes: Int = 64 << 10
     ) {
         self.maxChangeSetsPerBatch = maxChangeSetsPerBatch
         self.maxBytesPerBatch = maxBytesPerBatch
@@ -39,5 +46,6 @@ public struct WriterLimits: Sendable, Hashable {
         self.maxMapSize = maxMapSize
         self.dataFileHeadroom = dataFileHeadroom
         self.mapGrowthWait = mapGrowthWait
+        self.maxCallerCommitBytes = maxCallerCommitBytes
     }
 }

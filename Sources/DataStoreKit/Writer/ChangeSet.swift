@@ -2,7 +2,7 @@ import LMDB
 
 /// One unit of work for the writer: a function applied inside the batch's write transaction.
 ///
-/// The writer calls `apply` on its own thread. If `apply` throws, only this change set is rolled
+/// The writer calls `apply` on its own thread (or a lone caller on its, `Writer+CallerCommit.swift`). If `apply` throws, only this change set is rolled
 /// back and only its caller sees the error: the writer abandons the transaction and applies the
 /// batch again with this change set left out and the ones after it in nested transactions
 /// (`WriterCore.ApplyPlan`). So `apply` may run more than once, on the same state each time: it

@@ -41,8 +41,11 @@ extension WriterCore {
     }
 
     /// Commits `batch`, growing the map or splitting the batch as LMDB requires, and completes
-    /// every change set in it exactly once. Runs on the writer thread.
-    func commit(_ batch: [Pending]) {
+    /// every change set in it exactly once. Runs on the writer thread, or on a caller's
+    /// (`onCaller`), which leaves a full map to the writer: growing it waits for readers. Returns
+    /// `false` when it did so, having completed nothing.
+    @discardableResult
+    func commit(_ batch: [Pending], onCaller: Bool = false) -> Bool {
         // A stack of batches still to commit, the next at the end, so splits keep their order.
         var work = [(batch, ApplyPlan.direct(batch.count))]
         while let (next, plan) = work.popLast() {
@@ -61,6 +64,7 @@ extension WriterCore {
                 state.withLock { $0.metrics.isolationReplays += 1 }
                 work.append((next, isolating))
             case .mapFull(let error):
+                if onCaller { return false }
                 if growMapOrFail(next, error) { work.append((next, plan)) }
             case .transactionFull(let error):
                 work += splitOrFail(next, error)
@@ -73,6 +77,7 @@ extension WriterCore {
                             + "\(environment.path) failed", underlying: error))
             }
         }
+        return true
     }
 
     /// Grows the map for `batch` to be tried again (`true`), or fails every change set in it.

@@ -15,14 +15,16 @@ import Synchronization
 /// transaction (LMDB's nested transactions cost megabytes of allocation each; see
 /// `WriterCore.ApplyPlan`).
 ///
-/// The write transaction runs on the writer's own thread from begin to commit, with no suspension
-/// inside: LMDB requires a write transaction to stay on the thread that began it. Callers `await`
+/// The write transaction runs on the writer's own thread from begin to commit (a lone small save's
+/// on its caller's thread, `Writer+CallerCommit.swift`), with no suspension inside: LMDB requires a
+/// write transaction to stay on the thread that began it. Callers `await`
 /// only outside it, while their change set waits in the queue or for its commit.
 final class Writer: Sendable {
     /// Bounds on batches and on the queue (the public ``WriterLimits``).
     typealias Limits = WriterLimits
 
-    private let core: WriterCore
+    /// The state shared with the writer thread (tests drive a caller commit through it).
+    let core: WriterCore
 
     /// Starts a writer thread for `environment`. While idle it wakes every
     /// `snapshotCheckInterval` (when not `nil`) to end snapshots past their age limit;
@@ -79,22 +81,31 @@ final class Writer: Sendable {
     ///   - exclusive: commit it in a batch of its own (see ``ChangeSet/exclusive``).
     ///   - rollBack: undoes `apply`'s effects outside the transaction when it does not commit
     ///     (see ``ChangeSet/rollBack``).
+    ///   - mayCommitOnCaller: when the writer is idle, commit it on the calling thread instead of
+    ///     handing it over (`Writer+CallerCommit.swift`); for short change sets a user's save makes.
     func submit<R: Sendable>(
         estimatedBytes: Int,
         exclusive: Bool = false,
         rollBack: (@Sendable () -> Void)? = nil,
+        mayCommitOnCaller: Bool = false,
         _ apply: @escaping @Sendable (inout WriteTransaction) throws -> R
     ) async throws -> (result: R, commit: CommitID) {
         // A roll-back undoes effects that later change sets of a shared batch would already have seen.
         precondition(rollBack == nil || exclusive, "only an exclusive change set may have a roll-back")
+        core.submitsInFlight.add(1, ordering: .relaxed)
+        defer { core.submitsInFlight.subtract(1, ordering: .relaxed) }
         await core.waitForRoom()
+        let change = ChangeSet(
+            apply: { transaction in try apply(&transaction) }, estimatedBytes: estimatedBytes,
+            exclusive: exclusive, rollBack: rollBack)
+        // The writer built each `value` from `apply`, whose result type is R.
+        if mayCommitOnCaller, let outcome = core.commitOnCallerIfIdle(change) {
+            let (value, commit) = try outcome.get()
+            return (value as! R, commit)
+        }
         let (value, commit) = try await withCheckedThrowingContinuation { continuation in
-            let change = ChangeSet(
-                apply: { transaction in try apply(&transaction) }, estimatedBytes: estimatedBytes,
-                exclusive: exclusive, rollBack: rollBack)
             core.enqueue(change) { continuation.resume(with: $0) }
         }
-        // The writer built `value` from `apply`, whose result type is R.
         return (value as! R, commit)
     }
 
@@ -119,6 +130,9 @@ final class WriterCore: Sendable {
         /// The writer is waiting for work: the next caller wakes it. While it is busy, callers
         /// queue without a wake-up, which would cost the thread that saves a context switch.
         var writerSleeping = false
+        /// A caller is committing its own change set on its thread while the writer sleeps
+        /// (`Writer+CallerCommit.swift`): the writer takes no batch until it is done.
+        var callerCommitting = false
 
         var queuedCount: Int { pending.count - pendingStart }
     }
@@ -126,7 +140,11 @@ final class WriterCore: Sendable {
     let environment: Environment
     let limits: Writer.Limits
     let state = Mutex(State())
-    private let wake = DispatchSemaphore(value: 0)
+    /// Calls to `submit` not yet returned. A caller commits its own change set only when it is the
+    /// one: concurrent savers are better served by the writer's batches, each sync shared.
+    let submitsInFlight = Atomic<Int>(0)
+    /// Signalled by whoever sets `writerSleeping` back to `false`.
+    let wake = DispatchSemaphore(value: 0)
     let notifyCommitted: @Sendable (CommitID, [any Sendable]) -> Void
     /// Durable and relaxed modes: every commit syncs its data pages.
     let commitsSync: Bool
@@ -174,8 +192,10 @@ final class WriterCore: Sendable {
         let (accepted, wakeWriter) = state.withLock { state in
             guard !state.closed else { return (false, false) }
             state.pending.append(Pending(change: change, complete: complete))
-            defer { state.writerSleeping = false }
-            return (true, state.writerSleeping)
+            // A caller committing on its own thread wakes the writer when it is done.
+            guard state.writerSleeping, !state.callerCommitting else { return (true, false) }
+            state.writerSleeping = false
+            return (true, true)
         }
         if wakeWriter { wake.signal() }
         if !accepted {
@@ -199,7 +219,7 @@ final class WriterCore: Sendable {
         while true {
             let sleep = state.withLock { state in
                 // Marked under the lock the callers queue under, so no wake-up is lost.
-                state.writerSleeping = state.queuedCount == 0 && !state.closed
+                state.writerSleeping = (state.queuedCount == 0 && !state.closed) || state.callerCommitting
                 return state.writerSleeping
             }
             if sleep { sleepUntilWorkOrReaderExpiry() }
@@ -208,7 +228,7 @@ final class WriterCore: Sendable {
                 // Old snapshots pin the pages this batch freed: let the expired ones go.
                 environment.yieldExpiredReaders()
             }
-            if state.withLock({ $0.closed && $0.queuedCount == 0 }) { break }
+            if state.withLock({ $0.closed && $0.queuedCount == 0 && !$0.callerCommitting }) { break }
         }
         // Anyone still waiting for room is told by `enqueue` that the store closed.
         let waiters = state.withLock { state in
@@ -236,6 +256,8 @@ final class WriterCore: Sendable {
     /// submitters in.
     private func takeBatch() -> [Pending]? {
         let (batch, released) = state.withLock { state -> ([Pending], [CheckedContinuation<Void, Never>]) in
+            // The caller committing on its thread holds the commit role; it wakes the writer after.
+            guard !state.callerCommitting else { return ([], []) }
             var end = state.pendingStart
             var bytes = 0
             while end < state.pending.count, end - state.pendingStart < limits.maxChangeSetsPerBatch {

@@ -1,0 +1,50 @@
+import DataStoreCore
+import LMDB
+
+/// Committing a lone change set on the thread of the caller that saves it.
+///
+/// Through the writer's thread, a lone save takes two hand-offs: the caller wakes the sleeping
+/// writer, and the writer resumes the caller's task, which wakes a pool thread; where idle CPUs
+/// halt, each wake-up costs more than the commit's own work. So when the writer is idle (asleep,
+/// nothing queued, no other caller committing) and no other save is in flight, the caller takes
+/// the commit role and runs the writer's own commit on its thread: the write transaction still
+/// begins and commits on one thread with no suspension inside, and the caller blocks for its own
+/// commit only, never for another batch's. Whoever saves meanwhile queues as before, and the caller
+/// wakes the writer for them when done.
+extension WriterCore {
+    /// Commits `change` on this thread if the writer is idle and the change is small; `nil` when
+    /// it is not, or when the map must grow first (which waits for readers, so it is the writer's
+    /// job): the caller then queues it.
+    func commitOnCallerIfIdle(_ change: ChangeSet) -> Result<(any Sendable, CommitID), any Error>? {
+        // At most this caller's own `submit` is in flight: nobody else is saving.
+        guard !change.exclusive, change.estimatedBytes <= limits.maxCallerCommitBytes,
+            submitsInFlight.load(ordering: .relaxed) <= 1
+        else { return nil }
+        let claimed = state.withLock { state in
+            guard state.writerSleeping, state.queuedCount == 0, !state.closed, !state.callerCommitting else {
+                return false
+            }
+            state.callerCommitting = true
+            return true
+        }
+        guard claimed else { return nil }
+        let outcome = CallerOutcome()
+        let finished = commit([Pending(change: change, complete: { outcome.set($0) })], onCaller: true)
+        // As the writer does after each batch: old snapshots pin the pages this commit freed.
+        environment.yieldExpiredReaders()
+        releaseCommitRole(finished: finished)
+        return finished ? outcome.take() : nil
+    }
+
+    /// Gives the commit role back, waking the writer for what was queued meanwhile, or to close.
+    private func releaseCommitRole(finished: Bool) {
+        let wakeWriter = state.withLock { state in
+            state.callerCommitting = false
+            if finished { state.metrics.callerCommits += 1 }
+            guard state.writerSleeping, state.queuedCount > 0 || state.closed else { return false }
+            state.writerSleeping = false
+            return true
+        }
+        if wakeWriter { wake.signal() }
+    }
+}

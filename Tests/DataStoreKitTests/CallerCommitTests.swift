@@ -1,0 +1,163 @@
+import DataStoreCore
+import Foundation
+import Synchronization
+import Testing
+@testable import DataStoreKit
+
+/// What a caller commit on a dedicated thread came to, for the test waiting on it.
+final class ThreadOutcome: Sendable {
+    private let outcome = Mutex<Result<(any Sendable, CommitID), any Error>??>(nil)
+
+    /// Runs `body` on a new OS thread (never a pool thread: it may block on a gate).
+    init(_ body: @escaping @Sendable () -> Result<(any Sendable, CommitID), any Error>?) {
+        Thread { [self] in
+            let result = body()
+            outcome.withLock { $0 = .some(result) }
+        }.start()
+    }
+
+    /// Whether the thread has finished.
+    var isFinished: Bool { outcome.withLock { $0 != nil } }
+
+    /// What `body` returned (waits, bounded by the test's own `eventually`, for it to finish).
+    func value() async throws -> Result<(any Sendable, CommitID), any Error>? {
+        try await eventually { isFinished }
+        return outcome.withLock { $0 } ?? nil
+    }
+}
+
+@Suite("Caller commits")
+struct CallerCommitTests {
+    @Test("a lone save commits on the caller's thread: one batch, no hand-over, visible to readers and the feed")
+    func loneSaveCommitsOnCaller() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(
+            Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        try await eventually { temporary.store.writer.core.state.withLock { $0.writerSleeping } }
+        let before = temporary.store.writerMetrics
+        for index in 0..<5 { _ = try await notes.add(object: note("n\(index)", ts: Double(index))) }
+        let context = temporary.store.newContext()
+        try context.add(note("c"), to: notes)
+        let commit = try #require(try await context.save())
+        let metrics = temporary.store.writerMetrics
+        #expect(metrics.callerCommits - before.callerCommits == 6)
+        #expect(metrics.batches - before.batches == 6)
+        #expect(metrics.committedChangeSets - before.committedChangeSets == 6)
+        #expect(try notes.count() == 6)
+        #expect(Set(try await notes.query(params: ["created_ts >=": 3], options: nil).map(\.id)) == ["n3", "n4", "c"])
+        var events: [CommitEvent] = []
+        for try await event in try temporary.store.changes(after: nil).recordedSoFar { events.append(event) }
+        #expect(events.last?.commit == commit)
+        #expect(events.flatMap(\.changes).flatMap(\.inserted) == ["n0", "n1", "n2", "n3", "n4", "c"])
+        try expectConsistent(temporary.store)
+    }
+
+    @Test(
+        "saves made while a caller commits queue for the writer, which the caller wakes; then batches until one is alone"
+    )
+    func savesDuringCallerCommitQueue() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let core = temporary.store.writer.core
+        try await eventually { core.state.withLock { $0.writerSleeping } }
+        let before = temporary.store.writerMetrics
+        let gate = WriterGate()
+        let caller = ThreadOutcome {
+            core.commitOnCallerIfIdle(ChangeSet(apply: { _ in gate.wait() as Void }, estimatedBytes: 0))
+        }
+        try await eventually { gate.isHeld }
+        async let first = notes.add(object: note("q1"))
+        async let second = notes.add(object: note("q2"))
+        async let third = notes.add(object: note("q3"))
+        try await eventually { temporary.store.writer.queuedCount == 3 }
+        #expect(temporary.store.writerMetrics.batches == before.batches)
+        gate.open()
+        let outcome = try #require(try await caller.value())
+        _ = try outcome.get()
+        _ = try await (first, second, third)
+        let metrics = temporary.store.writerMetrics
+        #expect(metrics.callerCommits - before.callerCommits == 1)
+        #expect(metrics.batches - before.batches == 2) // the caller's, then the writer's batch of three
+        #expect(metrics.largestBatch >= 3)
+        #expect(try notes.count() == 3)
+    }
+
+    @Test(
+        "a caller does not commit while the writer is busy or another save is in flight, nor a change set too large or exclusive"
+    )
+    func callerCommitOnlyWhenIdleAndSmall() async throws {
+        let temporary = try TemporaryStore(options: .init(writerLimits: .init(maxCallerCommitBytes: 100)))
+        defer { temporary.remove() }
+        let core = temporary.store.writer.core
+        try await eventually { core.state.withLock { $0.writerSleeping } }
+        let small = ChangeSet(apply: { _ in 1 }, estimatedBytes: 100)
+        #expect(core.commitOnCallerIfIdle(ChangeSet(apply: { _ in 1 }, estimatedBytes: 101)) == nil)
+        #expect(core.commitOnCallerIfIdle(ChangeSet(apply: { _ in 1 }, estimatedBytes: 0, exclusive: true)) == nil)
+        let gate = WriterGate()
+        let blocker = Task { try await temporary.store.writer.submit(estimatedBytes: 0) { _ in gate.wait() } }
+        try await eventually { gate.isHeld }
+        #expect(core.commitOnCallerIfIdle(small) == nil)
+        gate.open()
+        _ = try await blocker.value
+        try await eventually { core.state.withLock { $0.writerSleeping } }
+        // Another save in flight (as if two savers saved at once): the writer's batches serve them.
+        core.submitsInFlight.add(2, ordering: .relaxed)
+        #expect(core.commitOnCallerIfIdle(small) == nil)
+        core.submitsInFlight.subtract(2, ordering: .relaxed)
+        let committed = try #require(core.commitOnCallerIfIdle(small))
+        #expect(try committed.get().0 as? Int == 1)
+        #expect(temporary.store.writerMetrics.callerCommits == 1)
+    }
+
+    @Test("with maxCallerCommitBytes 0 every save goes through the writer's thread")
+    func callerCommitsOff() async throws {
+        let temporary = try TemporaryStore(options: .init(writerLimits: .init(maxCallerCommitBytes: 0)))
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        for index in 0..<3 { _ = try await notes.add(object: note("n\(index)")) }
+        #expect(temporary.store.writerMetrics.callerCommits == 0)
+        #expect(try notes.count() == 3)
+    }
+
+    @Test("closing while a caller commits: the writer finishes after it, and what was queued meanwhile commits")
+    func closeDuringCallerCommit() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let core = temporary.store.writer.core
+        try await eventually { core.state.withLock { $0.writerSleeping } }
+        let gate = WriterGate()
+        let caller = ThreadOutcome {
+            core.commitOnCallerIfIdle(ChangeSet(apply: { _ in gate.wait() as Void }, estimatedBytes: 0))
+        }
+        try await eventually { gate.isHeld }
+        async let queued = notes.add(object: note("queued"))
+        try await eventually { temporary.store.writer.queuedCount == 1 }
+        temporary.store.writer.close()
+        // The writer thread, woken to close, must wait for the caller's transaction to end.
+        try await Task.sleep(nanoseconds: 20_000_000)
+        #expect(!core.state.withLock { $0.finished })
+        gate.open()
+        _ = try #require(try await caller.value()).get()
+        _ = try await queued
+        try await eventually { core.state.withLock { $0.finished } }
+        #expect(temporary.store.writerMetrics.committedChangeSets >= 2)
+    }
+
+    @Test("a caller commit that finds the map full leaves it to the writer, which grows it; nothing is lost")
+    func callerCommitOnFullMap() async throws {
+        let temporary = try TemporaryStore(options: .init(mapSize: 256 * 1024))
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let body = String(repeating: "m", count: 4_000)
+        for index in 0..<120 { _ = try await notes.add(object: note("n\(index)", message: body)) }
+        let metrics = temporary.store.writerMetrics
+        #expect(metrics.mapGrowths > 0)
+        #expect(metrics.callerCommits > 0)
+        #expect(metrics.callerCommits < metrics.batches) // the growth's batch went through the writer
+        #expect(try notes.count() == 120)
+        try expectConsistent(temporary.store)
+    }
+}
