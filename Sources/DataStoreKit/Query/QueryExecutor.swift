@@ -24,13 +24,19 @@ struct QueryExecutor {
         if let expected = collector.expectedCount { items.reserveCapacity(expected) }
         // Prepared at the first candidate: a query that finds none (a point query for a missing
         // value) does not pay for them.
-        var predicates: [RecordPredicate]?
+        var predicates: [RecordPredicate] = []
+        var prepared = false
         try visitCandidates(in: transaction) { idKey, record in
-            if predicates == nil { predicates = RecordPredicate.ordered(plan.query.conditions) }
+            if !prepared {
+                predicates = RecordPredicate.ordered(plan.query.conditions)
+                prepared = true
+            }
             // Most candidates of a filtered scan fail: check them in non-generic code first, so
             // that only matches reach the code generic over `Item` (unspecialized when the
             // caller's module cannot see it, and paying generic-metadata lookups per call).
-            guard try candidateMatches(predicates.unsafelyUnwrapped, idKey, record) else { return true }
+            // Lent through a buffer: copying the captured array out would retain it per candidate.
+            let matches = try predicates.withUnsafeBufferPointer { try candidateMatches($0, idKey, record) }
+            guard matches else { return true }
             do {
                 let body = RecordVersion.body(record)
                 let admission = try collector.admit(body)
@@ -110,7 +116,8 @@ struct QueryExecutor {
     /// Whether the record passes every condition; a record that cannot be read is named by its id.
     @inline(__always)
     private func candidateMatches(
-        _ predicates: borrowing [RecordPredicate], _ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer
+        _ predicates: UnsafeBufferPointer<RecordPredicate>, _ idKey: UnsafeRawBufferPointer,
+        _ record: UnsafeRawBufferPointer
     ) throws -> Bool {
         try storage.recordMatches(predicates, RecordVersion.body(record), idKey: idKey)
     }
