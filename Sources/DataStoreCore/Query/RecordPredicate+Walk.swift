@@ -17,20 +17,23 @@ extension RecordPredicate {
         var next = 0
         // The next predicate's first name byte, kept in a register: most fields passed differ there.
         var leading = predicates[0].leadingByte
+        // Offsets stay within `size` and lengths below 2^32, so the arithmetic cannot overflow.
         for _ in 0..<count {
             let length = RecordScan.varint(bytes, &offset)
-            guard length >= 0, length <= size - offset else { return nil }
+            guard length >= 0, length <= size &- offset else { return nil }
             let field = base + offset
-            offset += length
+            let available = size &- offset
+            offset &+= length
             let fieldLeading = length == 0 ? -1 : Int(field.load(as: UInt8.self))
             while leading <= fieldLeading {
-                let order = leading < fieldLeading ? -1 : predicates[next].compareName(field, length)
+                let order =
+                    leading < fieldLeading ? -1 : predicates[next].compareName(field, length, available: available)
                 if order > 0 { break }
                 // A predicate whose name sorts before this field's has no field in the record.
                 let holds =
                     order < 0 ? predicates[next].matchesAbsent : try answer(predicates + next, bytes, at: offset)
                 guard holds else { return false }
-                next += 1
+                next &+= 1
                 if next == end { return true }
                 leading = predicates[next].leadingByte
             }
@@ -43,10 +46,19 @@ extension RecordPredicate {
     }
 
     /// Returns -1, 0 or 1 as this predicate's name sorts before, equal to or after the `length`
-    /// name bytes at `field` (``UTF8Order`` order).
+    /// name bytes at `field`, which has `available` readable bytes from its start (``UTF8Order`` order).
     @inline(__always)
-    func compareName(_ field: UnsafeRawPointer, _ length: Int) -> Int {
-        name.withUnsafeBytes { UTF8Order.compare($0, UnsafeRawBufferPointer(start: field, count: length)) }
+    func compareName(_ field: UnsafeRawPointer, _ length: Int, available: Int) -> Int {
+        let common = Swift.min(name.count, length)
+        guard common < 8, available >= 8 else {
+            return name.withUnsafeBytes { UTF8Order.compare($0, UnsafeRawBufferPointer(start: field, count: length)) }
+        }
+        // Both names' first `common` bytes, compared as one big-endian word.
+        let mask: UInt64 = common == 0 ? 0 : ~0 &<< UInt64(64 &- 8 &* common)
+        let fieldPrefix = UInt64(bigEndian: field.loadUnaligned(as: UInt64.self)) & mask
+        let prefix = namePrefix & mask
+        if prefix != fieldPrefix { return prefix < fieldPrefix ? -1 : 1 }
+        return name.count == length ? 0 : (name.count < length ? -1 : 1)
     }
 
     /// Whether the predicate holds for the value whose tag is at `offset`: read from the bytes
@@ -56,6 +68,12 @@ extension RecordPredicate {
     static func answer(
         _ predicate: UnsafePointer<RecordPredicate>, _ bytes: UnsafeRawBufferPointer, at offset: Int
     ) throws(CodecError) -> Bool {
+        // Strings first: the filters a scan runs are mostly on them.
+        if predicate.pointee.hasText, offset < bytes.count, bytes[offset] == RecordCodec.Tag.string,
+            let holds = answerForText(predicate, bytes, at: offset)
+        {
+            return holds
+        }
         if let holds = answerFromBytes(predicate, bytes, at: offset) { return holds }
         return try predicate.pointee.generalAnswer(bytes)
     }
@@ -70,7 +88,7 @@ extension RecordPredicate {
     private static func skipValue(_ base: UnsafeRawPointer, _ offset: inout Int, _ size: Int) -> Bool {
         guard offset < size else { return false }
         let tag = base.load(fromByteOffset: offset, as: UInt8.self)
-        offset += 1
+        offset &+= 1
         let skip: Int
         if tag <= RecordCodec.Tag.double {
             // One shift instead of a branch per tag: the fixed sizes are one table in a register.
@@ -80,15 +98,15 @@ extension RecordPredicate {
             guard tag <= RecordCodec.Tag.object, offset < size else { return false }
             let first = Int(base.load(fromByteOffset: offset, as: UInt8.self))
             if first < 0x80 {
-                offset += 1
+                offset &+= 1
                 skip = first
             } else {
                 skip = RecordScan.varint(UnsafeRawBufferPointer(start: base, count: size), &offset)
                 guard skip >= 0 else { return false }
             }
         }
-        guard skip <= size - offset else { return false }
-        offset += skip
+        guard skip <= size &- offset else { return false }
+        offset &+= skip
         return true
     }
 }

@@ -22,6 +22,9 @@ package struct RecordPredicate: Sendable {
     /// The name's first byte, or -1 for the empty name: most field names a record walk passes
     /// differ from it there, so one comparison orders them.
     let leadingByte: Int
+    /// The name's first eight bytes (zero-padded) as a big-endian integer, so that a short name is
+    /// ordered against a field's by one comparison.
+    let namePrefix: UInt64
     /// Whether the condition names a nested path (``FieldPath``), read by
     /// ``RecordCodec/value(atPath:in:)-(_,UnsafeRawBufferPointer)`` instead of the one-pass scan.
     private let isPath: Bool
@@ -39,6 +42,9 @@ package struct RecordPredicate: Sendable {
         isPath = (path?.components.count ?? 1) > 1
         name = Array((path?.components.count == 1 ? path!.components[0] : condition.field).utf8)
         leadingByte = name.first.map(Int.init) ?? -1
+        namePrefix = name.prefix(8).enumerated().reduce(0) { word, byte in
+            word | UInt64(byte.element) &<< UInt64(56 - 8 * byte.offset)
+        }
         switch (condition.op, condition.value) {
         case (.equal, .string(let value)), (.notEqual, .string(let value)), (.less, .string(let value)),
             (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)),
