@@ -7,6 +7,7 @@ extension RecordPredicate {
     /// - Throws: ``CodecError`` when the general path a predicate needs finds the bytes damaged.
     /// - Complexity: O(fields up to the last predicate's name); a field passed costs its name's
     ///   first byte (the whole name when that byte is the predicate's) and its value's tag and length.
+    @inline(__always)
     static func walk(
         _ predicates: UnsafePointer<RecordPredicate>, _ end: Int, _ bytes: UnsafeRawBufferPointer
     ) throws(CodecError) -> Bool? {
