@@ -146,6 +146,8 @@ extension RecordPredicate {
         // Damaged text is the decoder's to report, whatever the comparison would answer.
         guard isValidText(payload, in: bytes) else { return nil }
         let op = predicate.pointee.condition.op
+        // Most values an equality filter rejects differ in length: answered without the text's bytes.
+        if length != predicate.pointee.textCount && (op == .equal || op == .notEqual) { return op == .notEqual }
         return predicate.pointee.text.withUnsafeBytes { text in
             switch op {
             // Equality compares lengths first: most values a filter rejects differ there.

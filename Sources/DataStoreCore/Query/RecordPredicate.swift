@@ -32,6 +32,8 @@ package struct RecordPredicate: Sendable {
     let text: [UInt8]
     /// Whether ``text`` holds the condition's value (rather than standing empty for another kind).
     let hasText: Bool
+    /// The number of bytes in ``text``.
+    let textCount: Int
     /// The answer for a record without the field (`true` only for `exists false`).
     let matchesAbsent: Bool
 
@@ -53,6 +55,7 @@ package struct RecordPredicate: Sendable {
         default:
             (text, hasText) = ([], false)
         }
+        textCount = text.count
         matchesAbsent = condition.matches(fieldValue: nil)
     }
 
