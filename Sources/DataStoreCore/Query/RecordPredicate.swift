@@ -18,17 +18,24 @@ package struct RecordPredicate: Sendable {
     /// The condition this checks.
     package let condition: Condition
     /// The top-level field's name bytes (unescaped), for a condition on a top-level field.
-    private let name: [UInt8]
+    let name: [UInt8]
     /// The name's first byte, or -1 for the empty name: most field names a record walk passes
     /// differ from it there, so one comparison orders them.
-    private let leadingByte: Int
+    let leadingByte: Int
+    /// The name's first eight bytes (zero-padded) as a big-endian integer, so that a short name is
+    /// ordered against a field's by one comparison.
+    let namePrefix: UInt64
     /// Whether the condition names a nested path (``FieldPath``), read by
     /// ``RecordCodec/value(atPath:in:)-(_,UnsafeRawBufferPointer)`` instead of the one-pass scan.
     private let isPath: Bool
     /// The UTF-8 bytes of a string condition value compared by `==`, `!=`, `^=` or a range operator.
-    private let text: [UInt8]?
+    let text: [UInt8]
+    /// Whether ``text`` holds the condition's value (rather than standing empty for another kind).
+    let hasText: Bool
+    /// The number of bytes in ``text``.
+    let textCount: Int
     /// The answer for a record without the field (`true` only for `exists false`).
-    private let matchesAbsent: Bool
+    let matchesAbsent: Bool
 
     /// Prepares `condition`.
     package init(_ condition: Condition) {
@@ -37,14 +44,18 @@ package struct RecordPredicate: Sendable {
         isPath = (path?.components.count ?? 1) > 1
         name = Array((path?.components.count == 1 ? path!.components[0] : condition.field).utf8)
         leadingByte = name.first.map(Int.init) ?? -1
+        namePrefix = name.prefix(8).enumerated().reduce(0) { word, byte in
+            word | UInt64(byte.element) &<< UInt64(56 - 8 * byte.offset)
+        }
         switch (condition.op, condition.value) {
         case (.equal, .string(let value)), (.notEqual, .string(let value)), (.less, .string(let value)),
             (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)),
             (.prefix, .string(let value)):
-            text = Array(value.utf8)
+            (text, hasText) = (Array(value.utf8), true)
         default:
-            text = nil
+            (text, hasText) = ([], false)
         }
+        textCount = text.count
         matchesAbsent = condition.matches(fieldValue: nil)
     }
 
@@ -77,76 +88,33 @@ package struct RecordPredicate: Sendable {
     package static func all(_ predicates: [RecordPredicate], match bytes: UnsafeRawBufferPointer) throws(CodecError)
         -> Bool
     {
+        try predicates.withUnsafeBufferPointer { predicates throws(CodecError) in try all(predicates, match: bytes) }
+    }
+
+    /// Whether the record in `bytes` satisfies every predicate of `predicates`, lent in place: see
+    /// ``all(_:match:)-([RecordPredicate],_)``.
+    /// - Throws: ``CodecError`` when the bytes the general path reads are damaged.
+    package static func all(_ predicates: UnsafeBufferPointer<RecordPredicate>, match bytes: UnsafeRawBufferPointer)
+        throws(CodecError) -> Bool
+    {
         // Paths come last (``ordered(_:)``): the pass over top-level fields serves the others.
-        // Through a buffer pointer, so that reading `isPath` copies no predicate (see below).
-        let end = predicates.withUnsafeBufferPointer { predicates in
-            var end = predicates.count
-            while end > 0 && predicates[end - 1].isPath { end -= 1 }
-            return end
-        }
+        // Borrowed through the buffer, `predicates[index]` copies no predicate (a condition, its
+        // value, two arrays), which an array subscript did for every field compared.
+        var end = predicates.count
+        while end > 0 && predicates[end - 1].isPath { end -= 1 }
         assert(
             zip(predicates[..<end], predicates[..<end].dropFirst()).allSatisfy { a, b in
                 a.name.withUnsafeBytes { x in b.name.withUnsafeBytes { y in UTF8Order.compare(x, y) <= 0 } }
             } && predicates[end...].allSatisfy(\.isPath), "RecordPredicate.all needs predicates in ordered(_:) order")
-        if end < predicates.count {
-            for predicate in predicates[end...] where try !predicate.matches(record: bytes) { return false }
-        }
-        func oneByOne() throws(CodecError) -> Bool {
-            for predicate in predicates[..<end] where try !predicate.matches(record: bytes) { return false }
-            return true
-        }
+        for index in end..<predicates.count where try !predicates[index].matches(record: bytes) { return false }
         guard end > 0 else { return true }
-        guard let (start, count) = RecordScan.entries(ofRecord: bytes) else { return try oneByOne() }
-        // Through a buffer pointer, `predicates[next]` is borrowed in place; an array subscript
-        // copied the whole predicate (a condition, its value, two arrays) for every field compared,
-        // which was a sixth of an index scan's time. `nil`: damaged or unusual bytes, for `oneByOne`.
-        let walked = try predicates.withUnsafeBufferPointer { predicates throws(CodecError) -> Bool? in
-            let base = bytes.baseAddress.unsafelyUnwrapped
-            var offset = start
-            var next = 0
-            for _ in 0..<count {
-                let length = RecordScan.varint(bytes, &offset)
-                guard length >= 0, length <= bytes.count - offset else { return nil }
-                let field = base + offset
-                offset += length
-                while next < end {
-                    let order = predicates[next].order(against: field, length)
-                    if order > 0 { break }
-                    // A predicate whose field sorts before this one has no field.
-                    guard order == 0 else {
-                        guard predicates[next].matchesAbsent else { return false }
-                        next += 1
-                        continue
-                    }
-                    if let holds = answerFromBytes(predicates.baseAddress.unsafelyUnwrapped + next, bytes, at: offset) {
-                        guard holds else { return false }
-                    } else {
-                        guard try predicates[next].generalAnswer(bytes) else { return false }
-                    }
-                    next += 1
-                }
-                if next == end { return true }
-                guard RecordScan.skipValue(bytes, &offset) else { return nil }
-            }
-            // The fields ran out before the predicates: those left have no field, if the record is whole.
-            guard offset == bytes.count else { return nil }
-            return predicates[next..<end].allSatisfy(\.matchesAbsent)
-        }
-        if let walked { return walked }
-        return try oneByOne()
-    }
-
-    /// Returns -1, 0 or 1 as this predicate's name sorts before, equal to or after the `length`
-    /// name bytes at `field` (``UTF8Order`` order).
-    @inline(__always)
-    private func order(against field: UnsafeRawPointer, _ length: Int) -> Int {
-        let fieldLeading = length == 0 ? -1 : Int(field.load(as: UInt8.self))
-        if leadingByte != fieldLeading { return leadingByte < fieldLeading ? -1 : 1 }
-        return name.withUnsafeBytes { UTF8Order.compare($0, UnsafeRawBufferPointer(start: field, count: length)) }
+        if let walked = try walk(predicates.baseAddress.unsafelyUnwrapped, end, bytes) { return walked }
+        for index in 0..<end where try !predicates[index].matches(record: bytes) { return false }
+        return true
     }
 
     /// The condition on the field as ``RecordCodec`` decodes it.
-    private func generalAnswer(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
+    func generalAnswer(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> Bool {
         condition.matches(fieldValue: try RecordCodec.value(atPath: condition.field, in: bytes))
     }
 
@@ -171,7 +139,7 @@ package struct RecordPredicate: Sendable {
     /// The answer for the value whose tag is at `offset`, or `nil` when the general path must
     /// decide.
     @inline(__always)
-    private static func answerFromBytes(
+    static func answerFromBytes(
         _ predicate: UnsafePointer<RecordPredicate>, _ bytes: UnsafeRawBufferPointer, at offset: Int
     ) -> Bool? {
         // A name at the very end of damaged bytes has no tag after it: the general path reports it.
@@ -190,21 +158,7 @@ package struct RecordPredicate: Sendable {
         case RecordCodec.Tag.false:
             return predicate.pointee.condition.matches(fieldValue: .bool(false))
         case RecordCodec.Tag.string:
-            guard let text = predicate.pointee.text,
-                let payload = RecordScan.payload(bytes, at: offset, tag: RecordCodec.Tag.string)
-            else { return nil }
-            guard UTF8Validation.validate(payload) != nil else { return nil }
-            let order = text.withUnsafeBytes { UTF8Order.compare(payload, $0) }
-            switch predicate.pointee.condition.op {
-            case .equal: return order == 0
-            case .notEqual: return order != 0
-            case .less: return order < 0
-            case .lessOrEqual: return order <= 0
-            case .greater: return order > 0
-            case .greaterOrEqual: return order >= 0
-            case .prefix: return text.withUnsafeBytes { payload.starts(with: $0) }
-            case .in, .notIn, .exists: return nil
-            }
+            return predicate.pointee.hasText ? answerForText(predicate, bytes, at: offset) : nil
         default:
             return nil
         }

@@ -26,11 +26,10 @@ struct QueryExecutor {
         // value) does not pay for them.
         var predicates: [RecordPredicate]?
         try visitCandidates(in: transaction) { idKey, record in
-            if predicates == nil { predicates = RecordPredicate.ordered(plan.query.conditions) }
             // Most candidates of a filtered scan fail: check them in non-generic code first, so
             // that only matches reach the code generic over `Item` (unspecialized when the
             // caller's module cannot see it, and paying generic-metadata lookups per call).
-            guard try candidateMatches(predicates.unsafelyUnwrapped, idKey, record) else { return true }
+            guard try candidateMatches(&predicates, idKey, record) else { return true }
             do {
                 let body = RecordVersion.body(record)
                 let admission = try collector.admit(body)
@@ -108,10 +107,15 @@ struct QueryExecutor {
     }
 
     /// Whether the record passes every condition; a record that cannot be read is named by its id.
+    /// The predicates are prepared at the first candidate; `inout`, they are lent, not copied
+    /// (a copy of the captured array retained and released it for every candidate).
     @inline(__always)
     private func candidateMatches(
-        _ predicates: borrowing [RecordPredicate], _ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer
+        _ predicates: inout [RecordPredicate]?, _ idKey: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer
     ) throws -> Bool {
-        try storage.recordMatches(predicates, RecordVersion.body(record), idKey: idKey)
+        if predicates == nil { predicates = RecordPredicate.ordered(plan.query.conditions) }
+        return try predicates!.withUnsafeBufferPointer { predicates in
+            try storage.recordMatches(predicates, RecordVersion.body(record), idKey: idKey)
+        }
     }
 }

@@ -15,4 +15,18 @@ extension CollectionTable {
             throw unreadable(idKey, error)
         }
     }
+
+    /// Whether the record `body` under `idKey` passes every predicate, lent in place.
+    ///
+    /// - Throws: See ``recordMatches(_:_:idKey:)-([RecordPredicate],_,_)``.
+    func recordMatches(
+        _ predicates: UnsafeBufferPointer<RecordPredicate>, _ body: UnsafeRawBufferPointer,
+        idKey: UnsafeRawBufferPointer
+    ) throws -> Bool {
+        do {
+            return try RecordPredicate.all(predicates, match: body)
+        } catch {
+            throw unreadable(idKey, error)
+        }
+    }
 }
