@@ -155,7 +155,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// `query` answered by its one statement on an idle connection without holding a thread
     /// while the server answers, when one statement answers; else `otherwise` (which must give
     /// the same items) on a reader thread.
-    private func awaitRun<Item>(
+    func awaitRun<Item>(
         _ query: Query, idOrder: Bool = true, otherwise: @escaping @Sendable () throws -> [Item],
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) async throws -> [Item] {
