@@ -11,6 +11,9 @@
 #   WORKLOADS="get range" Benchmarks/pg-instructions.sh
 #   STOREBENCHMARK=/path/to/StoreBenchmark Benchmarks/pg-instructions.sh   (another build, e.g. to compare)
 #   SIDES=pg Benchmarks/pg-instructions.sh          (DataStoreKit alone: the floor's counts do not change)
+#   PG_READS=threads Benchmarks/pg-instructions.sh  (StoreBenchmark --postgres-reads for DataStoreKit's side;
+#                                                    default poll=1000000: callgrind's slowdown outlasts the
+#                                                    store's 200 µs window, so the caller's-thread path is counted)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${PGHOST:-}" ]; then exec Tests/Postgres/with-cluster.sh "$0" "$@"; fi
@@ -29,9 +32,10 @@ fi
 
 # Every instruction of one callgrind run of `--profile WORKLOAD`, all threads.
 count_all() {
-    local workload=$1 count=$2 profile="$out/callgrind.$1.$2.out"
+    local workload=$1 count=$2 profile="$out/callgrind.$1.$2.out" reads=()
+    [ "${workload#pg-}" != "$workload" ] && reads=(--postgres-reads "${PG_READS:-poll=1000000}")
     valgrind --tool=callgrind --separate-threads=no --callgrind-out-file="$profile" \
-        "$binary" --size "$size" --profile "$workload" --profile-operations "$count" \
+        "$binary" --size "$size" --profile "$workload" --profile-operations "$count" "${reads[@]}" \
         >/dev/null 2>"$out/callgrind.$workload.$count.log" || { cat "$out/callgrind.$workload.$count.log" >&2; exit 1; }
     awk '/^totals:/ { print $2 }' "$profile"
 }

@@ -26,8 +26,9 @@ struct Configuration: Sendable {
     var postgres = true
     /// `--only-postgres`: only the PostgreSQL rows (the `--only` workloads among them), no LMDB or SQLite ones.
     var onlyPostgres = false
-    /// `--postgres-awaited-reads`: the PostgreSQL store awaits its reads on the event thread.
-    var postgresAwaitedReads = false
+    /// `--postgres-reads MODE`: how the PostgreSQL store reads (`default`, `threads`, `awaited`,
+    /// `poll=MICROSECONDS`; PostgresBackend.options).
+    var postgresReads = "default"
     /// `--postgres-size N`: messages in the PostgreSQL rows (default the run's size, at most 100 000).
     var postgresSize: Int?
     /// `--json-file PATH`: also write the report as JSON to PATH (the charts are drawn from it).
@@ -52,7 +53,7 @@ struct Configuration: Sendable {
     static let usage = """
         usage: StoreBenchmark [--size quick|full|N] [--only WORKLOAD[,WORKLOAD…]] [--durable-commits N]
                               [--durable-seconds S] [--tasks 1,4,16,64] [--dir PATH] [--keep] [--json]
-                              [--json-file PATH] [--no-postgres] [--only-postgres] [--postgres-awaited-reads]
+                              [--json-file PATH] [--no-postgres] [--only-postgres] [--postgres-reads MODE]
                               [--postgres-size N]
 
           --size             quick = 100 000 messages (make run), full = 1 000 000 (make bench), or a count
@@ -68,8 +69,9 @@ struct Configuration: Sendable {
           --no-postgres      skip the PostgreSQL rows (they run when PGHOST names a server: make run
                              starts a throwaway one, Tests/Postgres/with-cluster.sh)
           --only-postgres    only the PostgreSQL rows (with --only, only those workloads among them)
-          --postgres-awaited-reads  the PostgreSQL store awaits reads on its event thread
-                             (PostgresStore.Options.awaitedReads) instead of running them on reader threads
+          --postgres-reads MODE  how the PostgreSQL store reads: default (its defaults), threads (every
+                             read on a reader thread), awaited (on the event thread, no wait on the
+                             caller's), poll=MICROSECONDS (the caller waits that long first)
           --postgres-size N  messages in the PostgreSQL rows (default the size, at most 100 000)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
                              load, get, get-codable, range, range-codable, pair, pair-compound, empty (a
@@ -138,7 +140,7 @@ struct Configuration: Sendable {
             case "--json-file": configuration.jsonFile = try value(flag)
             case "--no-postgres": configuration.postgres = false
             case "--only-postgres": configuration.onlyPostgres = true
-            case "--postgres-awaited-reads": configuration.postgresAwaitedReads = true
+            case "--postgres-reads": configuration.postgresReads = try value(flag)
             case "--postgres-size":
                 guard let count = Int(try value(flag)), count >= 1_000 else {
                     throw BenchmarkFailure("--postgres-size needs a count ≥ 1000")

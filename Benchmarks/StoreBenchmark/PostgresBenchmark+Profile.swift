@@ -37,7 +37,7 @@ extension PostgresBenchmark {
         let conninfo = "dbname=\(database)"
         floor = try LibpqBackend(conninfo: conninfo)
         if !floorSide {
-            store = try await PostgresBackend(conninfo: conninfo, awaitedReads: configuration.postgresAwaitedReads)
+            store = try await PostgresBackend(conninfo: conninfo, reads: configuration.postgresReads)
         }
         let messages = dataset.messages
         progress("profile: loading \(floorSide ? "the libpq floor" : "DataStoreKit on PostgreSQL") alone…")

@@ -56,7 +56,7 @@ final class PostgresBenchmark {
         do {
             let conninfo = "dbname=\(database)"
             floor = try LibpqBackend(conninfo: conninfo)
-            store = try await PostgresBackend(conninfo: conninfo, awaitedReads: configuration.postgresAwaitedReads)
+            store = try await PostgresBackend(conninfo: conninfo, reads: configuration.postgresReads)
             try measureRoundTrip()
             try await bulkLoad()
             try await reads()

@@ -92,14 +92,51 @@ struct PostgresAwaitedReadTests {
         #expect(counts.finished.load(ordering: .relaxed) == waiting)
     }
 
+    @Test("an answer that comes within the window is read on the caller's thread")
+    func answeredOnCaller() async throws {
+        let connection = try Connection("")
+        try connection.execute("PREPARE one AS SELECT 1::int8")
+        let gate = CallerWaits(limit: 1)
+        for _ in 0..<5 {
+            let result = try await connection.executePreparedAwaiting("one", [], pollingFor: .seconds(30), gate: gate)
+            #expect(result.int(0, 0) == 1)
+        }
+        #expect(gate.answered.load(ordering: .relaxed) == 5)
+        #expect(gate.current == 0)
+        // Without a window, or with the gate full, the event thread reads the answer.
+        _ = try await connection.executePreparedAwaiting("one", [], gate: gate)
+        #expect(gate.enter())
+        _ = try await connection.executePreparedAwaiting("one", [], pollingFor: .seconds(30), gate: gate)
+        gate.leave()
+        #expect(gate.answered.load(ordering: .relaxed) == 5)
+    }
+
+    @Test("a server that does not answer within the window holds the caller's thread no longer")
+    func slowAnswerHandedOver() async throws {
+        let holder = try Connection("")
+        try holder.execute("SELECT pg_advisory_lock(424243)")
+        let connection = try Connection("")
+        try connection.execute("PREPARE wait AS SELECT pg_advisory_lock_shared(424243)::text")
+        let gate = CallerWaits(limit: 1)
+        let read = Task {
+            try await connection.executePreparedAwaiting("wait", [], pollingFor: .milliseconds(5), gate: gate).rowCount
+        }
+        // The window passes while the server holds the read: the caller gives its place back.
+        while gate.handedOver.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(gate.current == 0)
+        try holder.execute("SELECT pg_advisory_unlock(424243)")
+        #expect(try await read.value == 1)
+        #expect(gate.answered.load(ordering: .relaxed) == 0)
+    }
+
     /// Reads finished, from the tasks that run them.
     final class Counts: Sendable {
         let finished = Atomic<Int>(0)
     }
 
-    @Test("by default every read runs on a reader thread")
-    func offByDefault() async throws {
-        let store = try await PostgresTestServer.store(options: PostgresStore.Options(readers: 1))
+    @Test("without awaited reads every read runs on a reader thread")
+    func threadsWhenOff() async throws {
+        let store = try await PostgresTestServer.store(options: PostgresStore.Options(readers: 1, awaitedReads: false))
         defer { store.close() }
         let collection = try await store.collection(PostgresTestServer.uniqueName("threads"), mapping: Self.mapping)
         try await collection.add(contentsOf: (0..<4).map { ["id": .int(Int64($0))] })

@@ -14,12 +14,28 @@ final class PostgresBackend: @unchecked Sendable {
         IndexDefinition("created_ts"), IndexDefinition("from_user_key"), IndexDefinition("to_user_key")
     ]
 
-    init(conninfo: String, awaitedReads: Bool = false) async throws {
-        store = try await PostgresStore.open(url: conninfo, options: PostgresStore.Options(awaitedReads: awaitedReads))
+    init(conninfo: String, reads: String = "default") async throws {
+        store = try await PostgresStore.open(url: conninfo, options: try Self.options(reads: reads))
         messages = try await store.collection("messages", mapping: .record(idField: "id"), indexes: indexes)
     }
 
     func close() { store.close() }
+
+    /// The store's options for `--postgres-reads MODE`.
+    static func options(reads mode: String) throws -> PostgresStore.Options {
+        var options = PostgresStore.Options()
+        switch mode {
+        case "default": break
+        case "threads": options.awaitedReads = false
+        case "awaited": options.callerPoll = .zero
+        default:
+            guard mode.hasPrefix("poll="), let microseconds = Int(mode.dropFirst(5)), microseconds >= 0 else {
+                throw BenchmarkFailure("--postgres-reads: default, threads, awaited or poll=MICROSECONDS, not \(mode)")
+            }
+            options.callerPoll = .microseconds(microseconds)
+        }
+        return options
+    }
 
     /// `batch` as one change set (`add(contentsOf:)`): one transaction.
     func add(_ batch: some Collection<Message>) async throws {

@@ -3,8 +3,8 @@ public import DataStoreCore
 /// The live results of one query (``StoreCollection/observe(params:options:)``, and
 /// `PostgresCollection.observe(params:options:)` on a PostgreSQL store): the current results
 /// first, then the results again after each commit that may have changed them — one that touched
-/// the collection, less those (on LMDB, for a query without a limit or offset) whose few touched
-/// documents were not among the results and do not match now.
+/// the collection, less those (for a query without a limit or offset) whose few touched documents
+/// were not among the results and do not match now.
 ///
 /// A flag, not a queue, stands between commits and the consumer: one that falls behind a burst
 /// gets the latest results once, never a backlog. Each refresh runs the query over a fresh
@@ -62,7 +62,7 @@ public struct QueryObservation<Object>: AsyncSequence, Sendable {
             if let registration {
                 while true {
                     guard let touched = await registration.observer.waitForChange() else { return end() }
-                    if collection.mayChange(previous, touched: touched, query) { break }
+                    if await collection.mayChange(previous, touched: touched, query) { break }
                     center.noteSkippedRefresh()
                 }
             } else {

@@ -47,8 +47,7 @@ extension StoreCollection: ObservedCollection {
     /// not when none of them was a result and none matches now (a few lookups, where a refresh
     /// would run the whole query).
     package func mayChange(_ previous: Set<Value>?, touched: TouchedIDs, _ query: Query) -> Bool {
-        guard let previous, case .ids(let ids) = touched else { return true }
-        guard ids.isDisjoint(with: previous) else { return true }
+        guard let ids = touched.deciding(against: previous) else { return true }
         let matchesNow = try? store.environment.read { transaction in
             try ids.contains { id in
                 try transaction.withValue(forKey: storage.idKey(id), in: storage.records) { record in

@@ -14,8 +14,9 @@ package protocol ObservedCollection<Object>: Sendable {
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError``; `.closed` once the store has closed.
     func observedResults(of query: Query) async throws(DataStoreError) -> (objects: [Object], ids: Set<Value>?)
-    /// Whether commits that touched `touched` may have changed results whose ids were `previous`.
-    func mayChange(_ previous: Set<Value>?, touched: TouchedIDs, _ query: Query) -> Bool
+    /// Whether commits that touched `touched` may have changed results whose ids were `previous`
+    /// (async: a server's store looks the touched documents up over the network).
+    func mayChange(_ previous: Set<Value>?, touched: TouchedIDs, _ query: Query) async -> Bool
 }
 
 extension ObservedCollection {

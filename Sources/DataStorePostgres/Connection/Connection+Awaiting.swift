@@ -2,17 +2,20 @@ internal import CPostgres
 
 extension Connection {
     /// Runs the statement prepared as `name` with `parameters` bound, as
-    /// ``executePrepared(_:_:)`` does, without holding a thread while the server answers: the
-    /// statement is sent from the caller's thread without blocking, and the process's event
-    /// thread reads the result and resumes the caller.
+    /// ``executePrepared(_:_:)`` does, without holding a thread while the server answers beyond
+    /// `window`: the statement is sent from the caller's thread without blocking; the caller
+    /// reads the answer itself when it comes within `window` (and `gate` has room: no more than
+    /// ``CallerWaits/limit`` reads of the process wait so), otherwise the process's event thread
+    /// reads it and resumes the caller.
     ///
     /// The corresponding C functions are `PQsendQueryPrepared`, `PQflush`, `PQconsumeInput`,
     /// `PQisBusy` and `PQgetResult`.
     /// - Throws: ``PostgresError`` with the server's SQLSTATE, or of class 08 when the
     ///   connection is lost.
-    func executePreparedAwaiting(_ name: String, _ parameters: [SQLParameter]) async throws(PostgresError)
-        -> QueryResult
-    {
+    func executePreparedAwaiting(
+        _ name: String, _ parameters: [SQLParameter], pollingFor window: Duration = .zero,
+        gate: CallerWaits = .shared
+    ) async throws(PostgresError) -> QueryResult {
         // Non-blocking only while this statement is out: the connection's other callers block as before.
         guard PQsetnonblocking(handle, 1) == 0 else { throw lost("cannot send without blocking") }
         defer { PQsetnonblocking(handle, 0) }
@@ -22,7 +25,53 @@ extension Connection {
         guard sent == 1 else { throw lost("the statement was not sent") }
         let flushed = PQflush(handle)
         guard flushed >= 0 else { throw lost("the statement was not sent") }
-        return try check(await ReadEvents.shared.result(of: self, flushing: flushed == 1))
+        var first: Handoff<OpaquePointer>?
+        if flushed == 0, window > .zero, gate.enter() {
+            let outcome = readHere(within: window)
+            gate.leave()
+            switch outcome {
+            case .finished(let result):
+                gate.answered.add(1, ordering: .relaxed)
+                return try check(result)
+            case .pending(let partial):
+                gate.handedOver.add(1, ordering: .relaxed)
+                first = partial.map(Handoff.init)
+            }
+        }
+        return try check(await ReadEvents.shared.result(of: self, flushing: flushed == 1, first: first))
+    }
+
+    /// How far ``readHere(within:)`` got.
+    private enum HereOutcome {
+        /// The statement is done: its first result, or `nil` when the connection was lost.
+        case finished(OpaquePointer?)
+        /// Time ran out: the first result if it is complete, the rest still to read.
+        case pending(OpaquePointer?)
+    }
+
+    /// Reads the statement's results on this thread as they arrive, until the statement is done
+    /// or `window` has passed; later results than the first are freed.
+    private func readHere(within window: Duration) -> HereOutcome {
+        let deadline = ContinuousClock.now + window
+        let socket = PQsocket(handle)
+        if socketWait == nil { socketWait = SocketWait() }
+        guard socket >= 0, let wait = socketWait else { return .pending(nil) }
+        var first: OpaquePointer?
+        while true {
+            let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+            guard wait.readable(socket, within: seconds * 1_000_000_000 + attoseconds / 1_000_000_000) else {
+                return .pending(first)
+            }
+            guard PQconsumeInput(handle) == 1 else {
+                if let first { PQclear(first) }
+                return .finished(nil)
+            }
+            // PQgetResult blocks only while libpq is busy: each call here returns at once.
+            while PQisBusy(handle) == 0 {
+                guard let result = PQgetResult(handle) else { return .finished(first) }
+                if first == nil { first = result } else { PQclear(result) }
+            }
+        }
     }
 
     /// Whether `error` means the prepared statement itself is unusable rather than the query

@@ -12,6 +12,8 @@ package final class Connection: @unchecked Sendable {
     package let target: String
     /// The statements prepared in this session, for ``executePrepared(_:_:)``.
     var statements: StatementCache
+    /// The bounded wait for this connection's answers on the caller's thread, made on first use.
+    var socketWait: SocketWait?
 
     /// Connects to `conninfo` (a `postgresql://` URL or `key=value` pairs; an empty string
     /// means the `PG*` environment variables), keeping up to `statementCapacity` prepared
@@ -53,6 +55,7 @@ package final class Connection: @unchecked Sendable {
     package func reconnect() throws(PostgresError) {
         PQreset(handle)
         statements.removeAll()
+        socketWait?.reset()
         guard isHealthy else {
             throw PostgresError(.cannotConnect, "cannot reconnect to \(target): \(Self.message(handle))")
         }

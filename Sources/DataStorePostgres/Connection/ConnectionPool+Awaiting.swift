@@ -25,7 +25,7 @@ extension ConnectionPool {
             if let name = connection.statements.name(of: sql) {
                 let result: QueryResult?
                 do throws(PostgresError) {
-                    result = try await connection.executePreparedAwaiting(name, parameters)
+                    result = try await connection.executePreparedAwaiting(name, parameters, pollingFor: callerPoll)
                 } catch {
                     // A lost connection is dropped and a stale statement forgotten: the reader thread redoes both.
                     if Connection.isStale(error) { connection.statements.forget(sql) }

@@ -16,11 +16,14 @@ final class ConnectionPool: Sendable {
 
     /// Whether reads may be awaited on the event thread (``PostgresStore/Options/awaitedReads``).
     let awaitsReads: Bool
+    /// How long an awaited read waits for its answer on the caller's thread (``PostgresStore/Options/callerPoll``).
+    let callerPoll: Duration
 
-    init(conninfo: String, maxIdle: Int, awaitedReads: Bool = false) {
+    init(conninfo: String, maxIdle: Int, awaitedReads: Bool = false, callerPoll: Duration = .zero) {
         self.conninfo = conninfo
         self.maxIdle = maxIdle
         awaitsReads = awaitedReads
+        self.callerPoll = callerPoll
         slots = ReadSlots(count: maxIdle)
     }
 

@@ -39,15 +39,22 @@ final class ReadEvents: Sendable {
     }
 
     /// The result of the statement just sent on `connection` (`flushing` when libpq could not yet
-    /// send all of it), or `nil` when the connection was lost first; every further result of the
-    /// statement is read and freed, so the connection is idle again when this returns.
-    func result(of connection: Connection, flushing: Bool) async -> OpaquePointer? {
+    /// send all of it; `first` its first result when the caller has read it already), or `nil`
+    /// when the connection was lost first; every further result of the statement is read and
+    /// freed, so the connection is idle again when this returns.
+    func result(of connection: Connection, flushing: Bool, first: Handoff<OpaquePointer>? = nil) async
+        -> OpaquePointer?
+    {
         await withCheckedContinuation { (continuation: CheckedContinuation<Handoff<OpaquePointer?>, Never>) in
             let socket = PQsocket(connection.handle)
-            guard socket >= 0, epoll >= 0 else { return continuation.resume(returning: Handoff(nil)) }
+            guard socket >= 0, epoll >= 0 else {
+                if let first { PQclear(first.value) }
+                return continuation.resume(returning: Handoff(nil))
+            }
             // Registered before the socket is armed: its event may come at once.
             waiters.withLock {
-                $0[socket] = Waiter(connection: connection, continuation: continuation, flushing: flushing)
+                $0[socket] = Waiter(
+                    connection: connection, continuation: continuation, flushing: flushing, first: first)
             }
             if !arm(socket, writing: flushing) { finish(socket, with: nil) }
         }.value

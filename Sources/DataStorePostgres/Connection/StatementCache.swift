@@ -24,9 +24,10 @@ struct StatementCache {
     /// The name `sql` is prepared under, marked as just used, or `nil` when it is not prepared.
     mutating func name(of sql: String) -> String? {
         clock += 1
-        guard entries[sql] != nil else { return nil }
-        entries[sql]!.lastUse = clock
-        return entries[sql]!.name
+        // One hash of the text per read: the lookup's index is reused to mark the entry used.
+        guard let index = entries.index(forKey: sql) else { return nil }
+        entries.values[index].lastUse = clock
+        return entries.values[index].name
     }
 
     /// A fresh name for `sql`, not yet recorded, and the name to deallocate first when the cache

@@ -12,14 +12,18 @@ struct PostgresQueryRunner {
     private let scans: [CandidateScan]
     /// Where the scan may stop: the collector's `offset + limit` when the limit is pushed into it.
     private let stopEarly: Int?
+    /// Whether rows are read with their versions (else `materialize` is given 0).
+    private let versions: Bool
 
-    /// A runner of `plan` over `layout`.
+    /// A runner of `plan` over `layout`, reading each row's version unless `versions` is `false`
+    /// (a collection's reads, which do not use it, so the server sends one column fewer per row).
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` when the plan's index is gone.
-    init(layout: TableLayout, plan: QueryPlan) throws(DataStoreError) {
+    init(layout: TableLayout, plan: QueryPlan, versions: Bool = true) throws(DataStoreError) {
         self.layout = layout
         self.plan = plan
+        self.versions = versions
         predicates = RecordPredicate.ordered(plan.query.conditions)
-        scans = try CandidateScan.scans(plan, layout: layout)
+        scans = try CandidateScan.scans(plan, layout: layout, versions: versions)
         stopEarly = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name).stopEarly
     }
 
@@ -96,9 +100,10 @@ struct PostgresQueryRunner {
         var items: [Item] = []
         // `visit` only calls the closure while it runs: nothing escapes. A page at a time, so the
         // captured variables are reached once per page, not per row.
+        let versions = versions
         let complete = try withoutActuallyEscaping(materialize) { materialize in
             try visit { result, rows in
-                try Self.take(rows, of: result, into: &items, collector: &collector, materialize)
+                try Self.take(rows, of: result, versions: versions, into: &items, collector: &collector, materialize)
             }
         }
         return complete ? collector.results(items) : nil
@@ -106,7 +111,8 @@ struct PostgresQueryRunner {
 
     /// Appends the items of `rows` of `result` while `collector` admits them; returns whether to go on.
     private static func take<Item>(
-        _ rows: [Int], of result: QueryResult, into items: inout [Item], collector: inout ResultCollector,
+        _ rows: [Int], of result: QueryResult, versions: Bool, into items: inout [Item],
+        collector: inout ResultCollector,
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) throws -> Bool {
         // An array made with capacity 0 writes its count into the shared empty-array storage,
@@ -120,7 +126,8 @@ struct PostgresQueryRunner {
                 let record = result.unsafeBytes(row, 1)
                 let admission = try collector.admit(record)
                 if admission != .stop {
-                    (buffer.baseAddress! + count).initialize(to: try materialize(record, result.int(row, 2) ?? 0))
+                    let version = versions ? result.int(row, 2) ?? 0 : 0
+                    (buffer.baseAddress! + count).initialize(to: try materialize(record, version))
                     count += 1
                 }
                 if admission != .take {

@@ -29,6 +29,8 @@ struct StatementShape: Hashable, Sendable {
     var limited: Bool
     var ordered: Bool
     var backward: Bool
+    /// Whether the rows carry their version (a context's reads need it; a collection's do not).
+    var versions: Bool
 
     /// The column rows are ordered and paged by.
     var orderColumn: String {
@@ -63,7 +65,7 @@ struct StatementShape: Hashable, Sendable {
             }
         let extra = self.source == .ids ? "" : ", \(column)"
         var sql =
-            "SELECT t.id, t.record, t.version\(extra) \(source) WHERE \(parts.isEmpty ? "TRUE" : parts.joined(separator: " AND "))"
+            "SELECT t.id, t.record\(versions ? ", t.version" : "")\(extra) \(source) WHERE \(parts.isEmpty ? "TRUE" : parts.joined(separator: " AND "))"
         if ordered { sql += " ORDER BY \(column)\(backward ? " DESC" : "")" }
         if limited { sql += " LIMIT \(next())" }
         return sql

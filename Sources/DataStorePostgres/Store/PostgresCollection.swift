@@ -121,7 +121,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// The planner's choice and the server's `EXPLAIN` of the first statement it runs.
     public func explainOnServer(params: [String: Value]?, options: [String: Value]? = nil) throws -> String {
         let plan = try explain(params: params, options: options)
-        guard let statement = try PostgresQueryRunner(layout: layout, plan: plan).firstStatement else {
+        guard let statement = try PostgresQueryRunner(layout: layout, plan: plan, versions: false).firstStatement else {
             return plan.description
         }
         let lines = try store.pool.read("explaining a query on \(name)") { connection in
@@ -133,11 +133,12 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
 
     /// `query` run against one snapshot: one statement when one answers, else a `REPEATABLE
     /// READ` transaction (a plan of several windows starts in one; a scan whose first page did
-    /// not answer runs again in one, so no call mixes two snapshots).
+    /// not answer runs again in one, so no call mixes two snapshots). Rows are read without their
+    /// versions: `materialize` is given 0 for each.
     func run<Item>(
         _ query: Query, idOrder: Bool = true, _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) throws -> [Item] {
-        let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query))
+        let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query), versions: false)
         return try store.pool.read("querying \(name)") { connection in
             if !runner.needsSeveralStatements,
                 let items = try runner.run(
@@ -154,13 +155,13 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
 
     /// `query` answered by its one statement on an idle connection without holding a thread
     /// while the server answers, when one statement answers; else `otherwise` (which must give
-    /// the same items) on a reader thread.
-    private func awaitRun<Item>(
+    /// the same items) on a reader thread. As in ``run(_:idOrder:_:)``, versions are not read.
+    func awaitRun<Item>(
         _ query: Query, idOrder: Bool = true, otherwise: @escaping @Sendable () throws -> [Item],
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) async throws -> [Item] {
         guard store.pool.awaitsReads else { return try await store.readers.run(otherwise) }
-        let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query))
+        let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query), versions: false)
         guard let statement = runner.soleStatement else { return try await store.readers.run(otherwise) }
         return try await store.pool.awaitRead(
             statement.sql, statement.parameters, on: store.readers, what: { "querying \(name)" },

@@ -31,19 +31,25 @@ public final class PostgresStore: Sendable {
         /// the key columns it scans by range `ASC`, so that YugabyteDB shards them by range.
         public var engine: PostgresEngine
         /// Whether a read whose statement a pooled connection has prepared is sent from the
-        /// caller's thread and awaited on the process's event thread, holding no thread while the
-        /// server answers (docs/postgres.md, "Reads"); otherwise every read runs on a reader thread.
+        /// caller's thread and awaited there for at most `callerPoll`, then on the process's event
+        /// thread, holding no thread while the server answers (docs/postgres.md, "Reads");
+        /// otherwise every read runs on a reader thread.
         public var awaitedReads: Bool
+        /// How long an awaited read waits for its answer on the caller's thread before it hands
+        /// the wait to the event thread (zero: at once). Half the cooperative pool's threads at
+        /// most wait so at a time; the others hand over at once.
+        public var callerPoll: Duration
 
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
         /// kept 7 days and at most 64 MiB, woken by `LISTEN/NOTIFY`, tables declared for PostgreSQL,
-        /// reads on the reader threads.
+        /// awaited reads that wait up to 200 µs on the caller's thread.
         public init(
             readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6,
             changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen,
-            engine: PostgresEngine = .postgreSQL, awaitedReads: Bool = false
+            engine: PostgresEngine = .postgreSQL, awaitedReads: Bool = true, callerPoll: Duration = .microseconds(200)
         ) {
             self.awaitedReads = awaitedReads
+            self.callerPoll = max(.zero, callerPoll)
             self.readers = readers
             self.maxBatch = max(1, min(maxBatch, 64))
             self.maxAttempts = max(1, maxAttempts)
@@ -82,7 +88,8 @@ public final class PostgresStore: Sendable {
     /// server the `PG*` environment variables name).
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.network` when the server cannot be reached.
     public static func open(url: String, options: Options = Options()) async throws -> PostgresStore {
-        let pool = ConnectionPool(conninfo: url, maxIdle: options.readers, awaitedReads: options.awaitedReads)
+        let pool = ConnectionPool(
+            conninfo: url, maxIdle: options.readers, awaitedReads: options.awaitedReads, callerPoll: options.callerPoll)
         let readers = ReaderThreads(count: options.readers)
         let source = PostgresChangeSource(pool: pool, readers: readers, options: options.changeFeed, latest: 0)
         let ddl = TableDDL(engine: options.engine)
