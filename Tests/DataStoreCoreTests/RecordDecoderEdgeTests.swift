@@ -172,3 +172,35 @@ struct RecordDecoderEdgeTests {
         }
     }
 }
+
+/// Encodes one key twice (the second value wins) and more fields than a small object has.
+private struct Wide: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: AnyKey.self)
+        try container.encode("first", forKey: AnyKey("twice"))
+        for index in 0..<40 { try container.encode(index, forKey: AnyKey("f\(index)")) }
+        try container.encode("second", forKey: AnyKey("twice"))
+    }
+}
+
+/// A coding key of any name.
+private struct AnyKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+@Suite("DocumentEncoder objects")
+struct DocumentEncoderObjectTests {
+    @Test("a key encoded twice keeps the last value; objects grow past their first room")
+    func wideObject() throws {
+        let document = try DocumentEncoder().encode(Wide())
+        #expect(document.count == 41)
+        #expect(document["twice"] == "second")
+        #expect(document["f39"] == 39)
+        let decoded = try RecordCodec.decode(try RecordCodec.encode(document))
+        #expect(decoded == document)
+    }
+}
