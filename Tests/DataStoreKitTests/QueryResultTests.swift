@@ -19,7 +19,10 @@ struct QueryResultTests {
         let ids = (0..<70).map { String(format: "n%03d", $0) }
         _ = try await notes.add(contentsOf: ids.reversed().map { note($0) })
         #expect(try notes.query(Query(params: nil, options: nil)).map(\.id) == ids)
-        #expect(try notes.query(Query(params: nil, options: ["limit": 33])).map(\.id) == Array(ids.prefix(33)))
+        for limit in [1, 3, 4, 5, 20, 33] {
+            let limited = try notes.query(Query(params: nil, options: ["limit": .int(Int64(limit))]))
+            #expect(limited.map(\.id) == Array(ids.prefix(limit)))
+        }
         let sorted = try notes.query(Query(params: nil, options: ["sort": ["-id"], "limit": 40, "offset": 5]))
         #expect(sorted.map(\.id) == Array(ids.reversed().dropFirst(5).prefix(40)))
         #expect(try await notes.get(id: "n042") == note("n042"))

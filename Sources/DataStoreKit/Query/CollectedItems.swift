@@ -4,38 +4,45 @@
 /// caller's module cannot see it, where every `Array.append` looks up the array's generic
 /// metadata; this buffer's operations inline to value-witness calls with none.
 struct CollectedItems<Item>: ~Copyable {
-    private var start: UnsafeMutablePointer<Item>
+    /// `nil` until the first item: a query that finds none allocates nothing.
+    private var start: UnsafeMutablePointer<Item>?
     private var count = 0
     private var capacity: Int
 
-    /// An empty buffer with room for `capacity` items (at least one).
+    /// An empty buffer that makes room for `capacity` items (at least one) at the first append.
     @inline(__always)
     init(capacity: Int) {
         self.capacity = max(capacity, 1)
-        start = .allocate(capacity: self.capacity)
     }
 
     /// Appends `item`, doubling the room when it is full.
     @inline(__always)
     mutating func append(_ item: consuming Item) {
-        if count == capacity { grow() }
+        guard let start, count < capacity else { return grow(appending: item) }
         (start + count).initialize(to: item)
         count += 1
     }
 
-    @inline(__always)
-    private mutating func grow() {
-        let larger = UnsafeMutablePointer<Item>.allocate(capacity: 2 * capacity)
-        larger.moveInitialize(from: start, count: count)
-        start.deallocate()
-        start = larger
-        capacity *= 2
+    /// Allocates the first room, or twice the room, and appends `item`.
+    private mutating func grow(appending item: consuming Item) {
+        if let start {
+            let larger = UnsafeMutablePointer<Item>.allocate(capacity: 2 * capacity)
+            larger.moveInitialize(from: start, count: count)
+            start.deallocate()
+            self.start = larger
+            capacity *= 2
+        } else {
+            start = .allocate(capacity: capacity)
+        }
+        start.unsafelyUnwrapped.advanced(by: count).initialize(to: item)
+        count += 1
     }
 
     /// The items in the order appended, moved (not copied) into an array.
     consuming func array() -> [Item] {
         let (start, count) = (self.start, self.count)
         discard self
+        guard let start else { return [] }
         defer { start.deallocate() }
         return [Item](unsafeUninitializedCapacity: count) { buffer, initialized in
             if let destination = buffer.baseAddress { destination.moveInitialize(from: start, count: count) }
@@ -44,6 +51,7 @@ struct CollectedItems<Item>: ~Copyable {
     }
 
     deinit {
+        guard let start else { return }
         start.deinitialize(count: count)
         start.deallocate()
     }
