@@ -23,6 +23,20 @@ struct DocumentTests {
         #expect(Array(document).count == 6)
     }
 
+    @Test("sortedFields: shared prefixes, proper prefixes, NUL bytes and substrings sort by bytes")
+    func sortedFieldsByBytes() {
+        let shared = "from_user_key_and_more"
+        let slice = String(shared.dropFirst(5).prefix(8)) // "user_key", made from a substring
+        let names = [
+            "from_user_key", "from_user_kex", "from_use", "from", "a\u{0}b", "a\u{0}", "a", "", slice, shared,
+            String(repeating: "x", count: 40), String(repeating: "x", count: 39) + "y"
+        ]
+        let document = Document(Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, Value.int(Int64($0))) }))
+        let expected = names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        #expect(document.sortedFields.map(\.name) == expected)
+        #expect(document.sortedFields.map(\.value) == expected.map { document[$0]! })
+    }
+
     @Test("equality and hashing ignore field order and follow Value equality")
     func equality() {
         let a: Document = ["x": 1, "y": "s"]

@@ -93,7 +93,9 @@ private final class Nesting {
 }
 
 private final class ObjectBox {
-    var fields: [String: Slot] = [:]
+    /// Room for a typical model's fields from the start: growing a dictionary one field at a
+    /// time rehashes it at each doubling, which cost more than the fields' own hashing.
+    var fields = [String: Slot](minimumCapacity: 12)
 }
 
 private final class ArrayBox {

@@ -89,7 +89,9 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     func unbox<T: Decodable>(_ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey])
         throws -> T
     {
-        if let special: T = try unboxSpecial(type, at: position, path: path()) { return special }
+        if let special = try specialDecoding(of: T.self, at: position, path: path()) {
+            return try unboxSpecial(type, special, at: position, path: path())
+        }
         return try T(from: child(at: position, codingPath: path()))
     }
 
@@ -110,42 +112,58 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     /// Decodes a `T` at this decoder's own position, as ``unbox(_:at:path:)`` does, with this
     /// decoder as the `Decoder` (the top level of ``RecordDecoder`` and ``DocumentDecoder``).
     func unboxSelf<T: Decodable>(_ type: T.Type) throws -> T {
-        if let special: T = try unboxSpecial(type, at: position, path: codingPath) { return special }
+        if let special = try specialDecoding(of: T.self, at: position, path: codingPath) {
+            return try unboxSpecial(type, special, at: position, path: codingPath)
+        }
         return try T(from: self)
     }
 
-    /// The types decoded without their own `init(from:)`; `nil` for every other type.
+    /// How `type` is decoded at `position` when not through its own `init(from:)`; `nil` for
+    /// every other type.
     ///
-    /// An array or object can only be decoded through `init(from:)`: a scalar type there fails
-    /// in its single-value container with the same error ``unboxScalar(_:at:path:)`` would
-    /// throw. So the dynamic cast to ``DecodableScalar`` (a conformance lookup, the most
-    /// expensive step here) is only made for scalar positions.
+    /// Not generic, so that asking costs no generic-metadata lookup (a `T?` of the caller's
+    /// type would, on every document, where the caller's type is unspecialized). An array or
+    /// object can only be decoded through `init(from:)`: a scalar type there fails in its
+    /// single-value container with the same error ``unboxScalar(_:at:path:)`` would throw. So
+    /// the dynamic cast to ``DecodableScalar`` (a conformance lookup, the most expensive step
+    /// here) is only made for scalar positions.
     @inline(__always)
-    private func unboxSpecial<T: Decodable>(
-        _ type: T.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]
-    ) throws -> T? {
-        if T.self == Date.self {
-            let seconds = try unboxScalar(Double.self, at: position, path: path())
-            return (Date(timeIntervalSince1970: seconds) as! T)
-        }
-        if T.self == Data.self {
-            return (Data(try unboxBytes(at: position, path: path())) as! T)
-        }
+    private func specialDecoding(
+        of type: Any.Type, at position: DecodingPosition, path: @autoclosure () -> [any CodingKey]
+    ) throws -> SpecialDecoding? {
+        if type == Date.self { return .date }
+        if type == Data.self { return .data }
         // After the container test: a URL or Decimal stored by its own keyed form still decodes.
         if source.isContainer(at: position) { return nil }
-        if T.self == URL.self || T.self == Decimal.self {
-            return try unboxConvertible(type, at: position, path: path())
-        }
-        if let scalarType = T.self as? any DecodableScalar.Type {
-            return (try unboxScalar(scalarType, at: position, path: path()) as! T)
-        }
-        if T.self == [UInt8].self,
+        if type == URL.self || type == Decimal.self { return .convertible }
+        if let scalarType = type as? any DecodableScalar.Type { return .scalar(scalarType) }
+        if type == [UInt8].self,
             let value = try codec({ () throws(CodecError) in try source.scalar(at: position) }, path: path()),
             case .bytes(let bytes) = value
         {
-            return (bytes as! T)
+            return .bytes(bytes)
         }
         return nil
+    }
+
+    /// Decodes a `T` the way ``specialDecoding(of:at:path:)`` found for it.
+    private func unboxSpecial<T: Decodable>(
+        _ type: T.Type, _ special: SpecialDecoding, at position: DecodingPosition,
+        path: @autoclosure () -> [any CodingKey]
+    ) throws -> T {
+        switch special {
+        case .date:
+            let seconds = try unboxScalar(Double.self, at: position, path: path())
+            return Date(timeIntervalSince1970: seconds) as! T
+        case .data:
+            return Data(try unboxBytes(at: position, path: path())) as! T
+        case .convertible:
+            return try unboxConvertible(type, at: position, path: path())
+        case .scalar(let scalarType):
+            return try unboxScalar(scalarType, at: position, path: path()) as! T
+        case .bytes(let bytes):
+            return bytes as! T
+        }
     }
 
     /// A `URL` from its string, a `Decimal` from its digits or a number (``ValueConvertible``).
@@ -340,7 +358,9 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     func decode(_ type: UInt64.Type) throws -> UInt64 { try unboxScalar(type, at: position, path: codingPath) }
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         // The value itself, not one inside it: the same level.
-        if let special: T = try unboxSpecial(type, at: position, path: codingPath) { return special }
+        if let special = try specialDecoding(of: T.self, at: position, path: codingPath) {
+            return try unboxSpecial(type, special, at: position, path: codingPath)
+        }
         return try T(from: SourceDecoder(source: source, position: position, codingPath: codingPath, level: level))
     }
 }

@@ -46,7 +46,9 @@ public struct Document: Sendable {
     ///
     /// - Complexity: O(*n* log *n*) in the number of fields.
     public var sortedFields: [(name: String, value: Value)] {
-        fields.sorted { UTF8Order.compare($0.key, $1.key) < 0 }.map { (name: $0.key, value: $0.value) }
+        var sorted = fields.map { (name: $0.key, value: $0.value) }
+        sorted.sort { UTF8Order.compare($0.name, $1.name) < 0 }
+        return sorted
     }
 
     /// The number of nested arrays and objects on the deepest path, counting this document (so an

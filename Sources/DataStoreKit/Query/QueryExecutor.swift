@@ -20,8 +20,7 @@ struct QueryExecutor {
     ) throws -> [Item] {
         if case .empty = plan.access { return [] }
         var collector = ResultCollector(plan: plan, idField: storage.idField, collection: storage.name)
-        var items: [Item] = []
-        if let expected = collector.expectedCount { items.reserveCapacity(expected) }
+        var items = CollectedItems<Item>(capacity: collector.expectedCount ?? 16)
         // Prepared at the first candidate: a query that finds none (a point query for a missing
         // value) does not pay for them.
         var predicates: [RecordPredicate]?
@@ -43,7 +42,7 @@ struct QueryExecutor {
                 throw storage.unreadable(idKey, error)
             }
         }
-        return collector.results(items)
+        return collector.results(items.array())
     }
 
     /// Calls `consider` with the record key and record of each candidate the plan's access

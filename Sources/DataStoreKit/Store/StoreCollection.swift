@@ -66,13 +66,15 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
         // The seed: an object whose identifier is absent is not found.
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
         let key = try storage.idKey(id)
-        let object = try read { transaction in
-            try transaction.withValue(forKey: key, in: storage.records) { record in
-                try decode(RecordVersion.body(record), id: id)
+        return try read { transaction in
+            // The record's bytes stay valid until the read transaction ends (LMDB's rule), and
+            // an `Object?` here would cost a generic-metadata lookup per call in this
+            // unspecialized code: so the lookup yields the bytes, and decoding happens after.
+            guard let record = try transaction.withValue(forKey: key, in: storage.records, { $0 }) else {
+                throw DataStoreError(.notFound, "no object with id \(id) in \(name)")
             }
+            return try decode(RecordVersion.body(record), id: id)
         }
-        guard let object else { throw DataStoreError(.notFound, "no object with id \(id) in \(name)") }
-        return object
     }
 
     /// The objects matching `params`, shaped by `options` (docs/queries.md). Without a `sort`
