@@ -1,5 +1,7 @@
 import DataStoreCore
+import Foundation
 import LMDB
+import Synchronization
 
 /// Committing a lone change set on the thread of the caller that saves it.
 ///
@@ -12,6 +14,12 @@ import LMDB
 /// commit only, never for another batch's. Whoever saves meanwhile queues as before, and the caller
 /// wakes the writer for them when done.
 extension WriterCore {
+    /// Caller commits running now, in every store of the process.
+    static let callerCommitsRunning = Atomic<Int>(0)
+    /// At most this many at once, so that at least half the cooperative pool (one thread per core)
+    /// is never blocked in a caller's sync, however many stores save at once.
+    static let maxCallerCommitsRunning = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
+
     /// Commits `change` on this thread if the writer is idle and the change is small; `nil` when
     /// it is not, or when the map must grow first (which waits for readers, so it is the writer's
     /// job): the caller then queues it.
@@ -20,6 +28,14 @@ extension WriterCore {
         guard !change.exclusive, change.estimatedBytes <= limits.maxCallerCommitBytes,
             submitsInFlight.load(ordering: .relaxed) <= 1
         else { return nil }
+        guard
+            Self.callerCommitsRunning.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
+                <= Self.maxCallerCommitsRunning
+        else {
+            Self.callerCommitsRunning.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+            return nil
+        }
+        defer { Self.callerCommitsRunning.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
         let claimed = state.withLock { state in
             guard state.writerSleeping, state.queuedCount == 0, !state.closed, !state.callerCommitting else {
                 return false
