@@ -75,13 +75,6 @@ package struct StagedWork<Row: Sendable, Table: Sendable>: Sendable {
         order = []
         for key in saved.versions.keys { versions[key] = nil }
     }
-
-    /// The staged changes to `collection`, by id.
-    package func changes(in collection: String) -> [Value: Change] {
-        var found: [Value: Change] = [:]
-        for (key, change) in changes where key.collection == collection { found[key.id] = change }
-        return found
-    }
 }
 
 extension StagedKey {

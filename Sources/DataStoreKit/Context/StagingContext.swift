@@ -26,10 +26,13 @@ extension StagingContext {
 
     /// Every staged change to `collection` seen from this context (children override parents).
     package func stagedChanges(in collection: String) -> [Value: StagedChange<Row>] {
-        var merged = parent?.stagedChanges(in: collection) ?? [:]
-        let own = withWork { work in work.changes(in: collection) }
-        merged.merge(own) { _, child in child }
-        return merged
+        let inherited = parent?.stagedChanges(in: collection) ?? [:]
+        return withWork { work in
+            if work.changes.isEmpty { return inherited }
+            var merged = inherited
+            for (key, change) in work.changes where key.collection == collection { merged[key.id] = change }
+            return merged
+        }
     }
 
     /// Remembers the version `key` had when first read or changed here (for conflict detection).

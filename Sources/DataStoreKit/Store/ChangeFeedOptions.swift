@@ -30,3 +30,8 @@ public struct ChangeFeedOptions: Sendable, Hashable {
     /// No feed at all.
     public static let disabled = ChangeFeedOptions(isEnabled: false)
 }
+
+extension ChangeFeedOptions {
+    /// The most old commits either store trims in one commit, so trimming never makes one slow.
+    package static let trimStep = 32
+}

@@ -11,8 +11,9 @@ public struct WriterMetrics: Sendable, Hashable {
     public var isolationReplays = 0
     /// The largest number of change sets one batch carried.
     public var largestBatch = 0
-    /// Batches committed on the saving caller's thread, the writer being idle (see
-    /// ``WriterLimits/maxCallerCommitBytes``); counted in ``batches`` too when they committed.
+    /// Change sets handled on the saving caller's thread, the writer being idle (see
+    /// ``WriterLimits/maxCallerCommitBytes``), whether they committed or failed; those that
+    /// committed are counted in ``batches`` too.
     public var callerCommits = 0
     /// Times the map was grown after `mapFull`.
     public var mapGrowths = 0

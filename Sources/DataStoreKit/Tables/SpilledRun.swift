@@ -56,7 +56,7 @@ final class SpilledRun {
     /// - Throws: ``/DataStoreCore/DataStoreError/Code/storage`` when the file cannot be read or is cut short.
     func nextBlock() throws(DataStoreError) -> EntryRun? {
         var block = EntryRun()
-        while block.isEmpty {
+        while true {
             var position = 0
             pending.withUnsafeBytes { bytes in
                 while let (key, value) = Self.entry(in: bytes, at: position) {
@@ -74,7 +74,6 @@ final class SpilledRun {
             }
             try fill()
         }
-        return block
     }
 
     /// The entry that starts at `position` of `bytes`, when it is there whole.
@@ -108,9 +107,12 @@ final class SpilledRun {
         // An entry longer than a block is read whole.
         let wanted = max(readBytes, Self.entryLength(at: 0, in: pending) ?? 0)
         pending += [UInt8](repeating: 0, count: wanted)
-        let read = pending.withUnsafeMutableBytes { bytes in
-            pread(descriptor, bytes.baseAddress! + start, wanted, off_t(readOffset))
-        }
+        var read: Int
+        repeat {
+            read = pending.withUnsafeMutableBytes { bytes in
+                pread(descriptor, bytes.baseAddress! + start, wanted, off_t(readOffset))
+            }
+        } while read < 0 && errno == EINTR
         guard read >= 0 else {
             throw DataStoreError(.storage, "the index build cannot read its sorted run \(path): \(Self.errorText())")
         }

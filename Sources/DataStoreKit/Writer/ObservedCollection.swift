@@ -18,8 +18,3 @@ package protocol ObservedCollection<Object>: Sendable {
     /// (async: a server's store looks the touched documents up over the network).
     func mayChange(_ previous: Set<Value>?, touched: TouchedIDs, _ query: Query) async -> Bool
 }
-
-extension ObservedCollection {
-    /// Any commit that touched the collection may have changed the results.
-    package func mayChange(_ previous: Set<Value>?, touched: TouchedIDs, _ query: Query) -> Bool { true }
-}

@@ -46,6 +46,8 @@ extension WriterCore {
     /// `false` when it did so, having completed nothing.
     @discardableResult
     func commit(_ batch: [Pending], onCaller: Bool = false) -> Bool {
+        // Returning early completes nothing only while nothing of the batch has committed yet.
+        precondition(!onCaller || batch.count == 1, "a caller commits its own change set alone")
         // A stack of batches still to commit, the next at the end, so splits keep their order.
         var work = [(batch, ApplyPlan.direct(batch.count))]
         while let (next, plan) = work.popLast() {

@@ -10,9 +10,8 @@ enum Outbox {
     /// The channel `NOTIFY` wakes listeners on; the payload is the commit id.
     static let channel = "dsk_changes"
 
-    /// The most rows one trim looks at, so trimming never makes a commit slow (LMDB trims as many
-    /// records per commit).
-    static let trimStep = 32
+    /// The most rows one trim looks at (``ChangeFeedOptions/trimStep``, as on LMDB).
+    static let trimStep = ChangeFeedOptions.trimStep
 
     /// What a row costs beyond its collection name and ids: its fixed columns and headers, and its
     /// entry in the primary key (an estimate of the server's, the same for every row).
