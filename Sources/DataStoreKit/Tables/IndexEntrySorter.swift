@@ -45,7 +45,7 @@ final class IndexEntrySorter {
 
     /// Hands every entry to `emit` in key order, in batches of about `batchBytes`, each a run and
     /// the range of its entries to take.
-    /// - Complexity: O(n log n) to sort the runs, then O(n k) to merge k runs.
+    /// - Complexity: O(n log n) to sort the runs, then O(n log k) to merge k runs.
     func drain(batchBytes: Int, _ emit: (EntryRun, Range<Int>) async throws -> Void) async throws {
         current.sort()
         if spilled.isEmpty {
@@ -67,30 +67,21 @@ final class IndexEntrySorter {
 
     /// Merges the spilled runs and the one in memory.
     private func merge(batchBytes: Int, _ emit: (EntryRun, Range<Int>) async throws -> Void) async throws {
-        var heads: [(run: EntryRun, position: Int, source: Int)] = []
+        var heads = RunHeads()
         for (source, run) in spilled.enumerated() {
-            if let block = try run.nextBlock() { heads.append((block, 0, source)) }
+            if let block = try run.nextBlock() { heads.insert(RunHeads.Head(run: block, position: 0, source: source)) }
         }
-        if !current.isEmpty { heads.append((current, 0, -1)) }
+        if !current.isEmpty { heads.insert(RunHeads.Head(run: current, position: 0, source: -1)) }
         current = EntryRun()
         var batch = EntryRun()
-        while !heads.isEmpty {
-            var least = 0
-            for candidate in heads.indices.dropFirst()
-            where heads[candidate].run.compareKey(
-                at: heads[candidate].position, with: heads[least].run, at: heads[least].position) < 0
-            {
-                least = candidate
-            }
-            heads[least].run.withEntry(at: heads[least].position) { batch.append(key: $0, value: $1) }
-            heads[least].position += 1
-            if heads[least].position == heads[least].run.count {
-                let source = heads[least].source
-                if source >= 0, let block = try spilled[source].nextBlock() {
-                    heads[least] = (block, 0, source)
-                } else {
-                    heads.remove(at: least)
-                }
+        while let least = heads.least {
+            least.run.withEntry(at: least.position) { batch.append(key: $0, value: $1) }
+            if least.position + 1 < least.run.count {
+                heads.advanceLeast()
+            } else if least.source >= 0, let block = try spilled[least.source].nextBlock() {
+                heads.replaceLeast(with: RunHeads.Head(run: block, position: 0, source: least.source))
+            } else {
+                heads.removeLeast()
             }
             if batch.byteCount >= batchBytes {
                 try await emit(batch, 0..<batch.count)

@@ -11,6 +11,8 @@ final class SpilledRun {
     private let path: String
     private var readOffset = 0
     private var pending: [UInt8] = []
+    /// Where `fill` reads to, kept between blocks so a block costs no allocation.
+    private var readBuffer: [UInt8] = []
     private var atEnd = false
 
     /// How much is read back at a time (the merge holds one block per run).
@@ -103,20 +105,17 @@ final class SpilledRun {
 
     /// Reads the next block of the file after what is pending.
     private func fill() throws(DataStoreError) {
-        let start = pending.count
         // An entry longer than a block is read whole.
         let wanted = max(readBytes, Self.entryLength(at: 0, in: pending) ?? 0)
-        pending += [UInt8](repeating: 0, count: wanted)
+        if readBuffer.count < wanted { readBuffer = [UInt8](repeating: 0, count: wanted) }
         var read: Int
         repeat {
-            read = pending.withUnsafeMutableBytes { bytes in
-                pread(descriptor, bytes.baseAddress! + start, wanted, off_t(readOffset))
-            }
+            read = readBuffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, wanted, off_t(readOffset)) }
         } while read < 0 && errno == EINTR
         guard read >= 0 else {
             throw DataStoreError(.storage, "the index build cannot read its sorted run \(path): \(Self.errorText())")
         }
-        pending.removeLast(wanted - read)
+        pending.append(contentsOf: readBuffer[0..<read])
         readOffset += read
         atEnd = read == 0
     }
