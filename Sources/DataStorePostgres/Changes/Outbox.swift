@@ -61,12 +61,12 @@ enum Outbox {
     ]
 
     /// The statements recording `changes` as the current transaction's commit, at `time`: a row
-    /// per collection, then the outbox's new size (the last statement before the `NOTIFY`, which
-    /// answers with it).
-    static func record(_ changes: [CollectionChanges], time: Date, notify: Bool) -> [(
-        sql: String, parameters: [SQLParameter]
-    )] {
-        guard !changes.isEmpty else { return [] }
+    /// per collection, then the outbox's new size, which answers with it (at `sizeAt`), then the
+    /// `NOTIFY`.
+    static func record(_ changes: [CollectionChanges], time: Date, notify: Bool) -> (
+        statements: [(sql: String, parameters: [SQLParameter])], sizeAt: Int?
+    ) {
+        guard !changes.isEmpty else { return ([], nil) }
         let milliseconds = Int64((time.timeIntervalSince1970 * 1000).rounded(.down))
         var statements: [(sql: String, parameters: [SQLParameter])] = []
         var added = 0
@@ -85,9 +85,10 @@ enum Outbox {
                     ]
                 ))
         }
+        let sizeAt = statements.count
         statements.append(("UPDATE _changes_size SET bytes = bytes + $1 RETURNING bytes", [.int(Int64(added))]))
         if notify { statements.append(("SELECT pg_notify('\(channel)', pg_current_xact_id()::text)", [])) }
-        return statements
+        return (statements, sizeAt)
     }
 
     /// The statement trimming the oldest commits — among the ``trimStep`` oldest rows, those

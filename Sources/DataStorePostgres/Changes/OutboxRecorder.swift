@@ -24,8 +24,8 @@ struct OutboxRecorder {
     mutating func statements(for changes: [CollectionChanges], time: Date) -> [(
         sql: String, parameters: [SQLParameter]
     )] {
-        var statements = Outbox.record(changes, time: time, notify: settings.notify)
-        sizeAt = statements.isEmpty ? nil : statements.count - (settings.notify ? 2 : 1)
+        var statements: [(sql: String, parameters: [SQLParameter])]
+        (statements, sizeAt) = Outbox.record(changes, time: time, notify: settings.notify)
         trimAt = nil
         if trimIsDue() {
             trimAt = statements.count
