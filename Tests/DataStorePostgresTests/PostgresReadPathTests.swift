@@ -13,18 +13,18 @@ struct StatementCacheTests {
         for sql in ["a", "b"] {
             let (name, evicted) = cache.reserve()
             #expect(evicted == nil)
-            cache.insert(sql, name: name)
+            cache.insert(SQLText(sql), name: name)
         }
-        let nameOfA = cache.name(of: "a")
+        let nameOfA = cache.name(of: SQLText("a"))
         #expect(nameOfA != nil)
         let (name, evicted) = cache.reserve()
-        cache.insert("c", name: name)
+        cache.insert(SQLText("c"), name: name)
         #expect(evicted != nil && evicted != nameOfA)
-        #expect(cache.name(of: "b") == nil)
-        #expect(cache.name(of: "a") == nameOfA)
+        #expect(cache.name(of: SQLText("b")) == nil)
+        #expect(cache.name(of: SQLText("a")) == nameOfA)
         #expect(cache.count == 2)
         cache.removeAll()
-        #expect(cache.name(of: "a") == nil && cache.count == 0)
+        #expect(cache.name(of: SQLText("a")) == nil && cache.count == 0)
     }
 }
 
@@ -115,7 +115,7 @@ struct PostgresReadPathTests {
         }
         let plan = collection.layout.plan(try Query(params: ["even": true], options: nil))
         let statement = try #require(try PostgresQueryRunner(layout: collection.layout, plan: plan).firstStatement)
-        #expect(!statement.sql.contains("ORDER BY"))
+        #expect(!statement.sql.text.contains("ORDER BY"))
         let found = try await collection.query(params: ["even": true], options: nil)
         #expect(found.map { $0["id"] } == stride(from: 0, to: 20, by: 2).map { .int(Int64($0)) })
         let skipped = try await collection.query(params: ["even": true], options: ["offset": 3])

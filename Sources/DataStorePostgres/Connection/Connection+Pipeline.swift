@@ -26,7 +26,7 @@ extension Connection {
             var prepareFailure: PostgresError?
             if let name = preparedAs {
                 switch try nextOutcome() {
-                case .done: self.statements.insert(statement.sql, name: name)
+                case .done: self.statements.insert(SQLText(statement.sql), name: name)
                 case .failed(let error): prepareFailure = error
                 case .skipped: break
                 }
@@ -47,7 +47,8 @@ extension Connection {
     private func send(_ statement: (sql: String, parameters: [SQLParameter]), named: inout [String: String])
         throws(PostgresError) -> String?
     {
-        var name = named[statement.sql] ?? (statement.parameters.isEmpty ? nil : statements.name(of: statement.sql))
+        var name =
+            named[statement.sql] ?? (statement.parameters.isEmpty ? nil : statements.name(of: SQLText(statement.sql)))
         var fresh: String?
         // A full cache would need a DEALLOCATE, whose failure would abort the pipeline: send it unprepared.
         if name == nil, !statement.parameters.isEmpty, statements.count + named.count < statements.capacity {

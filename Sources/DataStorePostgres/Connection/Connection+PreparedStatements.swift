@@ -12,6 +12,15 @@ extension Connection {
     package func executePrepared(_ sql: String, _ parameters: [SQLParameter] = []) throws(PostgresError)
         -> QueryResult
     {
+        try executePrepared(SQLText(sql), parameters)
+    }
+
+    /// ``executePrepared(_:_:)-(String,_)`` for a text whose hash is worked out already.
+    /// - Throws: As the form that takes a `String`.
+    @discardableResult
+    package func executePrepared(_ sql: SQLText, _ parameters: [SQLParameter] = []) throws(PostgresError)
+        -> QueryResult
+    {
         let name = try preparedName(sql, parameterCount: parameters.count)
         do throws(PostgresError) { return try runPrepared(name, parameters) } catch {
             guard Self.isStale(error) else { throw error }
@@ -27,7 +36,7 @@ extension Connection {
     package var preparedStatementCount: Int { statements.count }
 
     /// The name `sql` is prepared under, preparing it (one round trip) when it is not yet.
-    private func preparedName(_ sql: String, parameterCount: Int) throws(PostgresError) -> String {
+    private func preparedName(_ sql: SQLText, parameterCount: Int) throws(PostgresError) -> String {
         if let name = statements.name(of: sql) { return name }
         let (name, evicted) = statements.reserve()
         if let evicted {
@@ -36,7 +45,7 @@ extension Connection {
                 if error.isUnavailable { throw error }
             }
         }
-        _ = try check(PQprepare(handle, name, sql, Int32(parameterCount), nil))
+        _ = try check(PQprepare(handle, name, sql.text, Int32(parameterCount), nil))
         statements.insert(sql, name: name)
         return name
     }

@@ -122,19 +122,14 @@ package final class Connection: @unchecked Sendable {
             Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
         ) -> R
     ) -> R {
-        let texts = parameters.map { parameter -> String? in
-            switch parameter {
-            case .text(let text): text
-            case .int(let value): String(value)
-            case .null, .bytes: nil
-            }
-        }
+        // Integers are written as decimal text straight into the storage: no `String` per call.
         var size = 0
-        for (parameter, text) in zip(parameters, texts) {
-            if let text {
-                size += text.utf8.count + 1
-            } else if case .bytes(let bytes) = parameter {
-                size += bytes.count
+        for parameter in parameters {
+            switch parameter {
+            case .text(let text): size += text.utf8.count + 1
+            case .int: size += maxDecimalDigits + 2
+            case .bytes(let bytes): size += bytes.count
+            case .null: break
             }
         }
         let count = parameters.count
@@ -142,17 +137,23 @@ package final class Connection: @unchecked Sendable {
             withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(1, count)) { values in
                 withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(1, 2 * count)) { numbers in
                     var offset = 0
-                    for (index, (parameter, text)) in zip(parameters, texts).enumerated() {
+                    for (index, parameter) in parameters.enumerated() {
                         let start = UnsafeRawPointer(storage.baseAddress! + offset).assumingMemoryBound(to: CChar.self)
-                        if var text {
+                        switch parameter {
+                        case .text(var text):
                             offset += text.withUTF8 { copy($0, to: storage, at: offset) }
                             storage[offset] = 0
                             offset += 1
                             (values[index], numbers[index], numbers[count + index]) = (start, 0, 0)
-                        } else if case .bytes(let bytes) = parameter {
+                        case .int(let value):
+                            offset += writeDecimal(value, to: storage, at: offset)
+                            storage[offset] = 0
+                            offset += 1
+                            (values[index], numbers[index], numbers[count + index]) = (start, 0, 0)
+                        case .bytes(let bytes):
                             offset += bytes.withUnsafeBufferPointer { copy($0, to: storage, at: offset) }
                             (values[index], numbers[index], numbers[count + index]) = (start, Int32(bytes.count), 1)
-                        } else {
+                        case .null:
                             (values[index], numbers[index], numbers[count + index]) = (nil, 0, 0)
                         }
                     }
@@ -161,6 +162,30 @@ package final class Connection: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// The most decimal digits an `Int64` has (`Int64.min` also takes a sign).
+    private static let maxDecimalDigits = 19
+
+    /// Writes `value` in decimal (as `String(value)` spells it) into `storage` at `offset`;
+    /// returns how many bytes.
+    private static func writeDecimal(_ value: Int64, to storage: UnsafeMutableBufferPointer<UInt8>, at offset: Int)
+        -> Int
+    {
+        var magnitude = value.magnitude
+        var digits = 0
+        repeat {
+            digits += 1
+            magnitude /= 10
+        } while magnitude > 0
+        let sign = value < 0 ? 1 : 0
+        if sign == 1 { storage[offset] = UInt8(ascii: "-") }
+        magnitude = value.magnitude
+        for position in stride(from: offset + sign + digits - 1, through: offset + sign, by: -1) {
+            storage[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        }
+        return sign + digits
     }
 
     /// Copies `bytes` into `storage` at `offset`; returns how many.

@@ -12,7 +12,7 @@ extension ConnectionPool {
     /// - Throws: what `answer` or `otherwise` throws; ``/DataStoreCore/DataStoreError`` `.closed`
     ///   once the store is closed; `.storage` for a statement the server refused.
     func awaitRead<R>(
-        _ sql: String, _ parameters: [SQLParameter], on readers: ReaderThreads, what: () -> String,
+        _ sql: SQLText, _ parameters: [SQLParameter], on readers: ReaderThreads, what: () -> String,
         answer: (QueryResult) throws -> R?, otherwise: @escaping @Sendable () throws -> R
     ) async throws -> R {
         guard awaitsReads else {

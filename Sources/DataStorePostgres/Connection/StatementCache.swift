@@ -11,7 +11,7 @@ struct StatementCache {
 
     /// The most statements kept.
     let capacity: Int
-    private var entries: [String: Entry] = [:]
+    private var entries: [SQLText: Entry] = [:]
     private var clock: UInt64 = 0
     private var nextNumber = 0
 
@@ -22,9 +22,9 @@ struct StatementCache {
     var count: Int { entries.count }
 
     /// The name `sql` is prepared under, marked as just used, or `nil` when it is not prepared.
-    mutating func name(of sql: String) -> String? {
+    mutating func name(of sql: SQLText) -> String? {
         clock += 1
-        // One hash of the text per read: the lookup's index is reused to mark the entry used.
+        // The text's hash is kept with it: the lookup's index is reused to mark the entry used.
         guard let index = entries.index(forKey: sql) else { return nil }
         entries.values[index].lastUse = clock
         return entries.values[index].name
@@ -44,13 +44,13 @@ struct StatementCache {
     }
 
     /// Records that `sql` is prepared as `name`.
-    mutating func insert(_ sql: String, name: String) {
+    mutating func insert(_ sql: SQLText, name: String) {
         clock += 1
         entries[sql] = Entry(name: name, lastUse: clock)
     }
 
     /// Forgets `sql` (its statement is gone or unusable).
-    mutating func forget(_ sql: String) { entries[sql] = nil }
+    mutating func forget(_ sql: SQLText) { entries[sql] = nil }
 
     /// Forgets every statement (a new session has none).
     mutating func removeAll() { entries.removeAll() }

@@ -51,7 +51,7 @@ struct CandidateScan {
     /// The statement for the page after `last` (the first page when `nil`), of at most `limit`
     /// rows, in scan order unless `ordered` is `false` (then in whatever order the server finds).
     func statement(after last: [UInt8]?, limit: Int?, ordered: Bool = true) -> (
-        sql: String, parameters: [SQLParameter]
+        sql: SQLText, parameters: [SQLParameter]
     ) {
         var parameters = window.parameters
         if let last { parameters.append(.bytes(last)) }

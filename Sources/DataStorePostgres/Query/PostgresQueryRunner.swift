@@ -10,8 +10,10 @@ struct PostgresQueryRunner {
     let plan: QueryPlan
     private let predicates: [RecordPredicate]
     private let scans: [CandidateScan]
+    /// The collector each run starts from (built once: the plan's parts it reads do not change).
+    private let emptyCollector: ResultCollector
     /// Where the scan may stop: the collector's `offset + limit` when the limit is pushed into it.
-    private let stopEarly: Int?
+    private var stopEarly: Int? { emptyCollector.stopEarly }
     /// Whether rows are read with their versions (else `materialize` is given 0).
     private let versions: Bool
 
@@ -24,7 +26,7 @@ struct PostgresQueryRunner {
         self.versions = versions
         predicates = RecordPredicate.ordered(plan.query.conditions)
         scans = try CandidateScan.scans(plan, layout: layout, versions: versions)
-        stopEarly = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name).stopEarly
+        emptyCollector = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name)
     }
 
     /// Whether the plan takes several statements whatever the rows (several windows), and so
@@ -33,7 +35,7 @@ struct PostgresQueryRunner {
 
     /// The first statement ``run(on:singleStatement:materialize:)`` sends, or `nil` for a
     /// primary-key lookup or an empty plan.
-    var firstStatement: (sql: String, parameters: [SQLParameter])? {
+    var firstStatement: (sql: SQLText, parameters: [SQLParameter])? {
         guard let scan = scans.first else { return nil }
         return scan.statement(after: nil, limit: firstPageSize, ordered: !isUnlimitedFullScan(stopEarly))
     }
@@ -62,7 +64,7 @@ struct PostgresQueryRunner {
     /// The statement that answers the plan by itself unless re-checks leave its first page short
     /// (``answer(from:idOrder:materialize:)`` then returns `nil`), or `nil` when no one statement
     /// can (several windows, an empty plan).
-    var soleStatement: (sql: String, parameters: [SQLParameter])? {
+    var soleStatement: (sql: SQLText, parameters: [SQLParameter])? {
         if case .primaryKey(let ids) = plan.access { return idStatement(ids) }
         return scans.count == 1 ? firstStatement : nil
     }
@@ -96,38 +98,37 @@ struct PostgresQueryRunner {
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item,
         _ visit: (_ take: Take) throws -> Bool
     ) throws -> [Item]? {
-        var collector = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name)
+        var collector = emptyCollector
         var items: [Item] = []
         // `visit` only calls the closure while it runs: nothing escapes. A page at a time, so the
         // captured variables are reached once per page, not per row.
         let versions = versions
         let complete = try withoutActuallyEscaping(materialize) { materialize in
-            try visit { result, rows in
-                try Self.take(rows, of: result, versions: versions, into: &items, collector: &collector, materialize)
+            try visit { result, matches in
+                try Self.take(matches, of: result, versions: versions, into: &items, collector: &collector, materialize)
             }
         }
         return complete ? collector.results(items) : nil
     }
 
-    /// Appends the items of `rows` of `result` while `collector` admits them; returns whether to go on.
+    /// Appends the items of `matches` of `result` while `collector` admits them; returns whether to go on.
     private static func take<Item>(
-        _ rows: [Int], of result: QueryResult, versions: Bool, into items: inout [Item],
+        _ matches: [Match], of result: QueryResult, versions: Bool, into items: inout [Item],
         collector: inout ResultCollector,
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) throws -> Bool {
         // An array made with capacity 0 writes its count into the shared empty-array storage,
         // which ThreadSanitizer reports as a race between readers.
-        guard !rows.isEmpty else { return true }
+        guard !matches.isEmpty else { return true }
         var goOn = true
         // Filled through its buffer: in code generic over `Item`, each `append` would look up the
         // array type's metadata, a hash-table search per row.
-        let page = try [Item](unsafeUninitializedCapacity: rows.count) { buffer, count in
-            for row in rows {
-                let record = result.unsafeBytes(row, 1)
-                let admission = try collector.admit(record)
+        let page = try [Item](unsafeUninitializedCapacity: matches.count) { buffer, count in
+            for match in matches {
+                let admission = try collector.admit(match.record)
                 if admission != .stop {
-                    let version = versions ? result.int(row, 2) ?? 0 : 0
-                    (buffer.baseAddress! + count).initialize(to: try materialize(record, version))
+                    let version = versions ? result.int(match.row, 2) ?? 0 : 0
+                    (buffer.baseAddress! + count).initialize(to: try materialize(match.record, version))
                     count += 1
                 }
                 if admission != .take {
@@ -204,13 +205,14 @@ struct PostgresQueryRunner {
         _ consider: Take
     ) throws -> PageOutcome {
         let deduplicate = deduplicates
-        var rows: [Int] = []
-        rows.reserveCapacity(result.rowCount)
+        var found: [Match] = []
+        found.reserveCapacity(result.rowCount)
         for row in 0..<result.rowCount {
             if deduplicate, let id = result.bytes(row, 0), !seen.insert(id).inserted { continue }
-            if try matches(result.unsafeBytes(row, 1)) { rows.append(row) }
+            let record = result.unsafeBytes(row, 1)
+            if try matches(record) { found.append(Match(row: row, record: record)) }
         }
-        if !(try consider(result, rows)) { return .stopped }
+        if !(try consider(result, found)) { return .stopped }
         guard let size = pageSize, result.rowCount == size, size > 0,
             let last = result.bytes(result.rowCount - 1, scan.orderColumnPosition)
         else { return .exhausted }
@@ -223,19 +225,19 @@ struct PostgresQueryRunner {
     private func visitInIDOrder(
         _ result: QueryResult, idOrder: Bool, _ consider: Take
     ) throws {
-        var found: [(id: UnsafeRawBufferPointer, row: Int)] = []
+        var found: [(id: UnsafeRawBufferPointer, match: Match)] = []
         for row in 0..<result.rowCount {
             let record = result.unsafeBytes(row, 1)
-            if try matches(record) { found.append((result.unsafeBytes(row, 0), row)) }
+            if try matches(record) { found.append((result.unsafeBytes(row, 0), Match(row: row, record: record))) }
         }
         if idOrder && !zip(found, found.dropFirst()).allSatisfy({ !QueryResult.precedes($1.id, $0.id) }) {
             found.sort { QueryResult.precedes($0.id, $1.id) }
         }
-        _ = try consider(result, found.map(\.row))
+        _ = try consider(result, found.map(\.match))
     }
 
     /// The statement reading the records of `ids`, or `nil` when none is a valid id.
-    private func idStatement(_ ids: [Value]) -> (sql: String, parameters: [SQLParameter])? {
+    private func idStatement(_ ids: [Value]) -> (sql: SQLText, parameters: [SQLParameter])? {
         let keys = ids.compactMap { try? layout.idKey($0) }
         guard !keys.isEmpty else { return nil }
         return (layout.recordsByIDs, [.byteaArray(keys)])
@@ -247,16 +249,24 @@ struct PostgresQueryRunner {
     ) throws {
         var position: [[UInt8]: Int] = [:]
         for row in 0..<result.rowCount { if let id = result.bytes(row, 0) { position[id] = row } }
-        var rows: [Int] = []
+        var found: [Match] = []
         for key in ids.compactMap({ try? layout.idKey($0) }) {
             guard let row = position.removeValue(forKey: key) else { continue }
-            if try matches(result.unsafeBytes(row, 1)) { rows.append(row) }
+            let record = result.unsafeBytes(row, 1)
+            if try matches(record) { found.append(Match(row: row, record: record)) }
         }
-        _ = try consider(result, rows)
+        _ = try consider(result, found)
     }
 
     /// Takes the matching rows of `result`, in order, until the collector stops; returns whether to go on.
-    typealias Take = (_ result: QueryResult, _ rows: [Int]) throws -> Bool
+    typealias Take = (_ result: QueryResult, _ matches: [Match]) throws -> Bool
+
+    /// A row that met every condition, with its record bytes as libpq holds them (valid while
+    /// the result lives), so that they are looked up once per row.
+    struct Match {
+        let row: Int
+        let record: UnsafeRawBufferPointer
+    }
 
     /// Whether `record` meets every condition.
     private func matches(_ record: UnsafeRawBufferPointer) throws -> Bool {

@@ -32,6 +32,27 @@ struct StatementShape: Hashable, Sendable {
     /// Whether the rows carry their version (a context's reads need it; a collection's do not).
     var versions: Bool
 
+    /// A number that tells every shape apart: the source's kind and index column in the high
+    /// bits, the lower bound's form and each flag in the low byte.
+    var code: Int {
+        let origin =
+            switch source {
+            case .ids: 0
+            case .column(let number): number << 2 | 1
+            case .sideTable(let number): number << 2 | 2
+            }
+        let bound =
+            switch lower {
+            case .none: 0
+            case .atLeast: 1
+            case .impossible: 2
+            }
+        func bit(_ flag: Bool, _ position: Int) -> Int { flag ? 1 << position : 0 }
+        let flags =
+            bit(hasUpper, 0) | bit(after, 1) | bit(limited, 2) | bit(ordered, 3) | bit(backward, 4) | bit(versions, 5)
+        return origin << 8 | bound << 6 | flags
+    }
+
     /// The column rows are ordered and paged by.
     var orderColumn: String {
         switch source {

@@ -125,7 +125,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
             return plan.description
         }
         let lines = try store.pool.read("explaining a query on \(name)") { connection in
-            let result = try connection.execute("EXPLAIN " + statement.sql, statement.parameters)
+            let result = try connection.execute("EXPLAIN " + statement.sql.text, statement.parameters)
             return (0..<result.rowCount).compactMap { result.text($0, 0) }
         }
         return plan.description + "\nserver: " + lines.joined(separator: "\n        ")

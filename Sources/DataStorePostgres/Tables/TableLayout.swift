@@ -25,16 +25,16 @@ package final class TableLayout: Sendable {
         self.tag = tag
         self.indexList = Mutex(indexes)
         table = "dsk_c\(tag)"
-        recordByID = "SELECT record FROM \(table) WHERE id = $1"
-        recordsByIDs = "SELECT id, record, version FROM \(table) WHERE id = ANY($1::bytea[])"
+        recordByID = SQLText("SELECT record FROM \(table) WHERE id = $1")
+        recordsByIDs = SQLText("SELECT id, record, version FROM \(table) WHERE id = ANY($1::bytea[])")
     }
 
     /// The table's name.
     let table: String
     /// The statement that reads one record by id.
-    let recordByID: String
+    let recordByID: SQLText
     /// The statement that reads the rows of several ids.
-    let recordsByIDs: String
+    let recordsByIDs: SQLText
     /// The side table of a multi-value index.
     func sideTable(_ index: StoredIndex) -> String { "\(table)_m\(index.column)" }
 
