@@ -85,11 +85,20 @@ package final class PlanCache: Sendable {
         case records
     }
 
-    /// Shapes remembered per collection before all are forgotten (queries built from user input
+    /// Shapes (and dictionary shapes) remembered per collection before all are forgotten (queries built from user input
     /// could otherwise grow the table without bound).
     static let capacity = 256
 
-    private let state = Mutex<(generation: Int, table: [Shape: Choice])>((0, [:]))
+    /// The choices, the dictionary shapes (``DictionaryShape``, by ``DictionaryShape/digest(_:)``),
+    /// and the generation both belong to.
+    private struct State {
+        var generation = 0
+        var table: [Shape: Choice] = [:]
+        var shapes: [Int: [DictionaryShape]] = [:]
+        var shapeCount = 0
+    }
+
+    private let state = Mutex(State())
 
     /// An empty cache.
     package init() {}
@@ -114,11 +123,46 @@ package final class PlanCache: Sendable {
     /// How many shapes are remembered (for tests).
     var count: Int { state.withLock { $0.table.count } }
 
-    /// Forgets every choice (the indexes changed).
+    /// The shape of `params`, whose keys have `digest`, with the values bound to `values` in its
+    /// condition order; `nil` when no shape with these keys is known.
+    func dictionaryShape(digest: Int, _ params: [String: Value], values: inout PointValues) -> DictionaryShape? {
+        state.withLock { state in
+            guard let candidates = state.shapes[digest] else { return nil }
+            return candidates.first { $0.bind(params, to: &values) }
+        }
+    }
+
+    /// Remembers `shape` under `digest`, unless the index list changed since `generation`.
+    func remember(_ shape: DictionaryShape, digest: Int, generation: Int) {
+        state.withLock { state in
+            // Two readers may compile the same shape at once: one copy is kept.
+            guard state.generation == generation,
+                state.shapes[digest]?.contains(where: { $0.keys == shape.keys }) != true
+            else { return }
+            if state.shapeCount >= Self.capacity {
+                state.shapes.removeAll(keepingCapacity: true)
+                state.shapeCount = 0
+            }
+            state.shapes[digest, default: []].append(shape)
+            state.shapeCount += 1
+        }
+    }
+
+    /// How many dictionary shapes are remembered, and how many of them compiled to a point query
+    /// (for tests).
+    var dictionaryShapeCounts: (all: Int, points: Int) {
+        state.withLock { state in
+            (state.shapeCount, state.shapes.values.reduce(0) { $0 + $1.filter { $0.point != nil }.count })
+        }
+    }
+
+    /// Forgets every choice and every dictionary shape (the indexes changed).
     package func forgetAll() {
         state.withLock { state in
             state.generation += 1
             state.table.removeAll()
+            state.shapes.removeAll()
+            state.shapeCount = 0
         }
     }
 }

@@ -1,0 +1,32 @@
+import DataStoreCore
+
+/// How a prepared query's run fills a ``PointValues``: the fixed values where they stand, each
+/// parameter's value at its condition's position, checked against its kind.
+struct PreparedBinding: Sendable {
+    /// The prepared conditions' values (parameters holding placeholders); `nil` when there are
+    /// more than ``PointQuery/maxConditions``.
+    private let fixed: [Value]?
+    private let parameters: [(key: String, kind: ParameterKind, position: Int)]
+    /// How many conditions the template prepared.
+    let conditionCount: Int
+
+    init(_ template: QueryTemplate) {
+        let conditions = template.preparedConditions
+        conditionCount = conditions.count
+        fixed = conditions.count <= PointQuery.maxConditions ? conditions.map(\.value) : nil
+        parameters = template.parameterPositions
+    }
+
+    /// The conditions' values with `values` bound, or `nil` when `values` is not exactly the
+    /// parameters, each of its kind (the template's bind then reports what is wrong).
+    func bind(_ values: [String: Value]) -> PointValues? {
+        guard let fixed, values.count == parameters.count else { return nil }
+        var bound = PointValues()
+        for (position, value) in fixed.enumerated() { bound[position] = value }
+        for parameter in parameters {
+            guard let value = values[parameter.key], parameter.kind.admits(value) else { return nil }
+            bound[parameter.position] = value
+        }
+        return bound
+    }
+}
