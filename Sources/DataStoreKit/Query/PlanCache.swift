@@ -94,11 +94,17 @@ package final class PlanCache: Sendable {
     private struct State {
         var generation = 0
         var table: [Shape: Choice] = [:]
-        var shapes: [Int: [DictionaryShape]] = [:]
+        /// Shapes in ``shapeBuckets`` lists, chosen by the digest's low bits: found without hashing.
+        var shapes: [[(digest: Int, shape: DictionaryShape)]] = Array(repeating: [], count: PlanCache.shapeBuckets)
         var shapeCount = 0
     }
 
+    /// How many lists the dictionary shapes are spread over (a power of two).
+    static let shapeBuckets = 64
+
     private let state = Mutex(State())
+    /// ``State/generation``, readable without the lock (a plan reads it before its index list).
+    private let currentGeneration = Atomic<Int>(0)
 
     /// An empty cache.
     package init() {}
@@ -106,7 +112,7 @@ package final class PlanCache: Sendable {
     /// Changes whenever the choices are forgotten. Read it before the index list a plan uses,
     /// and pass it to ``remember(_:for:generation:)``: a choice made from an index list that
     /// changed meanwhile is then dropped instead of outliving the change.
-    package var generation: Int { state.withLock { $0.generation } }
+    package var generation: Int { currentGeneration.load(ordering: .acquiring) }
 
     /// The choice remembered for `shape`, if any.
     func choice(for shape: Shape) -> Choice? { state.withLock { $0.table[shape] } }
@@ -127,8 +133,10 @@ package final class PlanCache: Sendable {
     /// condition order; `nil` when no shape with these keys is known.
     func dictionaryShape(digest: Int, _ params: [String: Value], values: inout PointValues) -> DictionaryShape? {
         state.withLock { state in
-            guard let candidates = state.shapes[digest] else { return nil }
-            return candidates.first { $0.bind(params, to: &values) }
+            state.shapes[digest & (Self.shapeBuckets - 1)].first {
+                $0.digest == digest && $0.shape.bind(params, to: &values)
+            }?
+            .shape
         }
     }
 
@@ -136,14 +144,11 @@ package final class PlanCache: Sendable {
     func remember(_ shape: DictionaryShape, digest: Int, generation: Int) {
         state.withLock { state in
             // Two readers may compile the same shape at once: one copy is kept.
-            guard state.generation == generation,
-                state.shapes[digest]?.contains(where: { $0.keys == shape.keys }) != true
+            let bucket = digest & (Self.shapeBuckets - 1)
+            guard state.generation == generation, !state.shapes[bucket].contains(where: { $0.shape.keys == shape.keys })
             else { return }
-            if state.shapeCount >= Self.capacity {
-                state.shapes.removeAll(keepingCapacity: true)
-                state.shapeCount = 0
-            }
-            state.shapes[digest, default: []].append(shape)
+            if state.shapeCount >= Self.capacity { Self.forgetShapes(&state) }
+            state.shapes[bucket].append((digest, shape))
             state.shapeCount += 1
         }
     }
@@ -152,7 +157,7 @@ package final class PlanCache: Sendable {
     /// (for tests).
     var dictionaryShapeCounts: (all: Int, points: Int) {
         state.withLock { state in
-            (state.shapeCount, state.shapes.values.reduce(0) { $0 + $1.filter { $0.point != nil }.count })
+            (state.shapeCount, state.shapes.reduce(0) { $0 + $1.filter { $0.shape.point != nil }.count })
         }
     }
 
@@ -160,9 +165,14 @@ package final class PlanCache: Sendable {
     package func forgetAll() {
         state.withLock { state in
             state.generation += 1
+            currentGeneration.store(state.generation, ordering: .releasing)
             state.table.removeAll()
-            state.shapes.removeAll()
-            state.shapeCount = 0
+            Self.forgetShapes(&state)
         }
+    }
+
+    private static func forgetShapes(_ state: inout State) {
+        for bucket in state.shapes.indices { state.shapes[bucket].removeAll() }
+        state.shapeCount = 0
     }
 }

@@ -33,6 +33,11 @@ final class PointQuery: Sendable {
     private let budget: Int
     /// Reused cursors on the index (``/LMDB/CursorPool``).
     let cursors: CursorPool
+    /// Each condition's predicate with the first call's value, in ``/DataStoreCore/RecordPredicate/ordered(_:)``
+    /// order: a call's predicates copy their field's parts and take its values.
+    private let predicateTemplates: [RecordPredicate]
+    /// For each predicate template, the position of its condition.
+    private let predicatePositions: [Int]
 
     /// The point query for `plan`, made for `query`, or `nil` when the query is not of a point
     /// shape or its plan is not one window of `index` (the table `plan` scans).
@@ -61,6 +66,10 @@ final class PointQuery: Sendable {
         self.descending = fixed.map(\.descending)
         self.budget = index.componentBudget
         self.cursors = CursorPool(database: index.database)
+        let templates = RecordPredicate.ordered(conditions)
+        self.predicateTemplates = templates
+        let names = conditions.map(\.field)
+        self.predicatePositions = templates.map { template in names.firstIndex(of: template.condition.field)! }
     }
 
     private static func isScalar(_ value: Value) -> Bool {
@@ -92,56 +101,65 @@ final class PointQuery: Sendable {
         return query
     }
 
-    /// The matching records of a call with `values` over `transaction`, each made an `Item` by
-    /// `materialize` (given the document bytes), in index order.
+    /// The predicates of a call with `values`, in ``/DataStoreCore/RecordPredicate/ordered(_:)`` order.
+    private func predicates(_ values: borrowing PointValues) -> [RecordPredicate] {
+        var predicates: [RecordPredicate] = []
+        predicates.reserveCapacity(predicateTemplates.count)
+        for (template, position) in zip(predicateTemplates, predicatePositions) {
+            predicates.append(RecordPredicate(template, value: values[position]))
+        }
+        return predicates
+    }
+
+    /// Calls `take` with the document bytes of each record that matches a call with `values`,
+    /// over `transaction`, in index order. Not generic: a call that finds nothing runs no code
+    /// that looks up the metadata of the caller's object type.
     /// - Complexity: O(log n) for the seek, plus O(entries in the window).
-    func run<Item>(
+    func run(
         _ values: borrowing PointValues, storage: CollectionTable, in transaction: borrowing ReadTransaction,
-        materialize: (_ body: UnsafeRawBufferPointer) throws -> Item
-    ) throws -> [Item] {
+        take: (_ body: UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let prefix = windowPrefix(values)
-        var found = Found<Item>()
+        var found = Found()
         defer { storage.noteRecordLookups(found.lookups) }
         try transaction.withCursor(from: cursors) { cursor in
             var more = try cursor.withSeek(atOrAfter: prefix) { key, value in
-                try consider(key, value, prefix, values, &found, storage, transaction, materialize)
+                try consider(key, value, prefix, values, &found, storage, transaction, take)
             }
             while more == true {
                 more = try cursor.withMove(.next) { key, value in
-                    try consider(key, value, prefix, values, &found, storage, transaction, materialize)
+                    try consider(key, value, prefix, values, &found, storage, transaction, take)
                 }
             }
         }
-        return found.items
     }
 
-    /// What a run has found so far.
-    private struct Found<Item> {
-        var items: [Item] = []
+    /// What a run has made so far.
+    private struct Found {
         /// Made at the first candidate: a call that finds none does not pay for them.
         var predicates: [RecordPredicate]?
         /// Records looked up through the index's entries.
         var lookups = 0
     }
 
-    /// Takes the index entry `key`, `value` into `found` when its record matches; `false` once
-    /// the cursor has left the window.
-    private func consider<Item>(
+    /// Hands the index entry `key`, `value` to `take` when its record matches; `false` once the
+    /// cursor has left the window.
+    private func consider(
         _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ prefix: [UInt8],
-        _ values: borrowing PointValues, _ found: inout Found<Item>, _ storage: CollectionTable,
-        _ transaction: borrowing ReadTransaction, _ materialize: (_ body: UnsafeRawBufferPointer) throws -> Item
+        _ values: borrowing PointValues, _ found: inout Found, _ storage: CollectionTable,
+        _ transaction: borrowing ReadTransaction, _ take: (_ body: UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         guard Self.starts(key, with: prefix) else { return false }
         guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
         _ = try storage.withRecord(
             ofEntry: value, idKey: idKey, in: index, transaction: transaction, lookups: &found.lookups
         ) { record in
-            if found.predicates == nil { found.predicates = RecordPredicate.ordered(conditions(values)) }
+            if found.predicates == nil { found.predicates = predicates(values) }
             let body = RecordVersion.body(record)
             guard try storage.recordMatches(found.predicates!, body, idKey: idKey) else { return }
             do {
                 _ = try RecordVersion.read(record)
-                found.items.append(try materialize(body))
+                try take(body)
             } catch let error as DataStoreError where error.code == .codec {
                 throw storage.unreadable(idKey, error.underlying ?? error)
             } catch let error as DataStoreError {

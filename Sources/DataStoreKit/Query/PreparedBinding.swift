@@ -23,8 +23,11 @@ struct PreparedBinding: Sendable {
         guard let fixed, values.count == parameters.count else { return nil }
         var bound = PointValues()
         for (position, value) in fixed.enumerated() { bound[position] = value }
-        for parameter in parameters {
-            guard let value = values[parameter.key], parameter.kind.admits(value) else { return nil }
+        // Each key found among the few parameters by comparison, not by hashing it.
+        for (key, value) in values {
+            guard let parameter = parameters.first(where: { $0.key == key }), parameter.kind.admits(value) else {
+                return nil
+            }
             bound[parameter.position] = value
         }
         return bound

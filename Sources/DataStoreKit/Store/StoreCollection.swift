@@ -113,9 +113,12 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// The objects `point` finds for `values`, over one snapshot.
     func objects(_ point: PointQuery, _ values: PointValues) throws -> [Object] {
+        var objects: [Object] = []
         try read { transaction in
-            try point.run(values, storage: storage, in: transaction) { body in try decode(body, id: nil) }
+            try point.run(values, storage: storage, in: transaction) { body in objects.append(try decode(body, id: nil))
+            }
         }
+        return objects
     }
 
     /// Runs a parsed ``/DataStoreCore/Query`` synchronously over one snapshot.
