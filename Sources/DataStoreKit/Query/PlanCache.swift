@@ -85,8 +85,8 @@ package final class PlanCache: Sendable {
         case records
     }
 
-    /// Shapes (and dictionary shapes) remembered per collection before all are forgotten (queries built from user input
-    /// could otherwise grow the table without bound).
+    /// Shapes remembered per collection, and dictionary shapes, before all are forgotten (queries
+    /// built from user input could otherwise grow the tables without bound).
     static let capacity = 256
 
     /// The choices, the dictionary shapes (``DictionaryShape``, by ``DictionaryShape/digest(_:)``),

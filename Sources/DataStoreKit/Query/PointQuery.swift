@@ -89,18 +89,6 @@ final class PointQuery: Sendable {
         return prefix
     }
 
-    /// The conditions of a call with `values`, in query order.
-    func conditions(_ values: borrowing PointValues) -> [Condition] {
-        fields.indices.map { Condition(field: fields[$0], op: .equal, value: values[$0]) }
-    }
-
-    /// The query a call with `values` answers (what the general path would parse).
-    func query(_ values: borrowing PointValues) -> Query {
-        var query = Query()
-        query.conditions = conditions(values)
-        return query
-    }
-
     /// The predicates of a call with `values`, in ``/DataStoreCore/RecordPredicate/ordered(_:)`` order.
     private func predicates(_ values: borrowing PointValues) -> [RecordPredicate] {
         var predicates: [RecordPredicate] = []

@@ -115,8 +115,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     func objects(_ point: PointQuery, _ values: PointValues) throws -> [Object] {
         var objects: [Object] = []
         try read { transaction in
-            try point.run(values, storage: storage, in: transaction) { body in objects.append(try decode(body, id: nil))
-            }
+            try point.run(values, storage: storage, in: transaction) { objects.append(try decode($0, id: nil)) }
         }
         return objects
     }
