@@ -72,7 +72,8 @@ package struct RecordPredicate: Sendable {
         case (.equal, .string(let value)), (.notEqual, .string(let value)), (.less, .string(let value)),
             (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)),
             (.prefix, .string(let value)):
-            (Array(value.utf8), true)
+            // Copied from contiguous storage in one move rather than through the UTF-8 view's iterator.
+            (value.utf8.withContiguousStorageIfAvailable { Array($0) } ?? Array(value.utf8), true)
         default:
             ([], false)
         }

@@ -91,12 +91,9 @@ final class PointQuery: Sendable {
 
     /// The predicates of a call with `values`, in ``/DataStoreCore/RecordPredicate/ordered(_:)`` order.
     private func predicates(_ values: borrowing PointValues) -> [RecordPredicate] {
-        var predicates: [RecordPredicate] = []
-        predicates.reserveCapacity(predicateTemplates.count)
-        for (template, position) in zip(predicateTemplates, predicatePositions) {
-            predicates.append(RecordPredicate(template, value: values[position]))
+        predicateTemplates.indices.map {
+            RecordPredicate(predicateTemplates[$0], value: values[predicatePositions[$0]])
         }
-        return predicates
     }
 
     /// Calls `take` with the document bytes of each record that matches a call with `values`,
