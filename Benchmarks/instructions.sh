@@ -11,6 +11,8 @@
 #   WORKLOADS="range range-covering" Benchmarks/instructions.sh   (only these reads)
 #   BUILD_SIZE=0 Benchmarks/instructions.sh                        (skip the index build's count)
 #
+# The raw-* reads are the floor: the raw LMDB backend's get, compound point query and empty query.
+#
 # The index build is counted per document over every thread (the writer commits what the caller
 # sorts): a run that builds the compound index twice (dropping it between) minus one that builds it
 # once, over BUILD_SIZE documents (default 20000).
@@ -19,7 +21,7 @@ cd "$(dirname "$0")/.."
 size=${1:-20000}
 operations=${2:-2000}
 saves=${3:-1000}
-read -r -a workloads <<<"${WORKLOADS:-get get-codable range range-codable range-covering pair-compound pair-compound-prepared empty empty-prepared scan}"
+read -r -a workloads <<<"${WORKLOADS:-get get-codable range range-codable range-covering pair-compound pair-compound-prepared empty empty-prepared scan raw-get raw-pair-compound raw-empty}"
 [ "$operations" -gt 0 ] || workloads=()
 # The savers, the writer and the threads that resume savers all work for a save, and a toggle
 # counts one thread only: each of these runs twice on every thread, saving N and then 2N events of

@@ -81,7 +81,9 @@ struct Configuration: Sendable {
                              64 tasks, fresh store); events1, events4 (a fixed count of saves from
                              1 or 4 savers, relaxed durability: Benchmarks/instructions.sh), and the
                              same through raw LMDB: raw-events1, raw-events4 (the coalescer),
-                             raw-single1 (one transaction per save); build (the compound index built
+                             raw-single1 (one transaction per save); raw-get, raw-pair-compound,
+                             raw-empty (the raw LMDB floor of get, pair-compound and empty, raw LMDB
+                             loaded alone); build (the compound index built
                              --profile-operations times over the loaded data, dropped between builds);
                              against the server PG* names, one side of a PostgreSQL read: pg-get, pg-range,
                              pg-pair, pg-pair-compound, pg-scan (DataStoreKit) and libpq-get … libpq-scan

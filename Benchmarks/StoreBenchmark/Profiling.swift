@@ -90,13 +90,14 @@ extension BenchmarkRun {
     static let profileWorkloads = [
         "load", "get", "get-codable", "range", "range-codable", "range-covering", "pair", "pair-compound",
         "pair-compound-prepared", "empty", "empty-prepared", "scan", "build", "commit", "events", "events1", "events4",
-        "raw-events1", "raw-events4", "raw-single1"
+        "raw-events1", "raw-events4", "raw-single1", "raw-get", "raw-pair-compound", "raw-empty"
     ]
 
     /// Loads DataStoreKit alone, then loops over one of its workloads.
     func profile(_ workload: String, seconds: Double) async throws {
         if workload == "events" { return try await profileEvents(seconds: seconds) }
         if let (saves, tasks) = SaveProfile.parse(workload) { return try await profileSaves(saves, tasks: tasks) }
+        if Self.rawReadProfiles.contains(workload) { return try profileRaw(workload, seconds: seconds) }
         let messages = dataset.messages
         let batches = stride(from: 0, to: messages.count, by: 1_000).map {
             messages[$0..<min($0 + 1_000, messages.count)]

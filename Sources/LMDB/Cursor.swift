@@ -11,6 +11,8 @@ public struct Cursor: ~Copyable {
     let database: Database
     /// The environment's `maxKeySize` (see ``TransactionHandle``).
     let maxKeySize: Int
+    /// Where the cursor goes back when it ends, instead of being closed (``CursorPool``).
+    private let pool: CursorPool?
 
     init(transaction: TransactionHandle, database: Database) throws(LMDBError) {
         var cursor: OpaquePointer?
@@ -21,10 +23,19 @@ public struct Cursor: ~Copyable {
         self.pointer = cursor
         self.database = database
         self.maxKeySize = transaction.maxKeySize
+        self.pool = nil
+    }
+
+    /// A cursor already open (or renewed) for the current transaction, given back to `pool` when it ends.
+    init(pointer: OpaquePointer, database: Database, maxKeySize: Int, pool: CursorPool) {
+        self.pointer = pointer
+        self.database = database
+        self.maxKeySize = maxKeySize
+        self.pool = pool
     }
 
     deinit {
-        mdb_cursor_close(pointer)
+        if let pool { pool.giveBack(pointer) } else { mdb_cursor_close(pointer) }
     }
 
     /// A relative move.

@@ -59,6 +59,21 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction, @unchecked Sendab
     public var snapshotID: Int { Int(mdb_txn_id(pointer)) }
 }
 
+extension ReadTransaction {
+    /// Lends a cursor on `pool`'s database for the duration of `body`, renewed from the pool (or
+    /// opened when the pool has none idle) and given back to it afterwards.
+    ///
+    /// Only a read-only transaction can reuse cursors: LMDB frees a write transaction's cursors
+    /// when it ends. The corresponding C function is `mdb_cursor_renew`.
+    /// - Throws: ``LMDBError`` when no cursor can be opened; whatever `body` throws.
+    public func withCursor<R>(from pool: CursorPool, _ body: (inout Cursor) throws -> R) throws -> R {
+        let handle = transactionHandle
+        var cursor = Cursor(
+            pointer: try pool.take(for: handle), database: pool.database, maxKeySize: handle.maxKeySize, pool: pool)
+        return try body(&cursor)
+    }
+}
+
 extension Environment {
     /// Runs `body` over a consistent snapshot of the environment.
     ///

@@ -120,7 +120,7 @@ final class DataStoreKitBackend: @unchecked Sendable {
 
     func messages(from sender: String, to recipient: String, codable: Bool = false) throws -> [Message] {
         try reader(codable).query(
-            Query(params: ["from_user_key": .string(sender), "to_user_key": .string(recipient)], options: nil))
+            params: ["from_user_key": .string(sender), "to_user_key": .string(recipient)], options: nil)
     }
 
     /// ``messages(from:to:codable:)`` through a prepared query: values bound, no key parsed.

@@ -69,7 +69,7 @@ extension Condition {
     /// Splits a parameter key into its field and operator.
     ///
     /// - Throws: ``DataStoreError`` `.invalidQuery` quoting `key`.
-    static func parse(key: String) throws(DataStoreError) -> (field: String, op: Operator) {
+    package static func parse(key: String) throws(DataStoreError) -> (field: String, op: Operator) {
         if let parsed = parseCommonShape(key) { return parsed }
         return try parseGeneral(key)
     }

@@ -50,6 +50,17 @@ package struct QueryTemplate: Sendable {
     /// The parameters' keys, in UTF-8 byte order.
     package var parameterKeys: [String] { slots.map(\.key) }
 
+    /// The conditions as prepared, sorted by field and operator (the order of a bound query's
+    /// conditions when no two share both): a parameter's condition holds a placeholder of its kind
+    /// until a run binds it.
+    package var preparedConditions: [Condition] { conditions }
+
+    /// Each parameter's key and kind, and the position of its condition in ``preparedConditions``,
+    /// keys in UTF-8 byte order.
+    package var parameterPositions: [(key: String, kind: ParameterKind, position: Int)] {
+        slots.map { ($0.key, $0.kind, $0.position) }
+    }
+
     /// The query with `values` bound: the query ``Query/init(params:options:)`` parses from the
     /// same dictionary with these values written in.
     ///

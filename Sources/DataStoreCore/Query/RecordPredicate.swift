@@ -47,16 +47,36 @@ package struct RecordPredicate: Sendable {
         namePrefix = name.prefix(8).enumerated().reduce(0) { word, byte in
             word | UInt64(byte.element) &<< UInt64(56 - 8 * byte.offset)
         }
+        (text, hasText) = Self.text(of: condition)
+        textCount = text.count
+        matchesAbsent = condition.matches(fieldValue: nil)
+    }
+
+    /// `template`'s predicate for the same field and operator with `value`: what
+    /// `RecordPredicate(Condition(field:op:value:))` makes, without parsing the field again.
+    package init(_ template: RecordPredicate, value: Value) {
+        var condition = template.condition
+        condition.value = value
+        self.condition = condition
+        (name, leadingByte, namePrefix, isPath) = (
+            template.name, template.leadingByte, template.namePrefix, template.isPath
+        )
+        (text, hasText) = Self.text(of: condition)
+        textCount = text.count
+        matchesAbsent = condition.matches(fieldValue: nil)
+    }
+
+    /// The UTF-8 bytes of a string value that ``text`` compares, and whether there is one.
+    private static func text(of condition: Condition) -> (text: [UInt8], hasText: Bool) {
         switch (condition.op, condition.value) {
         case (.equal, .string(let value)), (.notEqual, .string(let value)), (.less, .string(let value)),
             (.lessOrEqual, .string(let value)), (.greater, .string(let value)), (.greaterOrEqual, .string(let value)),
             (.prefix, .string(let value)):
-            (text, hasText) = (Array(value.utf8), true)
+            // Copied from contiguous storage in one move rather than through the UTF-8 view's iterator.
+            (value.utf8.withContiguousStorageIfAvailable { Array($0) } ?? Array(value.utf8), true)
         default:
-            (text, hasText) = ([], false)
+            ([], false)
         }
-        textCount = text.count
-        matchesAbsent = condition.matches(fieldValue: nil)
     }
 
     /// The predicates of `conditions` in the order ``all(_:match:)`` needs: those on top-level

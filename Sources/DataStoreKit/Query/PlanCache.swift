@@ -85,11 +85,26 @@ package final class PlanCache: Sendable {
         case records
     }
 
-    /// Shapes remembered per collection before all are forgotten (queries built from user input
-    /// could otherwise grow the table without bound).
+    /// Shapes remembered per collection, and dictionary shapes, before all are forgotten (queries
+    /// built from user input could otherwise grow the tables without bound).
     static let capacity = 256
 
-    private let state = Mutex<(generation: Int, table: [Shape: Choice])>((0, [:]))
+    /// The choices, the dictionary shapes (``DictionaryShape``, by ``DictionaryShape/digest(_:)``),
+    /// and the generation both belong to.
+    private struct State {
+        var generation = 0
+        var table: [Shape: Choice] = [:]
+        /// Shapes in ``shapeBuckets`` lists, chosen by the digest's low bits: found without hashing.
+        var shapes: [[(digest: Int, shape: DictionaryShape)]] = Array(repeating: [], count: PlanCache.shapeBuckets)
+        var shapeCount = 0
+    }
+
+    /// How many lists the dictionary shapes are spread over (a power of two).
+    static let shapeBuckets = 64
+
+    private let state = Mutex(State())
+    /// ``State/generation``, readable without the lock (a plan reads it before its index list).
+    private let currentGeneration = Atomic<Int>(0)
 
     /// An empty cache.
     package init() {}
@@ -97,7 +112,7 @@ package final class PlanCache: Sendable {
     /// Changes whenever the choices are forgotten. Read it before the index list a plan uses,
     /// and pass it to ``remember(_:for:generation:)``: a choice made from an index list that
     /// changed meanwhile is then dropped instead of outliving the change.
-    package var generation: Int { state.withLock { $0.generation } }
+    package var generation: Int { currentGeneration.load(ordering: .acquiring) }
 
     /// The choice remembered for `shape`, if any.
     func choice(for shape: Shape) -> Choice? { state.withLock { $0.table[shape] } }
@@ -114,11 +129,50 @@ package final class PlanCache: Sendable {
     /// How many shapes are remembered (for tests).
     var count: Int { state.withLock { $0.table.count } }
 
-    /// Forgets every choice (the indexes changed).
+    /// The shape of `params`, whose keys have `digest`, with the values bound to `values` in its
+    /// condition order; `nil` when no shape with these keys is known.
+    func dictionaryShape(digest: Int, _ params: [String: Value], values: inout PointValues) -> DictionaryShape? {
+        state.withLock { state in
+            state.shapes[digest & (Self.shapeBuckets - 1)].first {
+                $0.digest == digest && $0.shape.bind(params, to: &values)
+            }?
+            .shape
+        }
+    }
+
+    /// Remembers `shape` under `digest`, unless the index list changed since `generation`.
+    func remember(_ shape: DictionaryShape, digest: Int, generation: Int) {
+        state.withLock { state in
+            // Two readers may compile the same shape at once: one copy is kept.
+            let bucket = digest & (Self.shapeBuckets - 1)
+            guard state.generation == generation, !state.shapes[bucket].contains(where: { $0.shape.keys == shape.keys })
+            else { return }
+            if state.shapeCount >= Self.capacity { Self.forgetShapes(&state) }
+            state.shapes[bucket].append((digest, shape))
+            state.shapeCount += 1
+        }
+    }
+
+    /// How many dictionary shapes are remembered, and how many of them compiled to a point query
+    /// (for tests).
+    var dictionaryShapeCounts: (all: Int, points: Int) {
+        state.withLock { state in
+            (state.shapeCount, state.shapes.reduce(0) { $0 + $1.filter { $0.shape.point != nil }.count })
+        }
+    }
+
+    /// Forgets every choice and every dictionary shape (the indexes changed).
     package func forgetAll() {
         state.withLock { state in
             state.generation += 1
+            currentGeneration.store(state.generation, ordering: .releasing)
             state.table.removeAll()
+            Self.forgetShapes(&state)
         }
+    }
+
+    private static func forgetShapes(_ state: inout State) {
+        for bucket in state.shapes.indices { state.shapes[bucket].removeAll() }
+        state.shapeCount = 0
     }
 }

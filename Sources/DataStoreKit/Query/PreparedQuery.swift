@@ -15,10 +15,13 @@ public struct PreparedQuery<Object>: Sendable {
     public let collection: StoreCollection<Object>
     private let template: QueryTemplate
     private let choice = PinnedPlanChoice()
+    private let binding: PreparedBinding
+    private let point = PinnedPointQuery()
 
     init(collection: StoreCollection<Object>, template: QueryTemplate) {
         self.collection = collection
         self.template = template
+        self.binding = PreparedBinding(template)
     }
 
     /// The parameter keys, each bound on every run, in UTF-8 byte order.
@@ -54,8 +57,27 @@ public struct PreparedQuery<Object>: Sendable {
         collection.storage.plan(try template.bind(values), pinned: choice)
     }
 
-    /// The one run behind both forms of `run(_:)`.
+    /// The one run behind both forms of `run(_:)`: the shape's point form when it has one (and
+    /// `values` bind to it), else the plan.
     private func objects(_ values: [String: Value]) throws -> [Object] {
-        try collection.objects(planned: collection.storage.plan(try template.bind(values), pinned: choice))
+        let storage = collection.storage
+        // The generation before the plan's index list: a form compiled from a list that changed
+        // meanwhile is dropped at the next run.
+        let generation = storage.planCache.generation
+        switch point.compiled(generation: generation) {
+        case .point(let compiled):
+            if let bound = binding.bind(values) { return try collection.objects(compiled, bound) }
+        case .general:
+            break
+        case .unknown:
+            let query = try template.bind(values)
+            let plan = storage.plan(query, pinned: choice)
+            // A bound query that dropped a repeated condition has no point form for these positions.
+            let compiled =
+                query.conditions.count == binding.conditionCount ? storage.pointQuery(query, plan: plan) : nil
+            point.remember(compiled, generation: generation)
+            return try collection.objects(planned: plan)
+        }
+        return try collection.objects(planned: storage.plan(try template.bind(values), pinned: choice))
     }
 }

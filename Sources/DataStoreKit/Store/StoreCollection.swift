@@ -80,14 +80,44 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// The objects matching `params`, shaped by `options` (docs/queries.md). Without a `sort`
     /// option the order is the order of the chosen plan.
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
-        try objects(matching: Query(params: params, options: options))
+        try objects(params: params, options: options)
     }
 
     /// ``query(params:options:)`` without suspending: a synchronous read of one snapshot.
     ///
     /// - Throws: As the async form.
     public func query(params: [String: Value]?, options: [String: Value]?) throws -> [Object] {
-        try objects(matching: Query(params: params, options: options))
+        try objects(params: params, options: options)
+    }
+
+    /// The one run behind both forms of ``query(params:options:)``: a dictionary of a shape seen
+    /// before that compiled to a ``PointQuery`` runs it with its values; any other is parsed and
+    /// planned, and its shape learnt.
+    private func objects(params: [String: Value]?, options: [String: Value]?) throws -> [Object] {
+        guard options?.isEmpty ?? true, let params, let digest = DictionaryShape.digest(params) else {
+            return try objects(matching: Query(params: params, options: options))
+        }
+        var values = PointValues()
+        if let shape = storage.dictionaryShape(of: params, digest: digest, values: &values) {
+            if let point = shape.point { return try objects(point, values) }
+            return try objects(matching: Query(params: params, options: options))
+        }
+        // The generation before the plan's index list: a shape learnt from a list that changed
+        // meanwhile is not kept.
+        let generation = storage.planCache.generation
+        let query = try Query(params: params, options: options)
+        let plan = self.plan(for: query)
+        storage.learnShape(of: params, digest: digest, query: query, plan: plan, generation: generation)
+        return try objects(planned: plan)
+    }
+
+    /// The objects `point` finds for `values`, over one snapshot.
+    func objects(_ point: PointQuery, _ values: PointValues) throws -> [Object] {
+        var objects: [Object] = []
+        try read { transaction in
+            try point.run(values, storage: storage, in: transaction) { objects.append(try decode($0, id: nil)) }
+        }
+        return objects
     }
 
     /// Runs a parsed ``/DataStoreCore/Query`` synchronously over one snapshot.

@@ -1,0 +1,47 @@
+// `--profile raw-get`, `raw-pair-compound`, `raw-empty`: the floor of the read workloads, the raw
+// LMDB backend's side alone in the same profile loop, so that an instruction count of DataStoreKit's
+// `get`, `pair-compound` and `empty` has the C API's own count beside it (Benchmarks/instructions.sh).
+import Foundation
+
+extension BenchmarkRun {
+    /// The raw LMDB read workloads the profile loop runs.
+    static let rawReadProfiles = ["raw-get", "raw-pair-compound", "raw-empty"]
+
+    /// Loads the raw backend alone (1 000 messages per transaction, the compound index built after),
+    /// then loops over one of ``rawReadProfiles``: what `get`, `pair-compound` and `empty` do, in
+    /// the raw backend's hand-written C-API calls and decoding.
+    func profileRaw(_ workload: String, seconds: Double) throws {
+        let (raw, messages, ids, pairs) = (self.raw, dataset.messages, dataset.lookupIDs, dataset.pairs)
+        progress("profile: loading raw LMDB alone…")
+        for start in stride(from: 0, to: messages.count, by: 1_000) {
+            let batch = messages[start..<min(start + 1_000, messages.count)]
+            try raw.write { transaction in for message in batch { try raw.insert(message, in: transaction) } }
+        }
+        if workload != "raw-get" { try raw.buildPairIndex() }
+        // One closure value rather than a literal per workload: the compiler would otherwise
+        // specialize the loop per literal and merge the copies behind a tail call, which moves the
+        // work outside the function callgrind's toggle names.
+        let operation: (Int) throws -> UInt64
+        switch workload {
+        case "raw-get":
+            operation = { fold([try raw.get(id: ids[$0 % ids.count])], full: false).checksum }
+        case "raw-pair-compound":
+            operation = { index in
+                let pair = pairs[index % pairs.count]
+                return fold(try raw.messages(from: pair.from, to: pair.to, compound: true), full: false).checksum
+            }
+        case "raw-empty":
+            // The same seek as `empty`: a sender and recipient that no document has.
+            operation = { index in
+                fold(try raw.messages(from: "nobody-\(index & 7)", to: "nobody", compound: true), full: false).checksum
+            }
+        default:
+            throw BenchmarkFailure("--profile \(workload): one of \(Self.rawReadProfiles.joined(separator: ", "))")
+        }
+        progress("profile: raw LMDB \(workload) for \(fixed(seconds, 0)) s (profileLoop)…")
+        let cpu = Clock.threadCPU()
+        let operations = try profiled(seconds: seconds, operations: configuration.profileOperations, operation)
+        progress(
+            "  \(operations) operations, \(fixed(Double(Clock.threadCPU() - cpu) / Double(operations), 0)) ns CPU each")
+    }
+}

@@ -1,0 +1,41 @@
+import DataStoreCore
+
+extension CollectionTable {
+    /// What the parameter dictionary `params` (with `digest`, ``DictionaryShape/digest(_:)``)
+    /// compiles to: its shape with its values bound to `values`, or `nil` when the shape is not
+    /// known yet (``learnShape(of:digest:query:plan:generation:)`` then records it).
+    func dictionaryShape(of params: [String: Value], digest: Int, values: inout PointValues) -> DictionaryShape? {
+        planCache.dictionaryShape(digest: digest, params, values: &values)
+    }
+
+    /// Records the shape of `params`, which parsed to `query` and was planned as `plan` over the
+    /// index list of `generation` (read before planning): compiled to a ``PointQuery`` when the
+    /// query and the plan have a point shape, else marked for the general path.
+    func learnShape(of params: [String: Value], digest: Int, query: Query, plan: QueryPlan, generation: Int) {
+        // Fewer conditions than keys: two keys said the same, which no point shape does.
+        let point = query.conditions.count == params.count ? pointQuery(query, plan: plan) : nil
+        // Each condition's key: one per distinct field for a point shape, else any order will do.
+        var keys: [String] = []
+        keys.reserveCapacity(params.count)
+        if let point {
+            for field in point.fields {
+                guard let key = params.keys.first(where: { (try? Condition.parse(key: $0).field) == field }) else {
+                    return
+                }
+                keys.append(key)
+            }
+        } else {
+            keys = Array(params.keys)
+        }
+        planCache.remember(DictionaryShape(keys: keys, point: point), digest: digest, generation: generation)
+    }
+
+    /// `query` compiled to a ``PointQuery`` over the index `plan` scans, or `nil` when the query
+    /// or its plan has no point shape.
+    func pointQuery(_ query: Query, plan: QueryPlan) -> PointQuery? {
+        guard case .indexScan(let scan) = plan.access,
+            let index = readyIndexes.first(where: { $0.definition == scan.index })
+        else { return nil }
+        return PointQuery(query, plan: plan, index: index, idField: idField)
+    }
+}

@@ -1,0 +1,61 @@
+import DataStoreCore
+
+/// The keys of a seed parameter dictionary whose values are all scalars, and what a query with
+/// those keys compiles to: a ``PointQuery``, or nothing, when the general path must answer it.
+///
+/// Which of the two depends on the keys alone: every key `==` on its own field, none the id
+/// field, plans to one window of one index whatever scalar values it is given (see
+/// ``PointQuery``), and any other set of keys never does.
+struct DictionaryShape: Sendable {
+    /// The keys, in the order of the conditions they parse to.
+    let keys: [String]
+    /// The compiled query, or `nil` for a shape the general path answers.
+    let point: PointQuery?
+
+    /// Whether `params` has exactly these keys; if so, their values are put in `values` in
+    /// condition order.
+    func bind(_ params: [String: Value], to values: inout PointValues) -> Bool {
+        guard params.count == keys.count else { return false }
+        for (key, value) in params {
+            guard let position = keys.firstIndex(of: key) else { return false }
+            values[position] = value
+        }
+        return true
+    }
+
+    /// An order-independent digest of `params`' keys, for finding their shape without hashing
+    /// every key's bytes; `nil` when the dictionary cannot have a point shape (no key, more than
+    /// ``PointQuery/maxConditions``, or a value that is an array or an object).
+    static func digest(_ params: [String: Value]) -> Int? {
+        guard !params.isEmpty, params.count <= PointQuery.maxConditions else { return nil }
+        var digest = params.count
+        for (key, value) in params {
+            switch value {
+            case .array, .object: return nil
+            case .null, .bool, .int, .double, .string, .bytes: digest &+= keyDigest(key)
+            }
+        }
+        return digest
+    }
+
+    /// A digest of `key` from its length and its first and last eight bytes: keys of one
+    /// collection's queries rarely share all three, and a collision only costs a comparison.
+    private static func keyDigest(_ key: String) -> Int {
+        let word =
+            key.utf8.withContiguousStorageIfAvailable { bytes -> UInt64 in
+                var head: UInt64 = 0
+                var tail: UInt64 = 0
+                if bytes.count >= 8, let base = UnsafeRawPointer(bytes.baseAddress) {
+                    head = base.loadUnaligned(as: UInt64.self)
+                    tail = (base + (bytes.count - 8)).loadUnaligned(as: UInt64.self)
+                } else {
+                    for byte in bytes { head = head << 8 | UInt64(byte) }
+                }
+                var mixed = (UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15) ^ head
+                mixed = ((mixed ^ (mixed >> 31)) &* 0xBF58_476D_1CE4_E5B9) ^ tail
+                mixed = (mixed ^ (mixed >> 29)) &* 0x94D0_49BB_1331_11EB
+                return mixed ^ (mixed >> 32)
+            } ?? UInt64(truncatingIfNeeded: key.hashValue)
+        return Int(truncatingIfNeeded: word)
+    }
+}

@@ -1,0 +1,165 @@
+import DataStoreCore
+import LMDB
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A query of one shape — `==` conditions with scalar values on distinct fields, none the id
+/// field, no sort, limit or offset — that its plan answers from the one window of one index whose
+/// leading fields the conditions fix. Compiled once per shape, so that a call only encodes its
+/// values into the window's key, seeks, and re-checks what it finds.
+///
+/// For such a shape the plan does not depend on the values: an `==` on a scalar is one value
+/// (never a contradiction), no id is fixed, and each index scores by which of its fields are
+/// fixed. So the plan made for the first call's values is the plan the planner makes for any
+/// other scalar values, and every candidate is still checked against every condition (a value
+/// cut to fit a key fixes a window wider than the value). The compiled form belongs to the
+/// generation of the collection's index list it was made from (``PlanCache``), and is dropped
+/// with it.
+final class PointQuery: Sendable {
+    /// The most conditions a point query has (``PointValues`` holds them inline).
+    static let maxConditions = 4
+
+    /// The index scanned.
+    let index: IndexTable
+    /// Each condition's field, in ``/DataStoreCore/Query/conditions`` order.
+    let fields: [String]
+    /// For each leading index field the conditions fix, the position of its condition.
+    private let prefixPositions: [Int]
+    /// Whether each of those index fields is descending.
+    private let descending: [Bool]
+    /// The index's per-component key budget.
+    private let budget: Int
+    /// Reused cursors on the index (``/LMDB/CursorPool``).
+    let cursors: CursorPool
+    /// Each condition's predicate with the first call's value, in ``/DataStoreCore/RecordPredicate/ordered(_:)``
+    /// order: a call's predicates copy their field's parts and take its values.
+    private let predicateTemplates: [RecordPredicate]
+    /// For each predicate template, the position of its condition.
+    private let predicatePositions: [Int]
+
+    /// The point query for `plan`, made for `query`, or `nil` when the query is not of a point
+    /// shape or its plan is not one window of `index` (the table `plan` scans).
+    init?(_ query: Query, plan: QueryPlan, index: IndexTable, idField: String) {
+        guard query.sort.isEmpty, query.limit == nil, query.offset == 0,
+            (1...Self.maxConditions).contains(query.conditions.count),
+            case .indexScan(let scan) = plan.access, scan.index == index.definition,
+            scan.firstFieldValues == nil, scan.range == nil, !scan.backward, !scan.equalities.isEmpty,
+            !index.definition.multiValue
+        else { return nil }
+        let conditions = query.conditions
+        for (position, condition) in conditions.enumerated() {
+            guard condition.op == .equal, condition.field != idField, Self.isScalar(condition.value),
+                position == 0 || conditions[position - 1].field != condition.field
+            else { return nil }
+        }
+        let fixed = index.definition.fields.prefix(scan.equalities.count)
+        var positions: [Int] = []
+        for field in fixed {
+            guard let position = conditions.firstIndex(where: { $0.field == field.name }) else { return nil }
+            positions.append(position)
+        }
+        self.index = index
+        self.fields = conditions.map(\.field)
+        self.prefixPositions = positions
+        self.descending = fixed.map(\.descending)
+        self.budget = index.componentBudget
+        self.cursors = CursorPool(database: index.database)
+        let templates = RecordPredicate.ordered(conditions)
+        self.predicateTemplates = templates
+        let names = conditions.map(\.field)
+        self.predicatePositions = templates.map { template in names.firstIndex(of: template.condition.field)! }
+    }
+
+    private static func isScalar(_ value: Value) -> Bool {
+        switch value {
+        case .array, .object: false
+        case .null, .bool, .int, .double, .string, .bytes: true
+        }
+    }
+
+    /// The index keys a call with `values` visits: those that start with this key.
+    func windowPrefix(_ values: borrowing PointValues) -> [UInt8] {
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(min(KeyCodec.maxKeyBytes, 32 * prefixPositions.count))
+        for (slot, position) in prefixPositions.enumerated() {
+            StorageKeys.appendComponent(values[position], descending: descending[slot], budget: budget, to: &prefix)
+        }
+        return prefix
+    }
+
+    /// The predicates of a call with `values`, in ``/DataStoreCore/RecordPredicate/ordered(_:)`` order.
+    private func predicates(_ values: borrowing PointValues) -> [RecordPredicate] {
+        predicateTemplates.indices.map {
+            RecordPredicate(predicateTemplates[$0], value: values[predicatePositions[$0]])
+        }
+    }
+
+    /// Calls `take` with the document bytes of each record that matches a call with `values`,
+    /// over `transaction`, in index order. Not generic: a call that finds nothing runs no code
+    /// that looks up the metadata of the caller's object type.
+    /// - Complexity: O(log n) for the seek, plus O(entries in the window).
+    func run(
+        _ values: borrowing PointValues, storage: CollectionTable, in transaction: borrowing ReadTransaction,
+        take: (_ body: UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let prefix = windowPrefix(values)
+        var found = Found()
+        defer { storage.noteRecordLookups(found.lookups) }
+        try transaction.withCursor(from: cursors) { cursor in
+            var more = try cursor.withSeek(atOrAfter: prefix) { key, value in
+                try consider(key, value, prefix, values, &found, storage, transaction, take)
+            }
+            while more == true {
+                more = try cursor.withMove(.next) { key, value in
+                    try consider(key, value, prefix, values, &found, storage, transaction, take)
+                }
+            }
+        }
+    }
+
+    /// What a run has made so far.
+    private struct Found {
+        /// Made at the first candidate: a call that finds none does not pay for them.
+        var predicates: [RecordPredicate]?
+        /// Records looked up through the index's entries.
+        var lookups = 0
+    }
+
+    /// Hands the index entry `key`, `value` to `take` when its record matches; `false` once the
+    /// cursor has left the window.
+    private func consider(
+        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ prefix: [UInt8],
+        _ values: borrowing PointValues, _ found: inout Found, _ storage: CollectionTable,
+        _ transaction: borrowing ReadTransaction, _ take: (_ body: UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool {
+        guard Self.starts(key, with: prefix) else { return false }
+        guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
+        _ = try storage.withRecord(
+            ofEntry: value, idKey: idKey, in: index, transaction: transaction, lookups: &found.lookups
+        ) { record in
+            if found.predicates == nil { found.predicates = predicates(values) }
+            let body = RecordVersion.body(record)
+            guard try storage.recordMatches(found.predicates!, body, idKey: idKey) else { return }
+            do {
+                _ = try RecordVersion.read(record)
+                try take(body)
+            } catch let error as DataStoreError where error.code == .codec {
+                throw storage.unreadable(idKey, error.underlying ?? error)
+            } catch let error as DataStoreError {
+                throw error
+            } catch {
+                throw storage.unreadable(idKey, error)
+            }
+        }
+        return true
+    }
+
+    /// Whether `key` starts with `prefix`.
+    @inline(__always)
+    private static func starts(_ key: UnsafeRawBufferPointer, with prefix: [UInt8]) -> Bool {
+        guard key.count >= prefix.count else { return false }
+        return prefix.withUnsafeBytes { memcmp(key.baseAddress!, $0.baseAddress!, $0.count) == 0 }
+    }
+}
