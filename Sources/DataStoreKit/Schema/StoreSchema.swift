@@ -87,13 +87,17 @@ enum StoreSchema {
         }
     }
 
+    /// Writes `collection`'s schema and raises the schema generation, which it returns, so that
+    /// every other process reloads it before its next use of the collection's indexes.
+    @discardableResult
     static func write(
         _ schema: Collection, for collection: String, in transaction: inout WriteTransaction, meta: Database
-    ) throws {
+    ) throws -> UInt64 {
         let bytes = try JSONEncoder().encode(schema)
         try transaction.put(Array(bytes), forKey: collectionKey(collection), in: meta)
         if schema.indexes.contains(where: { $0.definition.covering != nil }) {
             try transaction.put([UInt8(coveringFormatVersion)], forKey: formatKey, in: meta)
         }
+        return try raiseGeneration(in: &transaction, meta: meta)
     }
 }

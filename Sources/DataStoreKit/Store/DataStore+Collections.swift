@@ -121,10 +121,10 @@ extension DataStore {
             _ = try await writer.submit(
                 estimatedBytes: 0, exclusive: true,
                 rollBack: indexRestorer(for: storage, reopening: drop)
-            ) { [meta] transaction in
+            ) { [self] transaction in
                 for index in drop { try transaction.dropDatabase(index.database) }
                 storage.replaceIndexes { list in list.removeAll { index in drop.contains { $0.name == index.name } } }
-                try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
+                try writeSchema(of: storage, in: &transaction)
             }
         }
         // 2. Register the new indexes as building: from here on every write maintains a unique one
@@ -143,7 +143,7 @@ extension DataStore {
         let newIndexes = added
         let flags = plan.declaredChanges
         _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
-            [meta] transaction in
+            [self] transaction in
             for index in newIndexes { try transaction.empty(index.database) }
             // Idempotent: a change set may be applied again (see ChangeSet).
             storage.replaceIndexes { list in
@@ -152,7 +152,7 @@ extension DataStore {
                     if let declared = flags[list[position].name] { list[position].declared = declared }
                 }
             }
-            try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
+            try writeSchema(of: storage, in: &transaction)
         }
     }
 
@@ -167,10 +167,10 @@ extension DataStore {
                 _ = try await writer.submit(
                     estimatedBytes: 0, exclusive: true,
                     rollBack: indexRestorer(for: storage, reopening: [index])
-                ) { [meta] transaction in
+                ) { [self] transaction in
                     try transaction.dropDatabase(index.database)
                     storage.replaceIndexes { list in list.removeAll { $0.name == index.name } }
-                    try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+                    try writeSchema(of: storage, in: &transaction)
                 }
                 let reason = (error as? DataStoreError)?.message ?? "\(error)"
                 throw DataStoreError(
@@ -207,15 +207,21 @@ extension DataStore {
             throw DataStoreError(
                 .notFound, "no collection \(name) in the read-only store at \(path)", underlying: error)
         }
+        // Under the watch's lock, so that no reload of the registered collections runs between
+        // this read of the stored schema and the registration.
+        schemaWatch.lock.lock()
+        defer { schemaWatch.lock.unlock() }
+        let schema = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) }
         var indexes: [IndexTable] = []
-        for index in stored?.indexes ?? [] {
+        for index in schema?.indexes ?? [] {
             let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, index.definition.name))
             indexes.append(
                 IndexTable(
                     definition: index.definition, database: database, state: index.state,
                     declared: index.declared ?? true))
         }
-        let storage = CollectionTable(name: name, idField: idField, records: records, indexes: indexes)
+        let storage = CollectionTable(
+            name: name, idField: idField, records: records, indexes: indexes, schemaWatch: schemaWatch)
         return collections.withLock { registered in
             if let existing = registered[name] { return existing }
             registered[name] = storage
@@ -238,11 +244,11 @@ extension DataStore {
             after = last
         }
         _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
-            [meta] transaction in
+            [self] transaction in
             storage.replaceIndexes { list in
                 for position in list.indices where list[position].name == index.name { list[position].state = .ready }
             }
-            try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+            try writeSchema(of: storage, in: &transaction)
         }
     }
 }
@@ -259,6 +265,8 @@ extension DataStore {
         let before = storage.indexes
         let droppedNames = Set(dropped.map(\.name))
         return { [self] in
+            // A reload inside the failed transaction may be undone here: the next one reloads.
+            schemaWatch.forget()
             let restored = before.compactMap { index -> IndexTable? in
                 guard droppedNames.contains(index.name) else { return index }
                 let name = StoreSchema.indexDatabaseName(storage.name, index.name)

@@ -95,7 +95,7 @@ extension DataStore {
         let last = held
         _ = try await writer.submit(
             estimatedBytes: settings.batchBytes, exclusive: true, rollBack: indexRestorer(for: storage)
-        ) { [meta] transaction in
+        ) { [self] transaction in
             if let last { try storage.appendEntries(last.run, last.range, to: index, in: &transaction) }
             try storage.applyBuildLog(log, to: index, in: &transaction)
             storage.replaceIndexes { list in
@@ -104,7 +104,7 @@ extension DataStore {
                     list[position].buildLog = nil
                 }
             }
-            try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+            try writeSchema(of: storage, in: &transaction)
         }
     }
 

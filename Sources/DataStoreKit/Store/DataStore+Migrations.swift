@@ -28,10 +28,10 @@ extension DataStore {
                 _ = try await writer.submit(
                     estimatedBytes: 0, exclusive: true, rollBack: { for undo in restorers { undo() } }
                 ) {
-                    [meta] transaction in
+                    [self] transaction in
                     for step in prepared.steps { try step(&transaction) }
                     for storage in storages.values {
-                        try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+                        try writeSchema(of: storage, in: &transaction)
                     }
                     try transaction.put([1], forKey: key, in: meta)
                 }

@@ -38,6 +38,8 @@ extension WriterCore {
         case transactionFull(LMDBError)
         /// Beginning or committing the transaction failed: every change set in it fails.
         case failed(any Error)
+        /// The transaction hook asked for a new transaction before anything was applied.
+        case again
     }
 
     /// Commits `batch`, growing the map or splitting the batch as LMDB requires, and completes
@@ -54,6 +56,8 @@ extension WriterCore {
             switch attempt(next, plan) {
             case .committed:
                 continue
+            case .again:
+                work.append((next, plan))
             case .replay(let isolating):
                 if isolating.knownFailures.count == next.count {
                     // Every change set failed (a batch of one, usually): nothing to commit.
@@ -131,8 +135,11 @@ extension WriterCore {
         outcomes.reserveCapacity(batch.count)
         let commitID: CommitID
         let successes: [any Sendable]
+        transactionHook?.enter()
+        defer { transactionHook?.leave() }
         do {
             var transaction = try environment.beginWrite()
+            if let transactionHook, try !transactionHook.prepare(&transaction) { return .again }
             commitID = CommitID(rawValue: transaction.transactionID)
             for (position, pending) in batch.enumerated() {
                 switch try apply(pending, at: position, plan, in: &transaction) {
@@ -150,6 +157,7 @@ extension WriterCore {
         } catch {
             return Self.unfinished(by: error)
         }
+        transactionHook?.committed(commitID.rawValue, Self.changesRecords(successes))
         count(batch.count, succeeded: successes.count, since: started)
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
         acknowledge(committed)
@@ -186,6 +194,15 @@ extension WriterCore {
             isolating.knownFailures[position] = error
             isolating.nestedFrom = position + 1
             return .replay(isolating)
+        }
+    }
+
+    /// Whether a change set of `successes` changed a record, so that the commit wrote something.
+    private static func changesRecords(_ successes: [any Sendable]) -> Bool {
+        successes.contains { result in
+            guard let changes = (result as? ContextSaveReport)?.changes ?? (result as? any ReportsChanges)?.changes
+            else { return false }
+            return changes.contains { !($0.inserted.isEmpty && $0.updated.isEmpty && $0.removed.isEmpty) }
         }
     }
 
