@@ -13,6 +13,7 @@ import Glibc
 ///                                  [--other P --other-count N] [--file-size-limit BYTES]
 /// DataStoreCrashHelper hold-reader <dir>
 /// DataStoreCrashHelper schema-writer <dir> [--phases P] [--per-phase N]   (SchemaWorkload.swift)
+/// DataStoreCrashHelper declare-index <dir> --name N [--pause-after B]      (SchemaWorkload.swift)
 /// ```
 ///
 /// `saves` runs `workers` tasks, each saving change sets of 3 to 5 documents that share a tag
@@ -43,6 +44,7 @@ struct CrashHelper {
             case "powerloss": try await powerLoss(path: path, options: options)
             case "inspect": try await inspect(listPath: path, options: options)
             case "schema-writer": try await schemaWriter(path: path, options: options)
+            case "declare-index": try await declareIndex(path: path, options: options)
             default: fail("unknown mode \(mode)")
             }
         } catch {

@@ -1,5 +1,5 @@
 import DataStoreCore
-public import DataStoreKit
+@testable public import DataStoreKit
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -76,6 +76,28 @@ extension CrashHelper {
             let mismatched = try SchemaWorkload.mismatchedGroups(in: items)
             emit("PHASE \(phase) " + (mismatched.isEmpty ? "ok" : "mismatched \(mismatched)"))
         }
+        store.close()
+    }
+
+    /// `declare-index <dir> --name N [--pause-after B]`: declares the index `N` on `group` and
+    /// prints `DECLARED builds=<builds this process ran>`. With `--pause-after`, the build appends
+    /// in small batches and stops for good after batch `B`, printing `PAUSED` (the test kills it).
+    static func declareIndex(path: String, options: Options) async throws {
+        let store = try DataStore.open(path: path, options: DataStore.Options(durability: .none))
+        _ = try await SchemaWorkload.collection(in: store)
+        if let pauseAfter = options.int("--pause-after") {
+            store.indexBuildSettings.withLock { settings in
+                settings.batchBytes = 4_096
+                settings.pause = { stage in
+                    guard stage == .appended(pauseAfter) else { return }
+                    emit("PAUSED")
+                    while true { try await Task.sleep(nanoseconds: 1_000_000_000) }
+                }
+            }
+        }
+        let name = options.string("--name") ?? "group"
+        try await store.addIndex(IndexDefinition(name, fields: ["group"]), to: SchemaWorkload.collectionName)
+        emit("DECLARED builds=\(store.indexBuildsRun.load(ordering: .relaxed))")
         store.close()
     }
 

@@ -31,12 +31,16 @@ enum StoreSchema {
         /// object, `\.` is a dot within a name); absent in schemas written before paths, whose
         /// field names were top-level names whatever they held.
         var paths: Bool?
+        /// The process building the index while it is `building`; absent once ready, and in
+        /// schemas written before builds had owners (such a build counts as abandoned).
+        var owner: IndexBuildOwner?
 
-        init(definition: IndexDefinition, state: IndexTable.State, declared: Bool?) {
+        init(definition: IndexDefinition, state: IndexTable.State, declared: Bool?, owner: IndexBuildOwner? = nil) {
             self.definition = definition
             self.state = state
             self.declared = declared
             paths = true
+            self.owner = owner
         }
 
         /// The index as written before paths existed, read as it was meant: a field name that

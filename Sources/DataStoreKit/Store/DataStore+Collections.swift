@@ -92,22 +92,38 @@ extension DataStore {
             throw DataStoreError(.schemaMismatch, "collection \(name) declares two indexes with the same name")
         }
         return try await schemaLock.withLock {
-            let storage = try registeredStorage(name, idField: idField)
-            let plan = IndexReconciliation(current: storage.indexes, declared: declared, mode: mode)
-            let recorded = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) } != nil
-            if recorded && plan.changesNothing && storage.indexes.allSatisfy({ $0.state == .ready }) { return storage }
-            if environment.configuration.flags.contains(.readOnly) {
-                // A reader cannot record that an index was left out; it only may not need a change.
-                if !recorded || (plan.drop.isEmpty && plan.build.isEmpty) { return storage }
-                throw DataStoreError(
-                    .schemaMismatch,
-                    "collection \(name)'s declared indexes differ from the stored ones, "
-                        + "and the store is read-only")
+            while true {
+                if let storage = try await reconcile(
+                    name, idField: idField, declared: declared, buildChunk: buildChunk, mode: mode)
+                {
+                    return storage
+                }
             }
-            try await apply(plan, to: storage, recorded: recorded)
-            try await buildPendingIndexes(of: storage, chunk: buildChunk)
-            return storage
         }
+    }
+
+    /// One pass of ``openCollection(_:idField:indexes:buildChunk:mode:)`` under the schema
+    /// lock; `nil` when an index another process was building went away meanwhile, so the
+    /// declaration must be reconciled with the stored schema again.
+    private func reconcile(
+        _ name: String, idField: String, declared: [IndexDefinition], buildChunk: Int, mode: ReconciliationMode
+    ) async throws -> CollectionTable? {
+        let storage = try registeredStorage(name, idField: idField)
+        // Plan from what is stored now, which another process may have changed.
+        refreshSchemasForRead()
+        let plan = IndexReconciliation(current: storage.indexes, declared: declared, mode: mode)
+        let recorded = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) } != nil
+        if recorded && plan.changesNothing && storage.indexes.allSatisfy({ $0.state == .ready }) { return storage }
+        if environment.configuration.flags.contains(.readOnly) {
+            // A reader cannot record that an index was left out; it only may not need a change.
+            if !recorded || (plan.drop.isEmpty && plan.build.isEmpty) { return storage }
+            throw DataStoreError(
+                .schemaMismatch,
+                "collection \(name)'s declared indexes differ from the stored ones, "
+                    + "and the store is read-only")
+        }
+        try await apply(plan, to: storage, recorded: recorded)
+        return try await buildPendingIndexes(of: storage, chunk: buildChunk) ? storage : nil
     }
 
     /// Drops, registers and re-flags indexes as `plan` says, each step one exclusive change set.
@@ -136,7 +152,7 @@ extension DataStore {
             added.append(
                 IndexTable(
                     definition: definition, database: database, state: .building,
-                    buildLog: definition.unique ? nil : IndexBuildLog()))
+                    buildLog: definition.unique ? nil : IndexBuildLog(), owner: buildOwner))
         }
         // A new collection is recorded in `_meta` even without indexes, so tools see it.
         guard !added.isEmpty || !plan.declaredChanges.isEmpty || (!recorded && plan.drop.isEmpty) else { return }
@@ -144,10 +160,13 @@ extension DataStore {
         let flags = plan.declaredChanges
         _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
             [self] transaction in
-            for index in newIndexes { try transaction.empty(index.database) }
+            // The list is what is stored now (the writer's hook reloaded it): an index another
+            // process registered meanwhile with this definition is adopted, not emptied.
+            let fresh = try unregistered(newIndexes, in: storage)
+            for index in fresh { try transaction.empty(index.database) }
             // Idempotent: a change set may be applied again (see ChangeSet).
             storage.replaceIndexes { list in
-                list += newIndexes.filter { new in !list.contains { $0.name == new.name } }
+                list += fresh.filter { new in !list.contains { $0.name == new.name } }
                 for position in list.indices {
                     if let declared = flags[list[position].name] { list[position].declared = declared }
                 }
@@ -159,9 +178,16 @@ extension DataStore {
     /// Fills every index still building from the records, a chunk per commit, then marks it
     /// ready. Existing records that break one (an array in a single-value index, two equal values
     /// in a unique one) undo its declaration: the store is left as it was.
-    private func buildPendingIndexes(of storage: CollectionTable, chunk: Int) async throws {
-        for index in storage.indexes where index.state == .building {
+    /// Returns `false` when an index another process was building is gone: the declaration must
+    /// be reconciled again.
+    private func buildPendingIndexes(of storage: CollectionTable, chunk: Int) async throws -> Bool {
+        for pending in storage.indexes where pending.state == .building {
+            guard case .build(let index) = try await claimBuild(of: pending, in: storage) else {
+                if storage.indexes.contains(where: { $0.definition == pending.definition }) { continue }
+                return false
+            }
             do {
+                indexBuildsRun.add(1, ordering: .relaxed)
                 try await buildIndex(index, of: storage, chunk: chunk)
             } catch {
                 _ = try await writer.submit(
@@ -179,6 +205,7 @@ extension DataStore {
                         + "so it was not added: \(reason)", underlying: error)
             }
         }
+        return true
     }
 
     /// The process's storage for collection `name`, created from `_meta` on first use.
@@ -218,7 +245,7 @@ extension DataStore {
             indexes.append(
                 IndexTable(
                     definition: index.definition, database: database, state: index.state,
-                    declared: index.declared ?? true))
+                    declared: index.declared ?? true, owner: index.owner))
         }
         let storage = CollectionTable(
             name: name, idField: idField, records: records, indexes: indexes, schemaWatch: schemaWatch)
@@ -273,7 +300,7 @@ extension DataStore {
                 guard let database = try? openStoreDatabase(named: name) else { return nil }
                 return IndexTable(
                     definition: index.definition, database: database, state: index.state,
-                    declared: index.declared)
+                    declared: index.declared, owner: index.owner)
             }
             storage.replaceIndexes { $0 = restored }
         }
@@ -286,7 +313,9 @@ extension CollectionTable {
         StoreSchema.Collection(
             idField: idField,
             indexes: indexes.map {
-                StoreSchema.Index(definition: $0.definition, state: $0.state, declared: $0.declared ? nil : false)
+                StoreSchema.Index(
+                    definition: $0.definition, state: $0.state, declared: $0.declared ? nil : false,
+                    owner: $0.state == .building ? $0.owner : nil)
             })
     }
 }

@@ -59,6 +59,7 @@ extension DataStore {
                 if var kept = current.first(where: { $0.definition == index.definition }) {
                     kept.state = index.state
                     kept.declared = index.declared ?? true
+                    kept.owner = index.owner
                     if kept.state == .ready { kept.buildLog = nil }
                     reloaded.append(kept)
                     continue
@@ -68,7 +69,7 @@ extension DataStore {
                 reloaded.append(
                     IndexTable(
                         definition: index.definition, database: database, state: index.state,
-                        declared: index.declared ?? true))
+                        declared: index.declared ?? true, owner: index.owner))
                 opened = true
             }
             storage.replaceIndexes { $0 = reloaded }

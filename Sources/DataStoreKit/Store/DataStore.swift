@@ -72,6 +72,10 @@ public final class DataStore: Sendable {
     let schemaLock = AsyncLock()
     /// What this process knows of the stored schemas, which other processes may change.
     let schemaWatch: SchemaWatch
+    /// This open of the store, as recorded on the indexes it builds.
+    let buildOwner = IndexBuildOwner.current()
+    /// Index builds this open of the store ran (tests count them across processes).
+    let indexBuildsRun = Atomic<Int>(0)
     /// The change feed's log, and the signal its readers wait on.
     let changeLog: ChangeLog
     /// The live query observations, fed from the log.

@@ -19,6 +19,8 @@ struct IndexTable: Sendable {
     /// While the index is filled from a snapshot of the records: where writes note the records
     /// they change instead of maintaining the index (``IndexBuildLog``).
     var buildLog: IndexBuildLog?
+    /// While the index is building: the process (and open of the store) that builds it.
+    var owner: IndexBuildOwner?
 
     var name: String { definition.name }
     var componentBudget: Int { StorageKeys.componentBudget(fieldCount: definition.fields.count) }
