@@ -14,6 +14,7 @@ import Glibc
 /// DataStoreCrashHelper hold-reader <dir>
 /// DataStoreCrashHelper schema-writer <dir> [--phases P] [--per-phase N]   (SchemaWorkload.swift)
 /// DataStoreCrashHelper declare-index <dir> --name N [--pause-after B]      (SchemaWorkload.swift)
+/// DataStoreCrashHelper churn <dir> --count N --go FILE                    (SchemaWorkload.swift)
 /// ```
 ///
 /// `saves` runs `workers` tasks, each saving change sets of 3 to 5 documents that share a tag
@@ -45,6 +46,7 @@ struct CrashHelper {
             case "inspect": try await inspect(listPath: path, options: options)
             case "schema-writer": try await schemaWriter(path: path, options: options)
             case "declare-index": try await declareIndex(path: path, options: options)
+            case "churn": try await churn(path: path, options: options)
             default: fail("unknown mode \(mode)")
             }
         } catch {

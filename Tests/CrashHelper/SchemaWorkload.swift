@@ -101,6 +101,28 @@ extension CrashHelper {
         store.close()
     }
 
+    /// `churn <dir> --count N --go FILE`: once `FILE` exists, makes N rounds of writes to the
+    /// seeded documents `s-0…` — an insert, an update that moves a document to another group, and
+    /// every fourth round a removal — printing `WROTE <rounds>` every 10 rounds, then `DONE`.
+    static func churn(path: String, options: Options) async throws {
+        let store = try DataStore.open(path: path, options: DataStore.Options(durability: .none))
+        let items = try await SchemaWorkload.collection(in: store)
+        let count = options.int("--count") ?? 100
+        emit("READY")
+        await waitForFile(options.string("--go") ?? "\(path).go")
+        for round in 0..<count {
+            _ = try await items.add(object: SchemaDocument(id: "c-\(round)", group: round % 5, n: round))
+            let moved = "s-\(round * 7)"
+            _ = try await items.put(
+                id: .string(moved), object: SchemaDocument(id: moved, group: (round + 3) % 5, n: round))
+            if round % 4 == 0 { _ = try await items.remove(id: .string("s-\(round * 7 + 1)")) }
+            if (round + 1) % 10 == 0 { emit("WROTE \(round + 1)") }
+            try await Task.sleep(nanoseconds: 1_000_000)
+        }
+        emit("DONE")
+        store.close()
+    }
+
     /// Polls for `path` to exist.
     private static func waitForFile(_ path: String) async {
         while access(path, F_OK) != 0 { try? await Task.sleep(nanoseconds: 5_000_000) }

@@ -63,4 +63,42 @@ struct IndexBuildOwnershipTests {
         #expect(try SchemaWorkload.mismatchedGroups(in: items).isEmpty)
         #expect(try items.explain(params: ["group": 1]).description.contains("gk"))
     }
+
+    @Test("another process adding, moving and removing documents throughout a snapshot build leaves the index right")
+    func foreignWritesDuringBuild() async throws {
+        let (store, path) = try await Self.seededStore("foreign-writes")
+        let go = "\(path).go"
+        defer {
+            store.close()
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: go)
+        }
+        let child = try ChildProcess(["churn", path, "--count", "120", "--go", go])
+        #expect(try await child.waitForLine(startingWith: "READY") != nil)
+        // Each stage of the build waits for more of the child's writes, which begin once the
+        // index is registered (its first write transaction then knows of it).
+        store.indexBuildSettings.withLock { settings in
+            settings.batchBytes = 4_096
+            settings.pause = { stage in
+                let rounds: Int?
+                switch stage {
+                case .logStarted:
+                    _ = FileManager.default.createFile(atPath: go, contents: nil)
+                    rounds = 20
+                case .extracted: rounds = 50
+                case .appended(let batch): rounds = batch == 1 ? 90 : nil
+                }
+                if let rounds { _ = try await child.waitForLine(startingWith: "WROTE \(rounds)") }
+            }
+        }
+        try await store.addIndex(IndexDefinition("gc", fields: ["group"]), to: SchemaWorkload.collectionName)
+        #expect(await child.waitForExit())
+        #expect(child.exitStatus == 0, "\(child.lines.suffix(3))")
+        #expect(child.lines.contains("DONE"))
+        let items = try await SchemaWorkload.collection(in: store)
+        let integrity = try store.check()
+        #expect(integrity.isEmpty, "\(integrity.prefix(5))")
+        #expect(try SchemaWorkload.mismatchedGroups(in: items).isEmpty)
+        #expect(try items.explain(params: ["group": 1]).description.contains("gc"))
+    }
 }

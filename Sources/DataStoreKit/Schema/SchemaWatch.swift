@@ -49,6 +49,15 @@ final class SchemaWatch: Sendable {
     /// The newest commit whose schema the registered collections are known to reflect.
     var checkedThrough: Int { checked.load(ordering: .acquiring) }
 
+    private let foreignBuilds = Atomic<Bool>(false)
+
+    /// Whether a registered collection may have an index another process builds from a
+    /// snapshot, which this process's writes must report (set by the reloads, under ``lock``).
+    var seesForeignBuilds: Bool {
+        get { foreignBuilds.load(ordering: .acquiring) }
+        set { foreignBuilds.store(newValue, ordering: .releasing) }
+    }
+
     /// Whether the last commit of any process is one this process has checked: a cheap test
     /// (the environment's meta page, no transaction) that spares a read of `_meta`.
     var isCurrent: Bool {

@@ -247,6 +247,7 @@ extension DataStore {
                     definition: index.definition, database: database, state: index.state,
                     declared: index.declared ?? true, owner: index.owner))
         }
+        if indexes.contains(where: isForeignSnapshotBuild) { schemaWatch.seesForeignBuilds = true }
         let storage = CollectionTable(
             name: name, idField: idField, records: records, indexes: indexes, schemaWatch: schemaWatch)
         return collections.withLock { registered in
@@ -259,8 +260,20 @@ extension DataStore {
     /// Adds the entries of every record to `index`, then marks it ready: from one snapshot in key
     /// order (``buildFromSnapshot(_:of:)``), or for a unique index `chunk` records per commit, each
     /// record checked against the entries before it.
-    private func buildIndex(_ index: IndexTable, of storage: CollectionTable, chunk: Int) async throws {
-        if !index.definition.unique { return try await buildFromSnapshot(index, of: storage) }
+    private func buildIndex(_ pending: IndexTable, of storage: CollectionTable, chunk: Int) async throws {
+        var chunked = pending
+        if !pending.definition.unique {
+            do {
+                return try await buildFromSnapshot(pending, of: storage)
+            } catch {
+                // Another process's writes maintained the index meanwhile (and may have made an
+                // append fail): build it again in chunks; any other failure is the build's.
+                let disturbed = try error is SnapshotBuildDisturbed || snapshotBuildWasDisturbed(pending, of: storage)
+                guard disturbed else { throw error }
+                chunked = try await restartInChunks(pending, of: storage)
+            }
+        }
+        let index = chunked
         var after: [UInt8]? = nil
         while true {
             let resume = after
@@ -271,7 +284,8 @@ extension DataStore {
             after = last
         }
         _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
-            [self] transaction in
+            [self, index] transaction in
+            try transaction.delete(StoreSchema.disturbedBuildKey(storage.name, index.name), in: meta)
             storage.replaceIndexes { list in
                 for position in list.indices where list[position].name == index.name { list[position].state = .ready }
             }

@@ -96,6 +96,8 @@ extension DataStore {
         _ = try await writer.submit(
             estimatedBytes: settings.batchBytes, exclusive: true, rollBack: indexRestorer(for: storage)
         ) { [self] transaction in
+            // Under the write lock: no other process's write can come between this and the commit.
+            if try snapshotBuildWasDisturbed(index, of: storage, in: transaction) { throw SnapshotBuildDisturbed() }
             if let last { try storage.appendEntries(last.run, last.range, to: index, in: &transaction) }
             try storage.applyBuildLog(log, to: index, in: &transaction)
             storage.replaceIndexes { list in

@@ -9,7 +9,10 @@ extension DataStore {
             enter: { watch.lock.lock() },
             prepare: { transaction in
                 watch.beginTransaction()
-                return try watch.store?.refreshSchemas(before: &transaction) ?? true
+                guard let store = watch.store else { return true }
+                guard try store.refreshSchemas(before: &transaction) else { return false }
+                if watch.seesForeignBuilds { try store.markForeignBuilds(in: &transaction) }
+                return true
             },
             committed: { commit, wroteRecords in watch.committed(commit, wroteRecords: wroteRecords) },
             leave: { watch.lock.unlock() })
@@ -51,6 +54,7 @@ extension DataStore {
     /// Returns whether it opened a database handle. Runs under the watch's lock.
     private func reloadSchemas(in transaction: borrowing some ReadableTransaction & ~Copyable) throws -> Bool {
         var opened = false
+        var foreign = false
         for storage in collections.withLock({ Array($0.values) }) {
             guard let stored = try StoreSchema.read(storage.name, in: transaction, meta: meta) else { continue }
             let current = storage.indexes
@@ -73,7 +77,9 @@ extension DataStore {
                 opened = true
             }
             storage.replaceIndexes { $0 = reloaded }
+            foreign = foreign || reloaded.contains(where: isForeignSnapshotBuild)
         }
+        schemaWatch.seesForeignBuilds = foreign
         return opened
     }
 
