@@ -50,6 +50,12 @@ final class SchemaWatch: Sendable {
     var checkedThrough: Int { checked.load(ordering: .acquiring) }
 
     private let foreignBuilds = Atomic<Bool>(false)
+    /// Whether ``State/pending`` may hold a schema write, so transactions that write none skip the lock.
+    private let hasPending = Atomic<Bool>(false)
+
+    /// Reads of the stored generation this process made: tests check that a process alone with
+    /// its store makes none per save or query.
+    let generationReads = Atomic<Int>(0)
 
     /// Whether a registered collection may have an index another process builds from a
     /// snapshot, which this process's writes must report (set by the reloads, under ``lock``).
@@ -84,17 +90,29 @@ final class SchemaWatch: Sendable {
     /// once it commits.
     func wrote(_ generation: UInt64, in transaction: Int) {
         state.withLock { $0.pending = (transaction, generation) }
+        hasPending.store(true, ordering: .releasing)
     }
 
     /// Forgets any schema write of an attempt that did not commit.
     func beginTransaction() {
+        guard hasPending.load(ordering: .acquiring) else { return }
         state.withLock { $0.pending = nil }
+        hasPending.store(false, ordering: .releasing)
     }
 
     /// After this process committed `commit`: its own writes are known, so the next
     /// transaction's snapshot needs no check when it is this commit. `wroteRecords` says the
     /// commit changed something (LMDB gives an empty transaction no id of its own).
     func committed(_ commit: Int, wroteRecords: Bool) {
+        // The common case, a commit of records only, needs no lock: it moves the checked commit
+        // on only from the one its transaction checked.
+        if !hasPending.load(ordering: .acquiring) {
+            if wroteRecords {
+                _ = checked.compareExchange(expected: commit - 1, desired: commit, ordering: .acquiringAndReleasing)
+            }
+            return
+        }
+        defer { hasPending.store(false, ordering: .releasing) }
         state.withLock { state in
             let wroteSchema = state.pending?.transaction == commit
             // The transaction checked the commit before it, so its own are all that is new.

@@ -43,7 +43,7 @@ extension DataStore {
             if stored.owner == buildOwner, let index = storage.indexes.first(where: { $0.name == pending.name }) {
                 return .build(index)
             }
-            if let owner = stored.owner, owner.isAlive(seenBy: buildOwner) {
+            if let owner = stored.owner, owner != buildOwner, owner.isAlive(seenBy: buildOwner) {
                 try await Task.sleep(for: .milliseconds(20))
                 continue
             }
@@ -57,8 +57,8 @@ extension DataStore {
         return schema?.indexes.first { $0.definition == pending.definition && $0.state == .building }
     }
 
-    /// Records this open of the store as the builder of `pending`'s index, whose owner died,
-    /// emptying what it left; `nil` when the stored schema no longer says so (another process
+    /// Records this open of the store as the builder of `pending`'s index, whose owner died (or
+    /// is this open, whose list lost it), emptying what it left; `nil` when the stored schema no longer says so (another process
     /// took it over or finished it first).
     private func takeOver(_ pending: IndexTable, in storage: CollectionTable) async throws -> IndexTable? {
         let (claimed, _) = try await writer.submit(
@@ -68,7 +68,7 @@ extension DataStore {
                 var index = storage.indexes.first(where: {
                     $0.definition == pending.definition && $0.state == .building
                 }),
-                index.owner.map({ !$0.isAlive(seenBy: buildOwner) }) ?? true
+                index.owner.map({ $0 == buildOwner || !$0.isAlive(seenBy: buildOwner) }) ?? true
             else { return nil }
             index.owner = buildOwner
             index.buildLog = index.definition.unique ? nil : IndexBuildLog()

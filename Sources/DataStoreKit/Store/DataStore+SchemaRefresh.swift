@@ -9,6 +9,8 @@ extension DataStore {
             enter: { watch.lock.lock() },
             prepare: { transaction in
                 watch.beginTransaction()
+                // A base this process checked or made, and no foreign build to report: nothing to do.
+                if transaction.transactionID - 1 == watch.checkedThrough && !watch.seesForeignBuilds { return true }
                 guard let store = watch.store else { return true }
                 guard try store.refreshSchemas(before: &transaction) else { return false }
                 if watch.seesForeignBuilds { try store.markForeignBuilds(in: &transaction) }
@@ -24,6 +26,7 @@ extension DataStore {
     func refreshSchemas(before transaction: inout WriteTransaction) throws -> Bool {
         let base = transaction.transactionID - 1
         if base == schemaWatch.checkedThrough { return true }
+        schemaWatch.generationReads.add(1, ordering: .relaxed)
         let stored = try StoreSchema.generation(in: transaction, meta: meta)
         let opened = schemaWatch.reflects(stored) ? false : try reloadSchemas(in: transaction)
         schemaWatch.confirm(stored, through: base)
@@ -39,6 +42,7 @@ extension DataStore {
         try? environment.read { transaction in
             let snapshot = transaction.snapshotID
             guard snapshot > schemaWatch.checkedThrough else { return }
+            schemaWatch.generationReads.add(1, ordering: .relaxed)
             let stored = try StoreSchema.generation(in: transaction, meta: meta)
             if schemaWatch.reflects(stored) { return schemaWatch.confirm(stored, through: snapshot) }
             schemaWatch.lock.lock()

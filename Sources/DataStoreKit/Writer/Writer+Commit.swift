@@ -135,6 +135,7 @@ extension WriterCore {
         outcomes.reserveCapacity(batch.count)
         let commitID: CommitID
         let successes: [any Sendable]
+        var changedRecords: Bool?
         transactionHook?.enter()
         defer { transactionHook?.leave() }
         do {
@@ -149,7 +150,7 @@ extension WriterCore {
             }
             successes = outcomes.compactMap { try? $0.get() }
             // In the batch's own transaction, under its own id: the log never disagrees with the data.
-            try changeLog?.record(successes, in: &transaction)
+            changedRecords = try changeLog?.record(successes, in: &transaction)
             if extendsDataFile {
                 extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes })
             }
@@ -157,7 +158,9 @@ extension WriterCore {
         } catch {
             return Self.unfinished(by: error)
         }
-        transactionHook?.committed(commitID.rawValue, Self.changesRecords(successes))
+        if let transactionHook {
+            transactionHook.committed(commitID.rawValue, changedRecords ?? Self.changesRecords(successes))
+        }
         count(batch.count, succeeded: successes.count, since: started)
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
         acknowledge(committed)
