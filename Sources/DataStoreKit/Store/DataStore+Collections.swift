@@ -287,7 +287,7 @@ extension DataStore {
             [self, index] transaction in
             try transaction.delete(StoreSchema.disturbedBuildKey(storage.name, index.name), in: meta)
             storage.replaceIndexes { list in
-                for position in list.indices where list[position].name == index.name { list[position].state = .ready }
+                for position in list.indices where list[position].name == index.name { list[position].markReady() }
             }
             try writeSchema(of: storage, in: &transaction)
         }

@@ -102,8 +102,7 @@ extension DataStore {
             try storage.applyBuildLog(log, to: index, in: &transaction)
             storage.replaceIndexes { list in
                 for position in list.indices where list[position].name == index.name {
-                    list[position].state = .ready
-                    list[position].buildLog = nil
+                    list[position].markReady()
                 }
             }
             try writeSchema(of: storage, in: &transaction)

@@ -116,7 +116,7 @@ extension CollectionTable {
         var after: [UInt8]? = nil
         while let last = try indexChunk(index, after: after, limit: 1_000, in: &transaction) { after = last }
         replaceIndexes { list in
-            for position in list.indices where list[position].name == index.name { list[position].state = .ready }
+            for position in list.indices where list[position].name == index.name { list[position].markReady() }
         }
     }
 

@@ -68,7 +68,7 @@ extension DataStore {
                     kept.state = index.state
                     kept.declared = index.declared ?? true
                     kept.owner = index.owner
-                    if kept.state == .ready { kept.buildLog = nil }
+                    if kept.state == .ready { kept.markReady() }
                     reloaded.append(kept)
                     continue
                 }

@@ -23,6 +23,14 @@ struct IndexTable: Sendable {
     var owner: IndexBuildOwner?
 
     var name: String { definition.name }
+
+    /// Marks the index complete: it has no build log and no builder any more (which also keeps
+    /// the copies every write makes of it small).
+    mutating func markReady() {
+        state = .ready
+        buildLog = nil
+        owner = nil
+    }
     var componentBudget: Int { StorageKeys.componentBudget(fieldCount: definition.fields.count) }
 
     /// One index entry of a document.
