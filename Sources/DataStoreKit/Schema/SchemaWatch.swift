@@ -19,8 +19,9 @@ final class SchemaWatch: Sendable {
     /// The newest commit whose stored schema the registered collections are known to reflect.
     private let checked = Atomic<Int>(0)
     private let state = Mutex(State())
-    /// Held by every write transaction of the process, from before it begins until it ends, and
-    /// by every reload: a reload never meets a transaction's own uncommitted index-list changes.
+    /// Held by every exclusive write transaction of the process (the kind that changes index
+    /// lists), from before it begins until it ends, and by every reload: a reload never meets a
+    /// transaction's own uncommitted index-list changes.
     let lock = NSRecursiveLock()
     private let environment: Environment
     /// The store whose collections this watch keeps current; written once, by the store's

@@ -6,18 +6,24 @@ extension DataStore {
     /// collections' index lists up to what is stored (another process may have changed them).
     static func schemaHook(_ watch: SchemaWatch) -> WriteTransactionHook {
         WriteTransactionHook(
-            enter: { watch.lock.lock() },
+            // Only an exclusive change set changes index lists inside its transaction: it holds the
+            // lock throughout. A batch of records needs it only to reload (a reload elsewhere
+            // cannot meet it: its base is the commit checked, and no commit can come after it
+            // while it holds LMDB's write lock).
+            enter: { exclusive in if exclusive { watch.lock.lock() } },
             prepare: { transaction in
                 watch.beginTransaction()
                 // A base this process checked or made, and no foreign build to report: nothing to do.
                 if transaction.transactionID - 1 == watch.checkedThrough && !watch.seesForeignBuilds { return true }
                 guard let store = watch.store else { return true }
+                watch.lock.lock()
+                defer { watch.lock.unlock() }
                 guard try store.refreshSchemas(before: &transaction) else { return false }
                 if watch.seesForeignBuilds { try store.markForeignBuilds(in: &transaction) }
                 return true
             },
             committed: { commit, wroteRecords in watch.committed(commit, wroteRecords: wroteRecords) },
-            leave: { watch.lock.unlock() })
+            leave: { exclusive in if exclusive { watch.lock.unlock() } })
     }
 
     /// Reloads the registered collections' schemas inside `transaction` when the stored

@@ -20,7 +20,29 @@ struct IndexTable: Sendable {
     /// they change instead of maintaining the index (``IndexBuildLog``).
     var buildLog: IndexBuildLog?
     /// While the index is building: the process (and open of the store) that builds it.
-    var owner: IndexBuildOwner?
+    var owner: IndexBuildOwner? {
+        get { ownerBox?.owner }
+        set { ownerBox = newValue.map(OwnerBox.init) }
+    }
+    /// Boxed so that the copies every write makes of the index cost one reference, whatever the owner holds.
+    private var ownerBox: OwnerBox?
+
+    private final class OwnerBox: Sendable {
+        let owner: IndexBuildOwner
+        init(_ owner: IndexBuildOwner) { self.owner = owner }
+    }
+
+    init(
+        definition: IndexDefinition, database: Database, state: State, declared: Bool = true,
+        buildLog: IndexBuildLog? = nil, owner: IndexBuildOwner? = nil
+    ) {
+        self.definition = definition
+        self.database = database
+        self.state = state
+        self.declared = declared
+        self.buildLog = buildLog
+        self.owner = owner
+    }
 
     var name: String { definition.name }
 

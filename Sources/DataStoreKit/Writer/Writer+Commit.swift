@@ -136,8 +136,9 @@ extension WriterCore {
         let commitID: CommitID
         let successes: [any Sendable]
         var changedRecords: Bool?
-        transactionHook?.enter()
-        defer { transactionHook?.leave() }
+        let exclusive = batch.count == 1 && batch[0].change.exclusive
+        transactionHook?.enter(exclusive)
+        defer { transactionHook?.leave(exclusive) }
         do {
             var transaction = try environment.beginWrite()
             if let transactionHook, try !transactionHook.prepare(&transaction) { return .again }
