@@ -12,6 +12,9 @@ import Glibc
 /// DataStoreCrashHelper saves <dir> [--workers 8] [--count N] [--prefix P]
 ///                                  [--other P --other-count N] [--file-size-limit BYTES]
 /// DataStoreCrashHelper hold-reader <dir>
+/// DataStoreCrashHelper schema-writer <dir> [--phases P] [--per-phase N]   (SchemaWorkload.swift)
+/// DataStoreCrashHelper declare-index <dir> --name N [--pause-after B]      (SchemaWorkload.swift)
+/// DataStoreCrashHelper churn <dir> --count N --go FILE                    (SchemaWorkload.swift)
 /// ```
 ///
 /// `saves` runs `workers` tasks, each saving change sets of 3 to 5 documents that share a tag
@@ -41,6 +44,9 @@ struct CrashHelper {
             case "hold-reader": try await holdReader(path: path)
             case "powerloss": try await powerLoss(path: path, options: options)
             case "inspect": try await inspect(listPath: path, options: options)
+            case "schema-writer": try await schemaWriter(path: path, options: options)
+            case "declare-index": try await declareIndex(path: path, options: options)
+            case "churn": try await churn(path: path, options: options)
             default: fail("unknown mode \(mode)")
             }
         } catch {

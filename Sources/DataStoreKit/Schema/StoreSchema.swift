@@ -31,12 +31,16 @@ enum StoreSchema {
         /// object, `\.` is a dot within a name); absent in schemas written before paths, whose
         /// field names were top-level names whatever they held.
         var paths: Bool?
+        /// The process building the index while it is `building`; absent once ready, and in
+        /// schemas written before builds had owners (such a build counts as abandoned).
+        var owner: IndexBuildOwner?
 
-        init(definition: IndexDefinition, state: IndexTable.State, declared: Bool?) {
+        init(definition: IndexDefinition, state: IndexTable.State, declared: Bool?, owner: IndexBuildOwner? = nil) {
             self.definition = definition
             self.state = state
             self.declared = declared
             paths = true
+            self.owner = owner
         }
 
         /// The index as written before paths existed, read as it was meant: a field name that
@@ -87,13 +91,17 @@ enum StoreSchema {
         }
     }
 
+    /// Writes `collection`'s schema and raises the schema generation, which it returns, so that
+    /// every other process reloads it before its next use of the collection's indexes.
+    @discardableResult
     static func write(
         _ schema: Collection, for collection: String, in transaction: inout WriteTransaction, meta: Database
-    ) throws {
+    ) throws -> UInt64 {
         let bytes = try JSONEncoder().encode(schema)
         try transaction.put(Array(bytes), forKey: collectionKey(collection), in: meta)
         if schema.indexes.contains(where: { $0.definition.covering != nil }) {
             try transaction.put([UInt8(coveringFormatVersion)], forKey: formatKey, in: meta)
         }
+        return try raiseGeneration(in: &transaction, meta: meta)
     }
 }

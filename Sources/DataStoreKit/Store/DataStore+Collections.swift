@@ -92,22 +92,38 @@ extension DataStore {
             throw DataStoreError(.schemaMismatch, "collection \(name) declares two indexes with the same name")
         }
         return try await schemaLock.withLock {
-            let storage = try registeredStorage(name, idField: idField)
-            let plan = IndexReconciliation(current: storage.indexes, declared: declared, mode: mode)
-            let recorded = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) } != nil
-            if recorded && plan.changesNothing && storage.indexes.allSatisfy({ $0.state == .ready }) { return storage }
-            if environment.configuration.flags.contains(.readOnly) {
-                // A reader cannot record that an index was left out; it only may not need a change.
-                if !recorded || (plan.drop.isEmpty && plan.build.isEmpty) { return storage }
-                throw DataStoreError(
-                    .schemaMismatch,
-                    "collection \(name)'s declared indexes differ from the stored ones, "
-                        + "and the store is read-only")
+            while true {
+                if let storage = try await reconcile(
+                    name, idField: idField, declared: declared, buildChunk: buildChunk, mode: mode)
+                {
+                    return storage
+                }
             }
-            try await apply(plan, to: storage, recorded: recorded)
-            try await buildPendingIndexes(of: storage, chunk: buildChunk)
-            return storage
         }
+    }
+
+    /// One pass of ``openCollection(_:idField:indexes:buildChunk:mode:)`` under the schema
+    /// lock; `nil` when an index another process was building went away meanwhile, so the
+    /// declaration must be reconciled with the stored schema again.
+    private func reconcile(
+        _ name: String, idField: String, declared: [IndexDefinition], buildChunk: Int, mode: ReconciliationMode
+    ) async throws -> CollectionTable? {
+        let storage = try registeredStorage(name, idField: idField)
+        // Plan from what is stored now, which another process may have changed.
+        refreshSchemasForRead()
+        let plan = IndexReconciliation(current: storage.indexes, declared: declared, mode: mode)
+        let recorded = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) } != nil
+        if recorded && plan.changesNothing && storage.indexes.allSatisfy({ $0.state == .ready }) { return storage }
+        if environment.configuration.flags.contains(.readOnly) {
+            // A reader cannot record that an index was left out; it only may not need a change.
+            if !recorded || (plan.drop.isEmpty && plan.build.isEmpty) { return storage }
+            throw DataStoreError(
+                .schemaMismatch,
+                "collection \(name)'s declared indexes differ from the stored ones, "
+                    + "and the store is read-only")
+        }
+        try await apply(plan, to: storage, recorded: recorded)
+        return try await buildPendingIndexes(of: storage, chunk: buildChunk) ? storage : nil
     }
 
     /// Drops, registers and re-flags indexes as `plan` says, each step one exclusive change set.
@@ -121,10 +137,10 @@ extension DataStore {
             _ = try await writer.submit(
                 estimatedBytes: 0, exclusive: true,
                 rollBack: indexRestorer(for: storage, reopening: drop)
-            ) { [meta] transaction in
+            ) { [self] transaction in
                 for index in drop { try transaction.dropDatabase(index.database) }
                 storage.replaceIndexes { list in list.removeAll { index in drop.contains { $0.name == index.name } } }
-                try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
+                try writeSchema(of: storage, in: &transaction)
             }
         }
         // 2. Register the new indexes as building: from here on every write maintains a unique one
@@ -136,41 +152,51 @@ extension DataStore {
             added.append(
                 IndexTable(
                     definition: definition, database: database, state: .building,
-                    buildLog: definition.unique ? nil : IndexBuildLog()))
+                    buildLog: definition.unique ? nil : IndexBuildLog(), owner: buildOwner))
         }
         // A new collection is recorded in `_meta` even without indexes, so tools see it.
         guard !added.isEmpty || !plan.declaredChanges.isEmpty || (!recorded && plan.drop.isEmpty) else { return }
         let newIndexes = added
         let flags = plan.declaredChanges
         _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
-            [meta] transaction in
-            for index in newIndexes { try transaction.empty(index.database) }
+            [self] transaction in
+            // The list is what is stored now (the writer's hook reloaded it): an index another
+            // process registered meanwhile with this definition is adopted, not emptied.
+            let fresh = try unregistered(newIndexes, in: storage)
+            for index in fresh { try transaction.empty(index.database) }
             // Idempotent: a change set may be applied again (see ChangeSet).
             storage.replaceIndexes { list in
-                list += newIndexes.filter { new in !list.contains { $0.name == new.name } }
+                list += fresh.filter { new in !list.contains { $0.name == new.name } }
                 for position in list.indices {
                     if let declared = flags[list[position].name] { list[position].declared = declared }
                 }
             }
-            try StoreSchema.write(storage.schema, for: name, in: &transaction, meta: meta)
+            try writeSchema(of: storage, in: &transaction)
         }
     }
 
     /// Fills every index still building from the records, a chunk per commit, then marks it
     /// ready. Existing records that break one (an array in a single-value index, two equal values
     /// in a unique one) undo its declaration: the store is left as it was.
-    private func buildPendingIndexes(of storage: CollectionTable, chunk: Int) async throws {
-        for index in storage.indexes where index.state == .building {
+    /// Returns `false` when an index another process was building is gone: the declaration must
+    /// be reconciled again.
+    private func buildPendingIndexes(of storage: CollectionTable, chunk: Int) async throws -> Bool {
+        for pending in storage.indexes where pending.state == .building {
+            guard case .build(let index) = try await claimBuild(of: pending, in: storage) else {
+                if storage.indexes.contains(where: { $0.definition == pending.definition }) { continue }
+                return false
+            }
             do {
+                indexBuildsRun.add(1, ordering: .relaxed)
                 try await buildIndex(index, of: storage, chunk: chunk)
             } catch {
                 _ = try await writer.submit(
                     estimatedBytes: 0, exclusive: true,
                     rollBack: indexRestorer(for: storage, reopening: [index])
-                ) { [meta] transaction in
+                ) { [self] transaction in
                     try transaction.dropDatabase(index.database)
                     storage.replaceIndexes { list in list.removeAll { $0.name == index.name } }
-                    try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+                    try writeSchema(of: storage, in: &transaction)
                 }
                 let reason = (error as? DataStoreError)?.message ?? "\(error)"
                 throw DataStoreError(
@@ -179,6 +205,7 @@ extension DataStore {
                         + "so it was not added: \(reason)", underlying: error)
             }
         }
+        return true
     }
 
     /// The process's storage for collection `name`, created from `_meta` on first use.
@@ -207,15 +234,22 @@ extension DataStore {
             throw DataStoreError(
                 .notFound, "no collection \(name) in the read-only store at \(path)", underlying: error)
         }
+        // Under the watch's lock, so that no reload of the registered collections runs between
+        // this read of the stored schema and the registration.
+        schemaWatch.lock.lock()
+        defer { schemaWatch.lock.unlock() }
+        let schema = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) }
         var indexes: [IndexTable] = []
-        for index in stored?.indexes ?? [] {
+        for index in schema?.indexes ?? [] {
             let database = try openStoreDatabase(named: StoreSchema.indexDatabaseName(name, index.definition.name))
             indexes.append(
                 IndexTable(
                     definition: index.definition, database: database, state: index.state,
-                    declared: index.declared ?? true))
+                    declared: index.declared ?? true, owner: index.owner))
         }
-        let storage = CollectionTable(name: name, idField: idField, records: records, indexes: indexes)
+        if indexes.contains(where: isForeignSnapshotBuild) { schemaWatch.seesForeignBuilds = true }
+        let storage = CollectionTable(
+            name: name, idField: idField, records: records, indexes: indexes, schemaWatch: schemaWatch)
         return collections.withLock { registered in
             if let existing = registered[name] { return existing }
             registered[name] = storage
@@ -226,8 +260,20 @@ extension DataStore {
     /// Adds the entries of every record to `index`, then marks it ready: from one snapshot in key
     /// order (``buildFromSnapshot(_:of:)``), or for a unique index `chunk` records per commit, each
     /// record checked against the entries before it.
-    private func buildIndex(_ index: IndexTable, of storage: CollectionTable, chunk: Int) async throws {
-        if !index.definition.unique { return try await buildFromSnapshot(index, of: storage) }
+    private func buildIndex(_ pending: IndexTable, of storage: CollectionTable, chunk: Int) async throws {
+        var chunked = pending
+        if !pending.definition.unique {
+            do {
+                return try await buildFromSnapshot(pending, of: storage)
+            } catch {
+                // Another process's writes maintained the index meanwhile (and may have made an
+                // append fail): build it again in chunks; any other failure is the build's.
+                let disturbed = try error is SnapshotBuildDisturbed || snapshotBuildWasDisturbed(pending, of: storage)
+                guard disturbed else { throw error }
+                chunked = try await restartInChunks(pending, of: storage)
+            }
+        }
+        let index = chunked
         var after: [UInt8]? = nil
         while true {
             let resume = after
@@ -238,11 +284,12 @@ extension DataStore {
             after = last
         }
         _ = try await writer.submit(estimatedBytes: 0, exclusive: true, rollBack: indexRestorer(for: storage)) {
-            [meta] transaction in
+            [self, index] transaction in
+            try transaction.delete(StoreSchema.disturbedBuildKey(storage.name, index.name), in: meta)
             storage.replaceIndexes { list in
-                for position in list.indices where list[position].name == index.name { list[position].state = .ready }
+                for position in list.indices where list[position].name == index.name { list[position].markReady() }
             }
-            try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+            try writeSchema(of: storage, in: &transaction)
         }
     }
 }
@@ -259,13 +306,15 @@ extension DataStore {
         let before = storage.indexes
         let droppedNames = Set(dropped.map(\.name))
         return { [self] in
+            // A reload inside the failed transaction may be undone here: the next one reloads.
+            schemaWatch.forget()
             let restored = before.compactMap { index -> IndexTable? in
                 guard droppedNames.contains(index.name) else { return index }
                 let name = StoreSchema.indexDatabaseName(storage.name, index.name)
                 guard let database = try? openStoreDatabase(named: name) else { return nil }
                 return IndexTable(
                     definition: index.definition, database: database, state: index.state,
-                    declared: index.declared)
+                    declared: index.declared, owner: index.owner)
             }
             storage.replaceIndexes { $0 = restored }
         }
@@ -278,7 +327,9 @@ extension CollectionTable {
         StoreSchema.Collection(
             idField: idField,
             indexes: indexes.map {
-                StoreSchema.Index(definition: $0.definition, state: $0.state, declared: $0.declared ? nil : false)
+                StoreSchema.Index(
+                    definition: $0.definition, state: $0.state, declared: $0.declared ? nil : false,
+                    owner: $0.state == .building ? $0.owner : nil)
             })
     }
 }

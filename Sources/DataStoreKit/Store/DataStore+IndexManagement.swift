@@ -95,16 +95,17 @@ extension DataStore {
         let last = held
         _ = try await writer.submit(
             estimatedBytes: settings.batchBytes, exclusive: true, rollBack: indexRestorer(for: storage)
-        ) { [meta] transaction in
+        ) { [self] transaction in
+            // Under the write lock: no other process's write can come between this and the commit.
+            if try snapshotBuildWasDisturbed(index, of: storage, in: transaction) { throw SnapshotBuildDisturbed() }
             if let last { try storage.appendEntries(last.run, last.range, to: index, in: &transaction) }
             try storage.applyBuildLog(log, to: index, in: &transaction)
             storage.replaceIndexes { list in
                 for position in list.indices where list[position].name == index.name {
-                    list[position].state = .ready
-                    list[position].buildLog = nil
+                    list[position].markReady()
                 }
             }
-            try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+            try writeSchema(of: storage, in: &transaction)
         }
     }
 

@@ -28,10 +28,10 @@ extension DataStore {
                 _ = try await writer.submit(
                     estimatedBytes: 0, exclusive: true, rollBack: { for undo in restorers { undo() } }
                 ) {
-                    [meta] transaction in
+                    [self] transaction in
                     for step in prepared.steps { try step(&transaction) }
                     for storage in storages.values {
-                        try StoreSchema.write(storage.schema, for: storage.name, in: &transaction, meta: meta)
+                        try writeSchema(of: storage, in: &transaction)
                     }
                     try transaction.put([1], forKey: key, in: meta)
                 }
@@ -116,7 +116,7 @@ extension CollectionTable {
         var after: [UInt8]? = nil
         while let last = try indexChunk(index, after: after, limit: 1_000, in: &transaction) { after = last }
         replaceIndexes { list in
-            for position in list.indices where list[position].name == index.name { list[position].state = .ready }
+            for position in list.indices where list[position].name == index.name { list[position].markReady() }
         }
     }
 

@@ -70,6 +70,12 @@ public final class DataStore: Sendable {
     let meta: Database
     let collections = Mutex<[String: CollectionTable]>([:])
     let schemaLock = AsyncLock()
+    /// What this process knows of the stored schemas, which other processes may change.
+    let schemaWatch: SchemaWatch
+    /// This open of the store, as recorded on the indexes it builds.
+    let buildOwner = IndexBuildOwner.current()
+    /// Index builds this open of the store ran (tests count them across processes).
+    let indexBuildsRun = Atomic<Int>(0)
     /// The change feed's log, and the signal its readers wait on.
     let changeLog: ChangeLog
     /// The live query observations, fed from the log.
@@ -94,15 +100,19 @@ public final class DataStore: Sendable {
         self.changeLog = changeLog
         self.observations = ObservationCenter(log: changeLog)
         let signal = changeLog.signal
+        let schemaWatch = SchemaWatch(environment: environment)
+        self.schemaWatch = schemaWatch
         // An idle writer checks for expired snapshots twice per cap, so one lives at most 1.5 caps.
         self.writer = Writer(
             environment: environment, limits: options.writerLimits, durability: options.durability,
             snapshotCheckInterval: options.maxSnapshotAge.map { $0 / 2 },
             changeLog: changeLog.database == nil || options.readOnly ? nil : changeLog,
+            transactionHook: Self.schemaHook(schemaWatch),
             // The environment's last id, not the batch's: a batch that wrote nothing commits as
             // no transaction, and waking readers for an id that never appears would make them spin.
             afterCommit: { _, _ in signal.committed((try? environment.info().lastTransactionID) ?? 0) },
             afterClose: { signal.close() })
+        schemaWatch.attach(self)
     }
 
     deinit {

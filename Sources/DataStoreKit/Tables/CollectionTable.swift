@@ -15,10 +15,14 @@ package final class CollectionTable: Sendable {
     /// Records looked up through index entries (``recordLookups``).
     let recordLookupCount = Atomic<Int>(0)
 
-    init(name: String, idField: String, records: Database, indexes: [IndexTable]) {
+    /// The store's watch of stored schemas, consulted before each plan (`nil`: none to consult).
+    let schemaWatch: SchemaWatch?
+
+    init(name: String, idField: String, records: Database, indexes: [IndexTable], schemaWatch: SchemaWatch? = nil) {
         self.name = name
         self.idField = idField
         self.records = records
+        self.schemaWatch = schemaWatch
         self.indexList = Mutex((indexes, indexes.filter { $0.state == .ready }, Self.namesAreASCII(idField, indexes)))
     }
 
@@ -51,6 +55,8 @@ package final class CollectionTable: Sendable {
     /// The plan for `query` over the complete indexes, reusing the choice made for earlier
     /// queries of its shape (``PlanCache``).
     func plan(_ query: Query) -> QueryPlan {
+        // Another process may have changed the indexes since this one last looked.
+        schemaWatch?.refreshIfStale()
         // The generation before the list: a list that changes after it makes the choice stale.
         let generation = planCache.generation
         return QueryPlanner.plan(
@@ -60,6 +66,7 @@ package final class CollectionTable: Sendable {
 
     /// The plan for a prepared query's `query`, reusing the choice `pinned` keeps for its shape.
     func plan(_ query: Query, pinned: PinnedPlanChoice) -> QueryPlan {
+        schemaWatch?.refreshIfStale()
         let generation = planCache.generation
         return QueryPlanner.plan(
             query, idField: idField, indexes: readyIndexes, collection: name,

@@ -19,8 +19,40 @@ struct IndexTable: Sendable {
     /// While the index is filled from a snapshot of the records: where writes note the records
     /// they change instead of maintaining the index (``IndexBuildLog``).
     var buildLog: IndexBuildLog?
+    /// While the index is building: the process (and open of the store) that builds it.
+    var owner: IndexBuildOwner? {
+        get { ownerBox?.owner }
+        set { ownerBox = newValue.map(OwnerBox.init) }
+    }
+    /// Boxed so that the copies every write makes of the index cost one reference, whatever the owner holds.
+    private var ownerBox: OwnerBox?
+
+    private final class OwnerBox: Sendable {
+        let owner: IndexBuildOwner
+        init(_ owner: IndexBuildOwner) { self.owner = owner }
+    }
+
+    init(
+        definition: IndexDefinition, database: Database, state: State, declared: Bool = true,
+        buildLog: IndexBuildLog? = nil, owner: IndexBuildOwner? = nil
+    ) {
+        self.definition = definition
+        self.database = database
+        self.state = state
+        self.declared = declared
+        self.buildLog = buildLog
+        self.owner = owner
+    }
 
     var name: String { definition.name }
+
+    /// Marks the index complete: it has no build log and no builder any more (which also keeps
+    /// the copies every write makes of it small).
+    mutating func markReady() {
+        state = .ready
+        buildLog = nil
+        owner = nil
+    }
     var componentBudget: Int { StorageKeys.componentBudget(fieldCount: definition.fields.count) }
 
     /// One index entry of a document.

@@ -30,11 +30,13 @@ extension ChangeLog {
     }
 
     /// Records what `results` changed under the transaction's own id, then trims a bounded step.
-    /// Runs on the writer thread inside the batch's transaction, before its commit.
-    func record(_ results: [any Sendable], in transaction: inout WriteTransaction) throws {
-        guard let database else { return }
+    /// Runs on the writer thread inside the batch's transaction, before its commit. Returns
+    /// whether `results` changed anything; `nil` when the log is off, which does not look.
+    @discardableResult
+    func record(_ results: [any Sendable], in transaction: inout WriteTransaction) throws -> Bool? {
+        guard let database else { return nil }
         let changes = Self.merged(results)
-        guard !changes.isEmpty else { return }
+        guard !changes.isEmpty else { return false }
         let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
         let record = ChangeRecord(
             commit: CommitID(rawValue: transaction.transactionID), milliseconds: now, changes: changes)
@@ -42,6 +44,7 @@ extension ChangeLog {
         try transaction.put(
             record.encoded(), forKey: ChangeRecord.key(for: record.commit.rawValue), in: database, options: .append)
         try trim(database, now: now, in: &transaction)
+        return true
     }
 
     /// Deletes up to ``trimStep`` of the oldest records past the retention's age or size (never the

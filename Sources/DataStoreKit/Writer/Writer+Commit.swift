@@ -38,6 +38,8 @@ extension WriterCore {
         case transactionFull(LMDBError)
         /// Beginning or committing the transaction failed: every change set in it fails.
         case failed(any Error)
+        /// The transaction hook asked for a new transaction before anything was applied.
+        case again
     }
 
     /// Commits `batch`, growing the map or splitting the batch as LMDB requires, and completes
@@ -54,6 +56,8 @@ extension WriterCore {
             switch attempt(next, plan) {
             case .committed:
                 continue
+            case .again:
+                work.append((next, plan))
             case .replay(let isolating):
                 if isolating.knownFailures.count == next.count {
                     // Every change set failed (a batch of one, usually): nothing to commit.
@@ -131,8 +135,13 @@ extension WriterCore {
         outcomes.reserveCapacity(batch.count)
         let commitID: CommitID
         let successes: [any Sendable]
+        var changedRecords: Bool?
+        let exclusive = batch.count == 1 && batch[0].change.exclusive
+        transactionHook?.enter(exclusive)
+        defer { transactionHook?.leave(exclusive) }
         do {
             var transaction = try environment.beginWrite()
+            if let transactionHook, try !transactionHook.prepare(&transaction) { return .again }
             commitID = CommitID(rawValue: transaction.transactionID)
             for (position, pending) in batch.enumerated() {
                 switch try apply(pending, at: position, plan, in: &transaction) {
@@ -142,13 +151,16 @@ extension WriterCore {
             }
             successes = outcomes.compactMap { try? $0.get() }
             // In the batch's own transaction, under its own id: the log never disagrees with the data.
-            try changeLog?.record(successes, in: &transaction)
+            changedRecords = try changeLog?.record(successes, in: &transaction)
             if extendsDataFile {
                 extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes })
             }
             try transaction.commit()
         } catch {
             return Self.unfinished(by: error)
+        }
+        if let transactionHook {
+            transactionHook.committed(commitID.rawValue, changedRecords ?? Self.changesRecords(successes))
         }
         count(batch.count, succeeded: successes.count, since: started)
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
@@ -186,6 +198,15 @@ extension WriterCore {
             isolating.knownFailures[position] = error
             isolating.nestedFrom = position + 1
             return .replay(isolating)
+        }
+    }
+
+    /// Whether a change set of `successes` changed a record, so that the commit wrote something.
+    private static func changesRecords(_ successes: [any Sendable]) -> Bool {
+        successes.contains { result in
+            guard let changes = (result as? ContextSaveReport)?.changes ?? (result as? any ReportsChanges)?.changes
+            else { return false }
+            return changes.contains { !($0.inserted.isEmpty && $0.updated.isEmpty && $0.removed.isEmpty) }
         }
     }
 

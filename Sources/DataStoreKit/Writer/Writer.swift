@@ -35,12 +35,14 @@ final class Writer: Sendable {
         durability: Durability,
         snapshotCheckInterval: Duration? = nil,
         changeLog: ChangeLog? = nil,
+        transactionHook: WriteTransactionHook? = nil,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void,
         afterClose: @escaping @Sendable () -> Void = {}
     ) {
         core = WriterCore(
             environment: environment, limits: limits, durability: durability,
-            snapshotCheckInterval: snapshotCheckInterval, changeLog: changeLog, afterCommit: afterCommit)
+            snapshotCheckInterval: snapshotCheckInterval, changeLog: changeLog, transactionHook: transactionHook,
+            afterCommit: afterCommit)
         let core = self.core
         let thread = Thread {
             // Named from inside the thread, and in at most 15 bytes: Linux refuses longer thread
@@ -154,6 +156,8 @@ final class WriterCore: Sendable {
     let snapshotCheckInterval: Duration?
     /// Where each commit records its changes, inside its own transaction (`nil`: nowhere).
     let changeLog: ChangeLog?
+    /// What the store does around each write transaction (``WriteTransactionHook``).
+    let transactionHook: WriteTransactionHook?
 
     init(
         environment: Environment,
@@ -161,10 +165,12 @@ final class WriterCore: Sendable {
         durability: Durability,
         snapshotCheckInterval: Duration?,
         changeLog: ChangeLog?,
+        transactionHook: WriteTransactionHook? = nil,
         afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
     ) {
         self.snapshotCheckInterval = snapshotCheckInterval
         self.changeLog = changeLog
+        self.transactionHook = transactionHook
         self.environment = environment
         self.limits = limits
         self.commitsSync = durability != .none
