@@ -5,7 +5,10 @@ extension CollectionTable {
     /// compiles to: its shape with its values bound to `values`, or `nil` when the shape is not
     /// known yet (``learnShape(of:digest:query:plan:generation:)`` then records it).
     func dictionaryShape(of params: [String: Value], digest: Int, values: inout PointValues) -> DictionaryShape? {
-        planCache.dictionaryShape(digest: digest, params, values: &values)
+        // A compiled form skips planning, so it checks here what `plan` would: whether another
+        // process changed the indexes (a reload forgets every shape).
+        schemaWatch?.refreshIfStale()
+        return planCache.dictionaryShape(digest: digest, params, values: &values)
     }
 
     /// Records the shape of `params`, which parsed to `query` and was planned as `plan` over the

@@ -61,6 +61,8 @@ public struct PreparedQuery<Object>: Sendable {
     /// `values` bind to it), else the plan.
     private func objects(_ values: [String: Value]) throws -> [Object] {
         let storage = collection.storage
+        // Another process's index change, as `plan` would see it: a reload moves the generation on.
+        storage.schemaWatch?.refreshIfStale()
         // The generation before the plan's index list: a form compiled from a list that changed
         // meanwhile is dropped at the next run.
         let generation = storage.planCache.generation
