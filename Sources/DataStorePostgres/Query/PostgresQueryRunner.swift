@@ -5,7 +5,7 @@ import DataStoreKit
 /// snapshot: candidates in scan order, every condition re-checked on the record bytes, sorted
 /// (unless the scan order is the sort), then offset and limit. With the limit pushed down,
 /// candidates come in pages of `LIMIT` rows, so the scan stops about where LMDB's would.
-struct PostgresQueryRunner {
+struct PostgresQueryRunner: Sendable {
     let layout: TableLayout
     let plan: QueryPlan
     private let predicates: [RecordPredicate]

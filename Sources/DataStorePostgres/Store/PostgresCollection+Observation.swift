@@ -23,7 +23,7 @@ extension PostgresCollection: ObservedCollection {
             guard query.limit == nil, query.offset <= 0 else { return (try await self.query(query), nil) }
             let idField = layout.idField
             let rows = try await awaitRun(
-                query, otherwise: { try self.run(query) { body, _ in try self.identified(body, idField) } }
+                query, otherwise: { runner in try self.run(runner) { body, _ in try self.identified(body, idField) } }
             ) { body, _ in try identified(body, idField) }
             let ids = rows.compactMap(\.id)
             return (rows.map(\.object), ids.count == rows.count ? Set(ids) : nil)

@@ -78,7 +78,12 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// the server answers.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec`, `.network`.
     public func query(_ query: Query) async throws -> [Object] {
-        try await awaitRun(query, otherwise: { try self.query(query) }) { body, _ in try decode(body, id: nil) }
+        try await awaitRun(query, otherwise: { runner in try self.run(runner, self.object) }, object)
+    }
+
+    /// The object in a row's record bytes (its version unused).
+    private func object(_ body: UnsafeRawBufferPointer, _ version: Int64) throws -> Object {
+        try decode(body, id: nil)
     }
 
     /// The stored documents matching `query`.
@@ -108,7 +113,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     public func count(_ query: Query) async throws -> Int {
         let conditions = Query(conditions: query.conditions)
         let matches: [Void] = try await awaitRun(
-            conditions, idOrder: false, otherwise: { try self.run(conditions, idOrder: false) { _, _ in () } }
+            conditions, idOrder: false, otherwise: { runner in try self.run(runner, idOrder: false) { _, _ in () } }
         ) { _, _ in () }
         return matches.count
     }
@@ -138,8 +143,17 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     func run<Item>(
         _ query: Query, idOrder: Bool = true, _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) throws -> [Item] {
-        let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query), versions: false)
-        return try store.pool.read("querying \(name)") { connection in
+        try run(
+            PostgresQueryRunner(layout: layout, plan: layout.plan(query), versions: false), idOrder: idOrder,
+            materialize)
+    }
+
+    /// ``run(_:idOrder:_:)`` with the query already planned into `runner`.
+    func run<Item>(
+        _ runner: PostgresQueryRunner, idOrder: Bool = true,
+        _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
+    ) throws -> [Item] {
+        try store.pool.read("querying \(name)") { connection in
             if !runner.needsSeveralStatements,
                 let items = try runner.run(
                     on: connection, singleStatement: true, idOrder: idOrder, materialize: materialize)
@@ -155,17 +169,20 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
 
     /// `query` answered by its one statement on an idle connection without holding a thread
     /// while the server answers, when one statement answers; else `otherwise` (which must give
-    /// the same items) on a reader thread. As in ``run(_:idOrder:_:)``, versions are not read.
+    /// the same items) on a reader thread, handed the query as planned once for both. As in
+    /// ``run(_:idOrder:_:)``, versions are not read.
     func awaitRun<Item>(
-        _ query: Query, idOrder: Bool = true, otherwise: @escaping @Sendable () throws -> [Item],
+        _ query: Query, idOrder: Bool = true, otherwise: @escaping @Sendable (PostgresQueryRunner) throws -> [Item],
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) async throws -> [Item] {
-        guard store.pool.awaitsReads else { return try await store.readers.run(otherwise) }
         let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query), versions: false)
-        guard let statement = runner.soleStatement else { return try await store.readers.run(otherwise) }
+        let fallback: @Sendable () throws -> [Item] = { try otherwise(runner) }
+        guard store.pool.awaitsReads, let statement = runner.soleStatement else {
+            return try await store.readers.run(fallback)
+        }
         return try await store.pool.awaitRead(
             statement.sql, statement.parameters, on: store.readers, what: { "querying \(name)" },
-            answer: { try runner.answer(from: $0, idOrder: idOrder, materialize: materialize) }, otherwise: otherwise)
+            answer: { try runner.answer(from: $0, idOrder: idOrder, materialize: materialize) }, otherwise: fallback)
     }
 
     func decode(_ body: UnsafeRawBufferPointer, id: Value?) throws -> Object {
