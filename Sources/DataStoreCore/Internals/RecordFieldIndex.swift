@@ -19,8 +19,8 @@ struct RecordFieldIndex: ~Copyable {
     static let maxNameOffset = 0xFF_FFFF
 
     /// Per indexed field, `nameOffset << 8 | nameLength`; the value's tag follows the name.
-    /// The index is not copyable so that lookups read it where it is: a copyable one was
-    /// copied to the stack to take the entries' address, on every lookup.
+    /// The index is not copyable, so that its readers borrow it where it is: a copyable one
+    /// was copied whole for every lookup.
     private var entries: InlineArray<16, UInt32>
     /// The number of indexed fields, or -1 when the object could not be indexed.
     private var count: Int
@@ -160,20 +160,25 @@ struct RecordFieldIndex: ~Copyable {
             return RecordScan.field(name, in: bytes, from: rest, count: remaining, end: end)
         }
         let target = UInt32(truncatingIfNeeded: length)
-        let slots = entries.span
-        if length > 0, let base = bytes.baseAddress, let wanted = name.baseAddress {
-            for slot in 0..<count {
-                let entry = slots[unchecked: slot]
-                guard entry & 0xFF == target else { continue }
-                // Indexing checked that the name lies within the bytes.
-                let start = Int(truncatingIfNeeded: entry >> 8)
-                if FieldName.equal(base + start, wanted, count: length) { return .found(start + length) }
+        let found = withUnsafePointer(to: entries) { table -> Int in
+            let slots = UnsafeRawPointer(table)
+            if length > 0, let base = bytes.baseAddress, let wanted = name.baseAddress {
+                for slot in 0..<count {
+                    let entry = slots.load(fromByteOffset: slot &* 4, as: UInt32.self)
+                    guard entry & 0xFF == target else { continue }
+                    // Indexing checked that the name lies within the bytes.
+                    let start = Int(truncatingIfNeeded: entry >> 8)
+                    if FieldName.equal(base + start, wanted, count: length) { return start + length }
+                }
+            } else {
+                for slot in 0..<count {
+                    let entry = slots.load(fromByteOffset: slot &* 4, as: UInt32.self)
+                    if entry & 0xFF == target { return Int(truncatingIfNeeded: entry >> 8) }
+                }
             }
-        } else {
-            for slot in 0..<count where slots[unchecked: slot] & 0xFF == target {
-                return .found(Int(truncatingIfNeeded: slots[unchecked: slot] >> 8))
-            }
+            return -1
         }
+        if found >= 0 { return .found(found) }
         if remaining == 0 { return .absent }
         return RecordScan.field(name, in: bytes, from: rest, count: remaining, end: end)
     }

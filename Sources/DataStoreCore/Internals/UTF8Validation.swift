@@ -95,12 +95,12 @@ enum UTF8Validation {
             return high & 0x8080_8080 == 0 ? true : validate(bytes, from: 0)
         }
         var index = 0
-        while index + 16 <= count {
+        while index &+ 16 <= count {
             let pair =
                 base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
                 | base.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
             if pair & highBits != 0 { return validate(bytes, from: index) }
-            index += 16
+            index &+= 16
         }
         if index + 8 <= count {
             if base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & highBits != 0 {
@@ -134,10 +134,10 @@ enum UTF8Validation {
     private static func firstNonASCII(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         let count = bytes.count
         var index = start
-        while index + 8 <= count {
+        while index &+ 8 <= count {
             let high = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) & highBits
-            if high != 0 { return index + high.trailingZeroBitCount / 8 }
-            index += 8
+            if high != 0 { return index &+ high.trailingZeroBitCount / 8 }
+            index &+= 8
         }
         guard index < count else { return nil }
         guard count >= 8 else {
