@@ -111,7 +111,9 @@ extension String: DecodableScalar {
     static func convert(_ value: Value) -> String? { value.stringValue }
     @inline(__always)
     static func read(_ source: RecordSource, at position: Int) throws(CodecError) -> String? {
-        try source.string(at: position)
+        // The non-throwing scan reads a sound string; anything else is read again to report it.
+        if let string = RecordScan.string(source.bytes, at: position) { return string }
+        return try source.string(at: position)
     }
 }
 

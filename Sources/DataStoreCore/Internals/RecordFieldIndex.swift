@@ -4,13 +4,13 @@
 /// ``SourceDecoder`` (``RecordDecoder``'s keyed containers).
 ///
 /// It is stored inline — no allocation — and so holds at most ``capacity`` fields (and only
-/// short names near the start of the bytes); those after are found by ``RecordScan`` from ``rest``. Making it checks that the declared entries fill the
-/// object exactly, each name and value within bounds. Objects that fail that check (damaged, or
+/// short names near the start of the bytes); those after are found by ``RecordScan`` from ``rest``.
+/// Making it checks that the declared entries fill the object exactly, each name and value within bounds. Objects that fail that check (damaged, or
 /// beyond what the scan handles) get an index that answers ``RecordScan/Lookup/general`` for
 /// every name, which sends the reader down the general path that reports the precise error.
-struct RecordFieldIndex {
-    /// How many fields are indexed at most. The index is copied whenever it is read (Swift
-    /// copies a tuple to take its address), so it is kept to 64 bytes.
+struct RecordFieldIndex: ~Copyable {
+    /// How many fields are indexed at most: the index lives inline in its reader, so it is kept
+    /// to 64 bytes of entries.
     static let capacity = 16
     /// The longest name an entry holds; the index stops at a longer name or a name beyond
     /// ``maxNameOffset``, and the fields from there on are scanned.
@@ -19,11 +19,9 @@ struct RecordFieldIndex {
     static let maxNameOffset = 0xFF_FFFF
 
     /// Per indexed field, `nameOffset << 8 | nameLength`; the value's tag follows the name.
-    private var entries:
-        (
-            UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-            UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32
-        )
+    /// The index is not copyable, so that its readers borrow it where it is: a copyable one
+    /// was copied whole for every lookup.
+    private var entries: InlineArray<16, UInt32>
     /// The number of indexed fields, or -1 when the object could not be indexed.
     private var count: Int
     /// The offset of the first field not indexed.
@@ -34,10 +32,10 @@ struct RecordFieldIndex {
     private var end: Int
 
     /// An index that sends every lookup to the general path.
-    static let unavailable = RecordFieldIndex()
+    static func unavailable() -> RecordFieldIndex { RecordFieldIndex() }
 
     private init() {
-        entries = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        entries = InlineArray(repeating: 0)
         (count, rest, remaining, end) = (-1, 0, 0, 0)
     }
 
@@ -70,33 +68,75 @@ struct RecordFieldIndex {
         self.init(bytes, entries: offset, end: end, count: declared)
     }
 
-    /// Indexes the `declared` entries starting at `start`, which must end exactly at `end`.
+    /// Indexes the `declared` entries starting at `start`, which must end exactly at `end`:
+    /// the first up to ``capacity`` with short names near the start go into ``entries``, the
+    /// rest are only checked.
     private init(_ bytes: UnsafeRawBufferPointer, entries start: Int, end: Int, count declared: Int) {
         self.init()
-        guard declared >= 0, start >= 0, end <= bytes.count else { return }
-        let body = UnsafeRawBufferPointer(rebasing: bytes[..<end])
+        guard declared >= 0, start >= 0, start <= end, end <= bytes.count, let base = bytes.baseAddress else { return }
         var offset = start
         var indexed = 0
-        var rest = start
-        let complete = withUnsafeMutableBytes(of: &entries) { slots -> Bool in
-            for field in 0..<declared {
-                let length = RecordScan.varint(body, &offset)
-                guard length >= 0, length <= end - offset else { return false }
-                let indexes =
-                    indexed == field && field < Self.capacity && length <= Self.maxNameLength
-                    && offset <= Self.maxNameOffset
-                if indexes {
-                    slots.storeBytes(of: UInt32(offset) << 8 | UInt32(length), toByteOffset: field * 4, as: UInt32.self)
-                    indexed = field + 1
-                }
-                offset += length
-                guard RecordScan.skipValue(body, &offset) else { return false }
-                if indexes { rest = offset }
+        let indexable = Swift.min(declared, Self.capacity)
+        while indexed < indexable {
+            let entry = offset
+            guard let length = Self.length(base, &offset, end: end) else { return }
+            guard length <= Self.maxNameLength, offset <= Self.maxNameOffset else {
+                offset = entry
+                break
             }
-            return offset == end
+            entries[indexed] = UInt32(truncatingIfNeeded: offset) << 8 | UInt32(truncatingIfNeeded: length)
+            offset &+= length
+            guard Self.skipValue(base, &offset, end: end) else { return }
+            indexed &+= 1
         }
-        guard complete else { return }
+        let rest = offset
+        for _ in indexed..<declared {
+            guard let length = Self.length(base, &offset, end: end) else { return }
+            offset &+= length
+            guard Self.skipValue(base, &offset, end: end) else { return }
+        }
+        guard offset == end else { return }
         (self.count, self.rest, self.remaining, self.end) = (indexed, rest, declared - indexed, end)
+    }
+
+    /// Reads the varint length at `offset` (see ``RecordScan/varint(_:_:)``) and moves past it;
+    /// `nil` unless that many bytes follow before `end`.
+    @inline(__always)
+    private static func length(_ base: UnsafeRawPointer, _ offset: inout Int, end: Int) -> Int? {
+        guard offset < end else { return nil }
+        let first = base.load(fromByteOffset: offset, as: UInt8.self)
+        let length: Int
+        if first < 0x80 {
+            length = Int(truncatingIfNeeded: first)
+            offset &+= 1
+        } else {
+            length = RecordScan.varint(UnsafeRawBufferPointer(start: base, count: end), &offset)
+            guard length >= 0 else { return nil }
+        }
+        return length <= end &- offset ? length : nil
+    }
+
+    /// Per value tag 0…15, four bits: the payload's fixed size, `0xF` for a varint-prefixed
+    /// payload, `0xE` for a reserved tag (docs/encoding.md).
+    private static let payloadSizes: UInt64 = 0xEEEF_FFF8_8421_000E
+
+    /// Moves past the tagged value at `offset`, as ``RecordScan/skipValue(_:_:)`` does within
+    /// `end`, with the tag's size looked up instead of switched on.
+    @inline(__always)
+    private static func skipValue(_ base: UnsafeRawPointer, _ offset: inout Int, end: Int) -> Bool {
+        guard offset < end else { return false }
+        let tag = base.load(fromByteOffset: offset, as: UInt8.self)
+        offset &+= 1
+        guard tag < 16 else { return false }
+        let size = Int(truncatingIfNeeded: (payloadSizes &>> (UInt64(tag) &* 4)) & 0xF)
+        if size == 0xF {
+            guard let length = Self.length(base, &offset, end: end) else { return false }
+            offset &+= length
+            return true
+        }
+        guard size != 0xE, size <= end &- offset else { return false }
+        offset &+= size
+        return true
     }
 
     /// Finds field `name` (matched by its exact UTF-8 bytes) in `bytes`, the bytes the index
@@ -110,21 +150,30 @@ struct RecordFieldIndex {
     }
 
     /// Finds the field whose name is exactly the bytes `name` in `bytes`, the bytes the index
-    /// was made from.
+    /// was made from: entries of another length are passed by one integer comparison, and the
+    /// names of the same length compared a word at a time.
     @inline(__always)
     func field(_ name: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer) -> RecordScan.Lookup {
         guard isAvailable else { return .general }
-        guard name.count <= Self.maxNameLength else {
+        let length = name.count
+        guard length <= Self.maxNameLength else {
             return RecordScan.field(name, in: bytes, from: rest, count: remaining, end: end)
         }
-        let target = UInt32(name.count)
-        let found = withUnsafeBytes(of: entries) { slots -> Int in
-            for slot in 0..<count {
-                let entry = slots.load(fromByteOffset: slot * 4, as: UInt32.self)
-                guard entry & 0xFF == target else { continue }
-                let start = Int(truncatingIfNeeded: entry >> 8)
-                if UTF8Order.equal(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + name.count)]), name) {
-                    return start + name.count
+        let target = UInt32(truncatingIfNeeded: length)
+        let found = withUnsafePointer(to: entries) { table -> Int in
+            let slots = UnsafeRawPointer(table)
+            if length > 0, let base = bytes.baseAddress, let wanted = name.baseAddress {
+                for slot in 0..<count {
+                    let entry = slots.load(fromByteOffset: slot &* 4, as: UInt32.self)
+                    guard entry & 0xFF == target else { continue }
+                    // Indexing checked that the name lies within the bytes.
+                    let start = Int(truncatingIfNeeded: entry >> 8)
+                    if FieldName.equal(base + start, wanted, count: length) { return start + length }
+                }
+            } else {
+                for slot in 0..<count {
+                    let entry = slots.load(fromByteOffset: slot &* 4, as: UInt32.self)
+                    if entry & 0xFF == target { return Int(truncatingIfNeeded: entry >> 8) }
                 }
             }
             return -1

@@ -127,11 +127,13 @@ enum RecordScan {
     /// The length-prefixed payload after a `string` or `bytes` tag at `offset`.
     @inline(__always)
     static func payload(_ bytes: UnsafeRawBufferPointer, at offset: Int, tag: UInt8) -> UnsafeRawBufferPointer? {
-        guard offset >= 0, offset < bytes.count, bytes[offset] == tag else { return nil }
-        var start = offset + 1
+        guard offset >= 0, offset < bytes.count, let base = bytes.baseAddress,
+            base.load(fromByteOffset: offset, as: UInt8.self) == tag
+        else { return nil }
+        var start = offset &+ 1
         let length = varint(bytes, &start)
-        guard length >= 0, length <= bytes.count - start else { return nil }
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)])
+        guard length >= 0, length <= bytes.count &- start else { return nil }
+        return UnsafeRawBufferPointer(start: base + start, count: length)
     }
 
     /// The string at `offset`, if it is one of valid UTF-8.

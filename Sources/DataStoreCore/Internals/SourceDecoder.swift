@@ -15,7 +15,7 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     /// is 1); a decoder is never made for a container beyond ``RecordCodec/maxDepth``.
     let level: Int
     /// Where the fields of the record object at ``position`` are, for the keyed containers' hot
-    /// path (``field(_:_:key:)``): inline, so no allocation. ``RecordFieldIndex/unavailable``
+    /// path (``field(_:_:key:)``): inline, so no allocation. ``RecordFieldIndex/unavailable()``
     /// for document positions, non-objects, and objects the fast index does not handle.
     let index: RecordFieldIndex
     /// Why the object at ``position`` could not be indexed, thrown when a container is asked for.
@@ -32,14 +32,14 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
         self.level = level
         switch position {
         case .value(let value):
-            index = .unavailable
+            index = .unavailable()
             builtObject = value.objectValue.map { .document($0) }
             isObjectBuilt = true
             objectError = nil
         case .record(let offset):
             let record = RecordSource(bytes: source.bytes)
             guard record.isObject(at: offset) else {
-                index = .unavailable
+                index = .unavailable()
                 builtObject = nil
                 isObjectBuilt = true
                 objectError = nil

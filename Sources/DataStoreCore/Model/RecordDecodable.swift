@@ -88,6 +88,13 @@ public struct RecordFields: ~Copyable {
         case .general:
             break
         }
+        return try readGeneral(name, wanted, general)
+    }
+
+    /// The general half of ``read(_:_:fast:general:)``, out of line so that the fast half stays
+    /// small where it is inlined.
+    @inline(never)
+    private func readGeneral<T>(_ name: String, _ wanted: String, _ general: (Value) -> T?) throws(CodecError) -> T? {
         switch try value(name) {
         case nil, .null?: return nil
         case let found?:
