@@ -138,6 +138,29 @@ struct CallerCommitTests {
         #expect(temporary.store.writerMetrics.callerCommits == 1)
     }
 
+    @Test("a caller commit slower than maxCallerCommitDuration sends the next saves through the writer")
+    func slowCallerCommitPauses() async throws {
+        let temporary = try TemporaryStore(
+            options: .init(durability: .none, writerLimits: .init(maxCallerCommitDuration: .zero)))
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let core = temporary.store.writer.core
+        try await eventually { core.state.withLock { $0.writerSleeping } }
+        let small = ChangeSet(apply: { _ in 1 }, estimatedBytes: 0)
+        let committed = try #require(commitOnCallerRetrying(core, small))
+        _ = try committed.get()
+        #expect(temporary.store.writerMetrics.callerCommits == 1)
+        // Every commit takes longer than zero: however idle the writer, it takes the next saves.
+        try await eventually { core.state.withLock { $0.writerSleeping } }
+        #expect(core.commitOnCallerIfIdle(small) == nil)
+        let before = temporary.store.writerMetrics
+        for index in 0..<5 { _ = try await notes.add(object: note("p\(index)")) }
+        let metrics = temporary.store.writerMetrics
+        #expect(metrics.callerCommits == 1)
+        #expect(metrics.batches - before.batches == 5)
+        #expect(try notes.count() == 5)
+    }
+
     @Test("with maxCallerCommitBytes 0 every save goes through the writer's thread")
     func callerCommitsOff() async throws {
         let temporary = try TemporaryStore(options: .init(writerLimits: .init(maxCallerCommitBytes: 0)))

@@ -27,10 +27,15 @@ public struct WriterLimits: Sendable, Hashable {
     /// thread is then busy for its own commit (its sync included). 0 sends every save through the
     /// writer's thread.
     public var maxCallerCommitBytes: Int
+    /// How long a caller commit may take (its sync included) before the store's saves go through
+    /// the writer's thread for the next second: a caller's thread is one of the cooperative pool's,
+    /// and while a slow disk keeps it blocked, other savers' tasks may not get a thread to save in
+    /// (docs/concurrency.md, "A lone save").
+    public var maxCallerCommitDuration: Duration
 
     /// Defaults: 1,024 change sets or 16 MiB per batch, 16,384 queued, map up to 1 TiB, 1 MiB
     /// of data-file headroom, 2 s of waiting for readers to let the map grow, saves up to 64 KiB
-    /// committed by an idle writer's caller.
+    /// committed by an idle writer's caller while such commits take at most 1 ms.
     public init(
         maxChangeSetsPerBatch: Int = 1_024,
         maxBytesPerBatch: Int = 16 << 20,
@@ -38,7 +43,8 @@ public struct WriterLimits: Sendable, Hashable {
         maxMapSize: Int = 1 << 40,
         dataFileHeadroom: Int = 1 << 20,
         mapGrowthWait: Duration = .seconds(2),
-        maxCallerCommitBytes: Int = 64 << 10
+        maxCallerCommitBytes: Int = 64 << 10,
+        maxCallerCommitDuration: Duration = .milliseconds(1)
     ) {
         self.maxChangeSetsPerBatch = maxChangeSetsPerBatch
         self.maxBytesPerBatch = maxBytesPerBatch
@@ -47,5 +53,16 @@ public struct WriterLimits: Sendable, Hashable {
         self.dataFileHeadroom = dataFileHeadroom
         self.mapGrowthWait = mapGrowthWait
         self.maxCallerCommitBytes = maxCallerCommitBytes
+        self.maxCallerCommitDuration = maxCallerCommitDuration
+    }
+}
+
+extension WriterLimits {
+    /// ``maxCallerCommitDuration`` in nanoseconds, as the writer's clock counts.
+    var maxCallerCommitNanoseconds: UInt64 {
+        let (seconds, attoseconds) = maxCallerCommitDuration.components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        guard seconds < 1 << 33 else { return .max }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 }

@@ -13,7 +13,16 @@ import Synchronization
 /// begins and commits on one thread with no suspension inside, and the caller blocks for its own
 /// commit only, never for another batch's. Whoever saves meanwhile queues as before, and the caller
 /// wakes the writer for them when done.
+///
+/// The caller's thread belongs to the cooperative pool, and the commit blocks it through the disk's
+/// sync. When the pool is busy, the other savers' tasks cannot start while it is blocked, so each
+/// save finds the writer idle again and saves run one after another instead of coalescing. A slow
+/// sync makes that costly and the hand-offs' saving small, so a caller commit that took longer than
+/// ``WriterLimits/maxCallerCommitDuration`` sends the store's saves through the writer for a while.
 extension WriterCore {
+    /// How long saves go through the writer after a caller commit that took too long.
+    static let callerCommitPause: UInt64 = 1_000_000_000
+
     /// Caller commits running now, in every store of the process.
     static let callerCommitsRunning = Atomic<Int>(0)
     /// At most this many at once, so that at least half the cooperative pool (one thread per core)
@@ -28,6 +37,8 @@ extension WriterCore {
         guard !change.exclusive, change.estimatedBytes <= limits.maxCallerCommitBytes,
             submitsInFlight.load(ordering: .relaxed) <= 1
         else { return nil }
+        let started = DispatchTime.now().uptimeNanoseconds
+        guard started >= callerCommitsPausedUntil.load(ordering: .relaxed) else { return nil }
         guard
             Self.callerCommitsRunning.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
                 <= Self.maxCallerCommitsRunning
@@ -46,6 +57,10 @@ extension WriterCore {
         guard claimed else { return nil }
         let outcome = CallerOutcome()
         let finished = commit([Pending(change: change, complete: { outcome.set($0) })], onCaller: true)
+        let ended = DispatchTime.now().uptimeNanoseconds
+        if ended - started > limits.maxCallerCommitNanoseconds {
+            callerCommitsPausedUntil.store(ended + Self.callerCommitPause, ordering: .relaxed)
+        }
         // As the writer does after each batch: old snapshots pin the pages this commit freed.
         environment.yieldExpiredReaders()
         releaseCommitRole(finished: finished)

@@ -145,6 +145,9 @@ final class WriterCore: Sendable {
     /// Calls to `submit` not yet returned. A caller commits its own change set only when it is the
     /// one: concurrent savers are better served by the writer's batches, each sync shared.
     let submitsInFlight = Atomic<Int>(0)
+    /// Until when (`DispatchTime` uptime nanoseconds) saves go through the writer's thread even
+    /// when it is idle: set by a caller commit that took longer than ``WriterLimits/maxCallerCommitDuration``.
+    let callerCommitsPausedUntil = Atomic<UInt64>(0)
     /// Signalled by whoever sets `writerSleeping` back to `false`.
     let wake = DispatchSemaphore(value: 0)
     let notifyCommitted: @Sendable (CommitID, [any Sendable]) -> Void
