@@ -42,7 +42,8 @@ final class PostgresChangeSource: ChangeSource, Sendable {
         }
     }
 
-    /// The next transaction id the server will assign: no commit id reaches it.
+    /// One past the newest transaction that has ended (the snapshot's `xmax`): every commit made
+    /// so far is below it, though a transaction still running may hold an id above it.
     func nextCommit() throws(DataStoreError) -> Int {
         try read("reading the server's next transaction id") { [clock] connection in
             Int(try connection.execute("SELECT \(clock.snapshotXmax)").int(0, 0) ?? 0)
