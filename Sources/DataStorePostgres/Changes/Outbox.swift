@@ -60,10 +60,10 @@ enum Outbox {
         """
     ]
 
-    /// The statements recording `changes` as the current transaction's commit, at `time`: a row
-    /// per collection, then the outbox's new size, which answers with it (at `sizeAt`), then the
-    /// `NOTIFY`.
-    static func record(_ changes: [CollectionChanges], time: Date, notify: Bool) -> (
+    /// The statements recording `changes` as the current transaction's commit (its id read as
+    /// `clock` says), at `time`: a row per collection, then the outbox's new size, which answers
+    /// with it (at `sizeAt`), then the `NOTIFY`.
+    static func record(_ changes: [CollectionChanges], time: Date, notify: Bool, clock: CommitClock) -> (
         statements: [(sql: String, parameters: [SQLParameter])], sizeAt: Int?
     ) {
         guard !changes.isEmpty else { return ([], nil) }
@@ -78,7 +78,7 @@ enum Outbox {
             statements.append(
                 (
                     "INSERT INTO _changes (commit, seq, time, collection, inserted, updated, removed, bytes) VALUES "
-                        + "(pg_current_xact_id()::text::int8, $1, $2, $3, $4::bytea[], $5::bytea[], $6::bytea[], $7)",
+                        + "(\(clock.transactionID), $1, $2, $3, $4::bytea[], $5::bytea[], $6::bytea[], $7)",
                     [
                         .int(Int64(seq)), .int(milliseconds), .text(change.collection), .byteaArray(lists[0]),
                         .byteaArray(lists[1]), .byteaArray(lists[2]), .int(Int64(bytes))
@@ -87,7 +87,7 @@ enum Outbox {
         }
         let sizeAt = statements.count
         statements.append(("UPDATE _changes_size SET bytes = bytes + $1 RETURNING bytes", [.int(Int64(added))]))
-        if notify { statements.append(("SELECT pg_notify('\(channel)', pg_current_xact_id()::text)", [])) }
+        if notify { statements.append(("SELECT pg_notify('\(channel)', \(clock.notifyPayload))", [])) }
         return (statements, sizeAt)
     }
 

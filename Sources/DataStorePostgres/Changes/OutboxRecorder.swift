@@ -10,6 +10,8 @@ import Foundation
 /// (more may be due at once, so a busy store's log does not outgrow its bounds).
 struct OutboxRecorder {
     let settings: FeedSettings
+    /// The SQL of the server's transaction ids.
+    let clock: CommitClock
     private var lastAgeTrim: ContinuousClock.Instant?
     /// The bytes the outbox's rows held after the last commit that recorded any, when known.
     private(set) var bytes: Int?
@@ -18,14 +20,17 @@ struct OutboxRecorder {
     private var sizeAt: Int?
     private var trimAt: Int?
 
-    init(settings: FeedSettings) { self.settings = settings }
+    init(settings: FeedSettings, clock: CommitClock) {
+        self.settings = settings
+        self.clock = clock
+    }
 
     /// The statements recording `changes` at `time` (nothing when empty), and a trim when due.
     mutating func statements(for changes: [CollectionChanges], time: Date) -> [(
         sql: String, parameters: [SQLParameter]
     )] {
         var statements: [(sql: String, parameters: [SQLParameter])]
-        (statements, sizeAt) = Outbox.record(changes, time: time, notify: settings.notify)
+        (statements, sizeAt) = Outbox.record(changes, time: time, notify: settings.notify, clock: clock)
         trimAt = nil
         if trimIsDue() {
             trimAt = statements.count

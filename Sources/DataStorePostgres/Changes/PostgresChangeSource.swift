@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// Commit ids are server transaction ids, which are assigned when a transaction first writes, so
 /// a transaction with a smaller id can commit after one with a larger. A read therefore delivers
-/// only commits below the oldest transaction still running (`pg_snapshot_xmin`): every one of
+/// only commits below the oldest transaction still running (the snapshot's `xmin`): every one of
 /// those has ended, so no smaller id can appear later, and each commit is delivered once, in id
 /// order — which is commit order for one store's writer.
 final class PostgresChangeSource: ChangeSource, Sendable {
@@ -16,11 +16,14 @@ final class PostgresChangeSource: ChangeSource, Sendable {
     let readers: ReaderThreads
     let options: ChangeFeedOptions
     let signal: CommitSignal
+    /// The SQL of the server's transaction ids, the feed's bounds among them.
+    let clock: CommitClock
     /// Pages read so far (for tests that wait until a reader is parked).
     private let reads = Atomic<Int>(0)
 
-    init(pool: ConnectionPool, readers: ReaderThreads, options: ChangeFeedOptions, latest: Int) {
+    init(pool: ConnectionPool, readers: ReaderThreads, options: ChangeFeedOptions, clock: CommitClock, latest: Int) {
         self.pool = pool
+        self.clock = clock
         self.readers = readers
         self.options = options
         self.signal = CommitSignal(latest: latest, pollInterval: options.pollInterval)
@@ -34,15 +37,16 @@ final class PostgresChangeSource: ChangeSource, Sendable {
 
     /// The horizon: every commit up to it has ended (the oldest running transaction's id, less one).
     func lastCommit() throws(DataStoreError) -> Int {
-        try read("reading the change feed's horizon") { connection in
-            Int(try connection.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8").int(0, 0) ?? 1) - 1
+        try read("reading the change feed's horizon") { [clock] connection in
+            Int(try connection.execute("SELECT \(clock.snapshotXmin)").int(0, 0) ?? 1) - 1
         }
     }
 
-    /// The next transaction id the server will assign: no commit id reaches it.
+    /// One past the newest transaction that has ended (the snapshot's `xmax`): every commit made
+    /// so far is below it, though a transaction still running may hold an id above it.
     func nextCommit() throws(DataStoreError) -> Int {
-        try read("reading the server's next transaction id") { connection in
-            Int(try connection.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text::int8").int(0, 0) ?? 0)
+        try read("reading the server's next transaction id") { [clock] connection in
+            Int(try connection.execute("SELECT \(clock.snapshotXmax)").int(0, 0) ?? 0)
         }
     }
 
@@ -69,7 +73,8 @@ final class PostgresChangeSource: ChangeSource, Sendable {
         defer { reads.add(1, ordering: .relaxed) }
         let page = try read("reading the change feed") { connection in
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            let page = try Self.page(after: position, limit: limit, enabled: options.isEnabled, on: connection)
+            let page = try Self.page(
+                after: position, limit: limit, enabled: options.isEnabled, clock: clock, on: connection)
             try connection.execute("COMMIT")
             return page
         }
@@ -77,11 +82,11 @@ final class PostgresChangeSource: ChangeSource, Sendable {
         return page
     }
 
-    private static func page(after position: Int?, limit: Int, enabled: Bool, on connection: Connection) throws
-        -> ChangePage
-    {
+    private static func page(
+        after position: Int?, limit: Int, enabled: Bool, clock: CommitClock, on connection: Connection
+    ) throws -> ChangePage {
         let bounds = try connection.execute(
-            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8, "
+            "SELECT \(clock.snapshotXmin), "
                 + (enabled ? "COALESCE((SELECT through FROM _changes_trimmed), 0)" : "0::int8"))
         let horizon = Int(bounds.int(0, 0) ?? 1) - 1
         guard enabled else { return ChangePage(events: [], snapshot: horizon, isFull: false) }

@@ -8,11 +8,12 @@ extension PostgresStore {
     public func statistics() throws -> PostgresStatistics {
         let names = try collectionNames()
         let feed = changeSource.options.isEnabled
+        let clock = changeSource.clock
         return try pool.read("reading statistics") { connection in
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             let server = try connection.execute(
                 "SELECT current_setting('server_version'), current_database(), "
-                    + "pg_snapshot_xmin(pg_current_snapshot())::text::int8 - 1, "
+                    + "\(clock.snapshotXmin) - 1, "
                     + (feed ? "(SELECT count(DISTINCT commit) FROM _changes)" : "0::int8"))
             var collections: [PostgresStatistics.Collection] = []
             for name in names {

@@ -30,6 +30,11 @@ public final class PostgresStore: Sendable {
         /// The engine behind the server, for the tables the store creates: `.yugabyteDB` declares
         /// the key columns it scans by range `ASC`, so that YugabyteDB shards them by range.
         public var engine: PostgresEngine
+        /// Which family of transaction-id functions commit identities and the change feed's bounds
+        /// are read with: `.automatic` (the default) takes PostgreSQL 13's `pg_current_xact_id()`
+        /// family when the server has it and the older `txid_current()` family otherwise;
+        /// `.xact` or `.txid` insists on one.
+        public var transactionIDFunctions: TransactionIDFunctions
         /// Whether a read whose statement a pooled connection has prepared is sent from the
         /// caller's thread and awaited there for at most `callerPoll`, then on the process's event
         /// thread, holding no thread while the server answers (docs/postgres.md, "Reads");
@@ -42,12 +47,15 @@ public final class PostgresStore: Sendable {
 
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
         /// kept 7 days and at most 64 MiB, woken by `LISTEN/NOTIFY`, tables declared for PostgreSQL,
-        /// awaited reads that wait up to 200 µs on the caller's thread.
+        /// awaited reads that wait up to 200 µs on the caller's thread, transaction-id functions
+        /// chosen by what the server has.
         public init(
             readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6,
             changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen,
-            engine: PostgresEngine = .postgreSQL, awaitedReads: Bool = true, callerPoll: Duration = .microseconds(200)
+            engine: PostgresEngine = .postgreSQL, awaitedReads: Bool = true, callerPoll: Duration = .microseconds(200),
+            transactionIDFunctions: TransactionIDFunctions = .automatic
         ) {
+            self.transactionIDFunctions = transactionIDFunctions
             self.awaitedReads = awaitedReads
             self.callerPoll = max(.zero, callerPoll)
             self.readers = readers
@@ -86,26 +94,24 @@ public final class PostgresStore: Sendable {
 
     /// Connects to the server at `url` (`postgresql://user@host:port/database`, or `""` for the
     /// server the `PG*` environment variables name).
-    /// - Throws: ``/DataStoreCore/DataStoreError`` `.network` when the server cannot be reached.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.network` when the server cannot be reached;
+    ///   `.unsupported` naming the functions it lacks when it has neither family of
+    ///   transaction-id functions (or not the one ``Options/transactionIDFunctions`` insists on).
     public static func open(url: String, options: Options = Options()) async throws -> PostgresStore {
         let pool = ConnectionPool(
             conninfo: url, maxIdle: options.readers, awaitedReads: options.awaitedReads, callerPoll: options.callerPoll)
         let readers = ReaderThreads(count: options.readers)
-        let source = PostgresChangeSource(pool: pool, readers: readers, options: options.changeFeed, latest: 0)
         let ddl = TableDDL(engine: options.engine)
         let connection: Connection
+        let source: PostgresChangeSource
         do {
             // Connecting blocks: on a reader thread, not the caller's.
-            connection = try await readers.run { [feed = options.changeFeed.isEnabled] in
-                let connection: Connection
-                do throws(PostgresError) {
-                    connection = try pool.connect()
-                    if feed { try Outbox.create(ddl: ddl, on: connection) }
-                } catch {
-                    throw DataStoreError.postgres(error, "opening the store")
-                }
+            (connection, source) = try await readers.run {
+                let (connection, clock) = try connect(pool, url: url, options: options, ddl: ddl)
+                let source = PostgresChangeSource(
+                    pool: pool, readers: readers, options: options.changeFeed, clock: clock, latest: 0)
                 source.signal.committed(try source.lastCommit())
-                return connection
+                return (connection, source)
             }
         } catch {
             readers.close()
@@ -124,10 +130,33 @@ public final class PostgresStore: Sendable {
             ? FeedSettings(
                 notify: options.changeNotifications == .listen, maxAge: options.changeFeed.maxAge,
                 maxBytes: options.changeFeed.maxBytes) : nil
-        let writer = PostgresWriter(connection: connection, limits: limits, feed: feed) { [signal = source.signal] in
+        let writer = PostgresWriter(connection: connection, limits: limits, clock: source.clock, feed: feed) {
+            [signal = source.signal] in
             signal.committed(Int($0))
         }
         return PostgresStore(url: url, pool: pool, readers: readers, writer: writer, changeSource: source, ddl: ddl)
+    }
+
+    /// The writer's connection, and the transaction-id functions the server has (checked before
+    /// the outbox is created, so a server the store cannot use is left as it was).
+    private static func connect(_ pool: ConnectionPool, url: String, options: Options, ddl: TableDDL)
+        throws(DataStoreError) -> (Connection, CommitClock)
+    {
+        let connection: Connection
+        let available: Set<String>
+        do throws(PostgresError) {
+            connection = try pool.connect()
+            available = try CommitClock.available(on: connection)
+        } catch {
+            throw DataStoreError.postgres(error, "opening the store")
+        }
+        let clock = try CommitClock.choose(options.transactionIDFunctions, available: available, server: url)
+        do throws(PostgresError) {
+            if options.changeFeed.isEnabled { try Outbox.create(ddl: ddl, on: connection) }
+        } catch {
+            throw DataStoreError.postgres(error, "opening the store")
+        }
+        return (connection, clock)
     }
 
     /// Stops writing once what is queued has committed, ends change feeds and observations

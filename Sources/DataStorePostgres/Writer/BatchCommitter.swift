@@ -6,6 +6,8 @@ import Foundation
 final class BatchCommitter: @unchecked Sendable {
     private let connection: Connection
     private let limits: PostgresWriter.Limits
+    /// The SQL of the server's transaction ids.
+    private let clock: CommitClock
     /// The change feed's statements of each batch (`nil`: the feed is off).
     private var outbox: OutboxRecorder?
     /// Told each commit's identity once it is committed (the change feed's wake-up).
@@ -15,12 +17,13 @@ final class BatchCommitter: @unchecked Sendable {
     private var mustReconnect = false
 
     init(
-        connection: Connection, limits: PostgresWriter.Limits, feed: FeedSettings?,
+        connection: Connection, limits: PostgresWriter.Limits, clock: CommitClock, feed: FeedSettings?,
         committed: @escaping @Sendable (Int64) -> Void
     ) {
         self.connection = connection
         self.limits = limits
-        self.outbox = feed.map(OutboxRecorder.init)
+        self.clock = clock
+        self.outbox = feed.map { OutboxRecorder(settings: $0, clock: clock) }
         self.committed = committed
     }
 
@@ -48,7 +51,10 @@ final class BatchCommitter: @unchecked Sendable {
         for job in jobs {
             guard case .changeSet(let operations, let complete) = job else { continue }
             do {
-                entries.append(Entry(statements: try operations.map(RowStatements.init), complete: complete))
+                let statements = try operations.map { operation throws(DataStoreError) in
+                    try RowStatements(operation, clock: clock)
+                }
+                entries.append(Entry(statements: statements, complete: complete))
             } catch {
                 complete(.failure(error))
             }
@@ -136,7 +142,7 @@ final class BatchCommitter: @unchecked Sendable {
     /// trim when one is due), then `COMMIT`: one round trip.
     private func finalStatements(_ entries: [Entry]) -> [(sql: String, parameters: [SQLParameter])] {
         var statements: [(sql: String, parameters: [SQLParameter])] = [
-            ("SELECT pg_current_xact_id()::text::int8", [])
+            ("SELECT \(clock.transactionID)", [])
         ]
         if outbox != nil {
             var changes = BatchChanges()

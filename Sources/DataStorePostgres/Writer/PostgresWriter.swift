@@ -24,13 +24,15 @@ final class PostgresWriter: Sendable {
     private let queue = WriterQueue()
     private let batcher: BatchCommitter
 
-    /// Starts the writer thread over `connection`, which it alone uses from now on; `feed` says
-    /// what it records for the change feed, and `committed` hears each commit's identity.
+    /// Starts the writer thread over `connection`, which it alone uses from now on; `clock` names
+    /// the server's transaction-id functions, `feed` says what it records for the change feed, and
+    /// `committed` hears each commit's identity.
     init(
-        connection: Connection, limits: Limits = Limits(), feed: FeedSettings? = nil,
+        connection: Connection, limits: Limits = Limits(), clock: CommitClock, feed: FeedSettings? = nil,
         committed: @escaping @Sendable (Int64) -> Void = { _ in }
     ) {
-        batcher = BatchCommitter(connection: connection, limits: limits, feed: feed, committed: committed)
+        batcher = BatchCommitter(
+            connection: connection, limits: limits, clock: clock, feed: feed, committed: committed)
         let thread = Thread { [queue, batcher] in
             Thread.current.name = "PostgresWriter"
             Self.run(queue, batcher: batcher, limit: limits.maxBatch)

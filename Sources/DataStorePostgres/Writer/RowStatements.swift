@@ -10,10 +10,11 @@ struct RowStatements {
     let operation: RowOperation
 
     /// The version written: the server's transaction id, the commit identity.
-    static let version = "pg_current_xact_id()::text::int8"
+    private let writtenVersion: String
 
-    init(_ operation: RowOperation) throws(DataStoreError) {
+    init(_ operation: RowOperation, clock: CommitClock) throws(DataStoreError) {
         self.operation = operation
+        self.writtenVersion = clock.transactionID
         switch operation {
         case .insert(let row, let layout, _):
             try write(row, layout, conflict: "")
@@ -28,7 +29,7 @@ struct RowStatements {
             let sets = zip(columns, 1...).dropFirst().map { "\($0) = $\($1)" }
             statements.append(
                 (
-                    "UPDATE \(layout.table) SET \(sets.joined(separator: ", ")), version = \(Self.version) "
+                    "UPDATE \(layout.table) SET \(sets.joined(separator: ", ")), version = \(writtenVersion) "
                         + "WHERE id = $1 AND version = $\(parameters.count + 1) RETURNING true",
                     parameters + [.int(Int64(version))]
                 ))
@@ -64,7 +65,7 @@ struct RowStatements {
 
     private mutating func write(_ row: PreparedRow, _ layout: TableLayout, conflict: String) throws(DataStoreError) {
         let (columns, parameters) = try Self.columns(row, layout)
-        let values = (1...parameters.count).map { "$\($0)" } + [Self.version]
+        let values = (1...parameters.count).map { "$\($0)" } + [writtenVersion]
         statements.append(
             (
                 "INSERT INTO \(layout.table) AS t (\(columns.joined(separator: ", ")), version) "
