@@ -142,15 +142,9 @@ final class PointQuery: Sendable {
             if found.predicates == nil { found.predicates = predicates(values) }
             let body = RecordVersion.body(record)
             guard try storage.recordMatches(found.predicates!, body, idKey: idKey) else { return }
-            do {
+            try storage.namingRecord(idKey) {
                 _ = try RecordVersion.read(record)
                 try take(body)
-            } catch let error as DataStoreError where error.code == .codec {
-                throw storage.unreadable(idKey, error.underlying ?? error)
-            } catch let error as DataStoreError {
-                throw error
-            } catch {
-                throw storage.unreadable(idKey, error)
             }
         }
         return true

@@ -29,17 +29,11 @@ struct QueryExecutor {
             // that only matches reach the code generic over `Item` (unspecialized when the
             // caller's module cannot see it, and paying generic-metadata lookups per call).
             guard try candidateMatches(&predicates, idKey, record) else { return true }
-            do {
+            return try storage.namingRecord(idKey) {
                 let body = RecordVersion.body(record)
                 let admission = try collector.admit(body)
                 if admission != .stop { items.append(try materialize(body, try RecordVersion.read(record))) }
                 return admission == .take
-            } catch let error as DataStoreError where error.code == .codec {
-                throw storage.unreadable(idKey, error.underlying ?? error)
-            } catch let error as DataStoreError {
-                throw error
-            } catch {
-                throw storage.unreadable(idKey, error)
             }
         }
         return collector.results(items.array())

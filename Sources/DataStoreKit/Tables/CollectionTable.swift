@@ -94,6 +94,22 @@ package final class CollectionTable: Sendable {
         return undecodable(id: id, underlying)
     }
 
+    /// Runs `read` on the record under `idKey`, so that what it throws names the record: a
+    /// `.codec` error (its cause kept) or any error of another type becomes ``unreadable(_:_:)``;
+    /// another `DataStoreError` passes as it is.
+    @inline(__always)
+    func namingRecord<T>(_ idKey: UnsafeRawBufferPointer, _ read: () throws -> T) throws -> T {
+        do {
+            return try read()
+        } catch let error as DataStoreError where error.code == .codec {
+            throw unreadable(idKey, error.underlying ?? error)
+        } catch let error as DataStoreError {
+            throw error
+        } catch {
+            throw unreadable(idKey, error)
+        }
+    }
+
     /// Decodes a stored record (version + document bytes) into a document.
     func decodeDocument(_ record: UnsafeRawBufferPointer, id: String? = nil) throws(DataStoreError) -> Document {
         do {
