@@ -75,7 +75,7 @@ struct RestifyErrorTests {
 
     @Test("malformed JSON is badResponse")
     func badJSON() async throws {
-        let error = try #require(await dataStoreError { try await faulty("badjson").get(id: "1") })
+        let error = try #require(await answerError { try await faulty("badjson").get(id: "1") })
         #expect(error.code == .badResponse)
         #expect(error.message.contains("not JSON"))
         #expect(error.message.contains("cut off"), "the message shows the body: \(error.message)")
@@ -85,7 +85,7 @@ struct RestifyErrorTests {
     func objectNotArray(_ call: String) async throws {
         let model = try faulty("object-not-array")
         let error = try #require(
-            await dataStoreError {
+            await answerError {
                 call == "all" ? try await model.all() : try await model.query(params: ["id": "1"], options: nil)
             })
         #expect(error.code == .badResponse)
@@ -97,7 +97,7 @@ struct RestifyErrorTests {
         let model = try faulty("array-not-object")
         let message = ConformanceMessage(id: "1", message: "x")
         let error = try #require(
-            await dataStoreError { () async throws -> ConformanceMessage in
+            await answerError { () async throws -> ConformanceMessage in
                 switch call {
                 case "get": try await model.get(id: "1")
                 case "remove": try await model.remove(id: "1")
@@ -112,9 +112,9 @@ struct RestifyErrorTests {
     @Test("other wrong shapes are badResponse", arguments: ["not-objects", "scalar", "empty", "huge-number"])
     func wrongShapes(_ kind: String) async throws {
         let model = try faulty(kind)
-        let list = try #require(await dataStoreError { try await model.all() })
+        let list = try #require(await answerError { try await model.all() })
         #expect(list.code == .badResponse, "\(kind) all: \(list)")
-        let one = try #require(await dataStoreError { try await model.get(id: "1") })
+        let one = try #require(await answerError { try await model.get(id: "1") })
         #expect(one.code == .badResponse, "\(kind) get: \(one)")
     }
 

@@ -525,12 +525,18 @@ class Handler(BaseHTTPRequestHandler):
         return self.error(404, f"unknown fault {kind!r}")
 
 
+class Server(ThreadingHTTPServer):
+    # Many tests connect at once; socketserver's default backlog of 5 makes a loaded machine
+    # drop and retry connections.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 def main():
     global ID_KEY
     if len(sys.argv) > 1:
         ID_KEY = sys.argv[1]
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), Handler)
     print(server.server_address[1], flush=True)
 
     def exit_when_stdin_closes():
