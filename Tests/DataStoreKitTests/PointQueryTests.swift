@@ -263,6 +263,27 @@ struct PointQueryTests {
         }
     }
 
+    @Test("candidates are checked only when a value was cut or a condition's field is outside the window")
+    func checkedCandidates() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let collection = try await Self.collection(in: temporary.store)
+        let long = Value.string(String(repeating: "x", count: 600))
+        let cases: [(params: [String: Value], checked: Bool)] = [
+            (["a": 1, "b": "x"], false), (["a": .double(.nan)], false), (["b": .null], false),
+            (["n.x": 1, "n.y": 2], false), (["a": long, "b": 1], true), (["b": long], true),
+            (["a": 1, "c": 2], true), (["a": 1, "b": 2, "c": 3], true)
+        ]
+        for (params, checked) in cases {
+            _ = try await collection.query(params: params, options: nil)
+            let point = try #require(Self.compiled(collection, params), "\(params)")
+            var values = PointValues()
+            let digest = try #require(DictionaryShape.digest(params))
+            _ = collection.storage.dictionaryShape(of: params, digest: digest, values: &values)
+            #expect(point.window(values).checked == checked, "\(params)")
+        }
+    }
+
     @Test("a shape's keys bind in any order and only when they are exactly its keys")
     func binding() {
         let shape = DictionaryShape(keys: ["a", "b ="], point: nil)

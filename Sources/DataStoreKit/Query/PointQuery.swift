@@ -13,9 +13,12 @@ import Glibc
 /// For such a shape the plan does not depend on the values: an `==` on a scalar is one value
 /// (never a contradiction), no id is fixed, and each index scores by which of its fields are
 /// fixed. So the plan made for the first call's values is the plan the planner makes for any
-/// other scalar values, and every candidate is still checked against every condition (a value
-/// cut to fit a key fixes a window wider than the value). The compiled form belongs to the
-/// generation of the collection's index list it was made from (``PlanCache``), and is dropped
+/// other scalar values. A candidate is checked against the conditions only when the window can
+/// hold entries that do not match: when a condition's field is not in the window, or a value was
+/// cut to fit the key (it then fixes a window wider than the value). Otherwise the window's
+/// entries are exactly the matches, since a key component not cut is the value's exact encoding
+/// and ends before any other component can begin (docs/encoding.md). The compiled form belongs to
+/// the generation of the collection's index list it was made from (``PlanCache``), and is dropped
 /// with it.
 final class PointQuery: Sendable {
     /// The most conditions a point query has (``PointValues`` holds them inline).
@@ -38,6 +41,9 @@ final class PointQuery: Sendable {
     private let predicateTemplates: [RecordPredicate]
     /// For each predicate template, the position of its condition.
     private let predicatePositions: [Int]
+    /// Whether the window fixes every condition's field, so that only a cut value leaves
+    /// candidates to check.
+    private let windowFixesEveryField: Bool
 
     /// The point query for `plan`, made for `query`, or `nil` when the query is not of a point
     /// shape or its plan is not one window of `index` (the table `plan` scans).
@@ -70,6 +76,7 @@ final class PointQuery: Sendable {
         self.predicateTemplates = templates
         let names = conditions.map(\.field)
         self.predicatePositions = templates.map { template in names.firstIndex(of: template.condition.field)! }
+        self.windowFixesEveryField = positions.count == conditions.count
     }
 
     private static func isScalar(_ value: Value) -> Bool {
@@ -79,14 +86,18 @@ final class PointQuery: Sendable {
         }
     }
 
-    /// The index keys a call with `values` visits: those that start with this key.
-    func windowPrefix(_ values: borrowing PointValues) -> [UInt8] {
+    /// The index keys a call with `values` visits (those that start with `prefix`), and whether
+    /// its candidates must be checked against the conditions.
+    func window(_ values: borrowing PointValues) -> (prefix: [UInt8], checked: Bool) {
         var prefix: [UInt8] = []
         prefix.reserveCapacity(min(KeyCodec.maxKeyBytes, 32 * prefixPositions.count))
+        var cut = false
         for (slot, position) in prefixPositions.enumerated() {
-            StorageKeys.appendComponent(values[position], descending: descending[slot], budget: budget, to: &prefix)
+            let cutHere = StorageKeys.appendComponent(
+                values[position], descending: descending[slot], budget: budget, to: &prefix)
+            cut = cut || cutHere
         }
-        return prefix
+        return (prefix, cut || !windowFixesEveryField)
     }
 
     /// The predicates of a call with `values`, in ``/DataStoreCore/RecordPredicate/ordered(_:)`` order.
@@ -104,8 +115,8 @@ final class PointQuery: Sendable {
         _ values: borrowing PointValues, storage: CollectionTable, in transaction: borrowing ReadTransaction,
         take: (_ body: UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let prefix = windowPrefix(values)
-        var found = Found()
+        let (prefix, checked) = window(values)
+        var found = Found(checked: checked)
         defer { storage.noteRecordLookups(found.lookups) }
         try transaction.withCursor(from: cursors) { cursor in
             var more = try cursor.withSeek(atOrAfter: prefix) { key, value in
@@ -121,7 +132,9 @@ final class PointQuery: Sendable {
 
     /// What a run has made so far.
     private struct Found {
-        /// Made at the first candidate: a call that finds none does not pay for them.
+        /// Whether candidates are checked against the conditions (``window(_:)``).
+        let checked: Bool
+        /// Made at the first candidate that is checked: a call that checks none does not pay for them.
         var predicates: [RecordPredicate]?
         /// Records looked up through the index's entries.
         var lookups = 0
@@ -139,9 +152,11 @@ final class PointQuery: Sendable {
         _ = try storage.withRecord(
             ofEntry: value, idKey: idKey, in: index, transaction: transaction, lookups: &found.lookups
         ) { record in
-            if found.predicates == nil { found.predicates = predicates(values) }
             let body = RecordVersion.body(record)
-            guard try storage.recordMatches(found.predicates!, body, idKey: idKey) else { return }
+            if found.checked {
+                if found.predicates == nil { found.predicates = predicates(values) }
+                guard try storage.recordMatches(found.predicates!, body, idKey: idKey) else { return }
+            }
             try storage.namingRecord(idKey) {
                 _ = try RecordVersion.read(record)
                 try take(body)
