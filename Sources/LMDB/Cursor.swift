@@ -131,6 +131,28 @@ public struct Cursor: ~Copyable {
         return try key.withUnsafeBytes { try perform(MDB_SET_RANGE, key: $0, value: nil, body) }
     }
 
+    /// ``withMove(_:_:)`` for a walk whose closure says whether to go on. Not generic: a generic
+    /// call from another module looks up the metadata of `R?` at every step.
+    ///
+    /// The corresponding C function is `mdb_cursor_get`.
+    public func withMove(
+        _ move: Move,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool? {
+        try perform(move.operation, key: nil, value: nil, body)
+    }
+
+    /// ``withSeek(atOrAfter:_:)`` for a walk whose closure says whether to go on. Not generic: a
+    /// generic call from another module looks up the metadata of `R?` on every call.
+    /// - Complexity: O(log n).
+    public func withSeek(
+        atOrAfter key: [UInt8],
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool? {
+        try validateKey(key.count, database, maxKeySize: maxKeySize)
+        return try key.withUnsafeBytes { try perform(MDB_SET_RANGE, key: $0, value: nil, body) }
+    }
+
     /// Moves to exactly `key` (`MDB_SET_KEY`) and lends its (first) entry, or returns `nil`.
     /// - Complexity: O(log n).
     public func withSeek<R>(
