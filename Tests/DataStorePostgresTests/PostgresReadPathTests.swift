@@ -81,6 +81,60 @@ struct PostgresReadPathTests {
         #expect(result.int(0, 0) == 10)
     }
 
+    @Test("reads are planned once per session, as the store's planner chose: an index scan, a nested loop")
+    func plannedOncePerSession() async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let collection = try await store.collection(
+            PostgresTestServer.uniqueName("generic"), mapping: Self.mapping,
+            indexes: [IndexDefinition("pair", fields: ["a", "b"]), IndexDefinition("tags", multiValue: true)])
+        var documents: [Document] = []
+        for n in 0..<300 {
+            var document = Document()
+            document["id"] = .int(Int64(n))
+            document["a"] = .int(Int64(n % 10))
+            document["b"] = .int(Int64(n % 7))
+            document["tags"] = .array([.string("t\(n % 5)")])
+            documents.append(document)
+        }
+        try await collection.add(contentsOf: documents)
+        // The synchronous form, which reads through the pool on this thread.
+        func count(_ params: [String: Value]) throws -> Int {
+            try collection.query(Query(params: params, options: nil)).count
+        }
+        for n in 0..<8 {
+            let expected = documents.filter { $0["a"] == .int(Int64(n)) && $0["b"] == .int(Int64(n)) }.count
+            #expect(try count(["a": .int(Int64(n)), "b": .int(Int64(n))]) == expected)
+            #expect(try count(["tags": .string("t\(n % 5)")]) == 60)
+        }
+        // Sequential reads take the same pooled connection, so its statements are the ones above.
+        let plans = try store.pool.read("reading the session's statements") { connection in
+            let result = try connection.execute(
+                "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%ORDER BY%'"
+            )
+            return (0..<result.rowCount).map { (result.text($0, 0) ?? "", result.int($0, 1), result.int($0, 2)) }
+        }
+        #expect(plans.count == 2, "\(plans)")
+        for (statement, generic, custom) in plans {
+            #expect(generic == 8 && custom == 0, "\(statement): \(generic) generic, \(custom) custom plans")
+        }
+        let window = try collection.explainOnServer(params: ["a": 1, "b": 1])
+        #expect(window.contains("Index Scan") && !window.contains("Bitmap"), "\(window)")
+        let side = try collection.explainOnServer(params: ["tags": .string("t1")])
+        #expect(side.contains("Nested Loop") && !side.contains("Hash") && !side.contains("Bitmap"), "\(side)")
+    }
+
+    @Test("a setting the server does not know is skipped; the others are applied")
+    func unknownSettingsSkipped() throws {
+        let connection = try Connection(
+            "", settings: [("dsk_no_such_setting", "on"), ("enable_bitmapscan", "off"), ("plan_cache_mode", "auto")])
+        #expect(try connection.execute("SHOW enable_bitmapscan").text(0, 0) == "off")
+        let error = #expect(throws: PostgresError.self) {
+            try Connection("", settings: [("enable_bitmapscan", "sideways")])
+        }
+        #expect(error?.code.rawValue == "22023", "a bad value is not skipped")
+    }
+
     @Test("a limited scan whose first page answers is one statement; one that needs a second page says so")
     func singleStatementScans() async throws {
         let store = try await PostgresTestServer.store()

@@ -179,7 +179,7 @@ struct PostgresTransactionFunctionsTests {
         #expect(fromOlder[6].changes.flatMap(\.updated) == [1] && fromOlder[7].changes.flatMap(\.removed) == [2])
         // Every row's version is the commit that wrote it, whichever family read the id.
         let versions = try TestSQL.run(
-            "SELECT version::text FROM \(try TestSQL.table(of: name)) WHERE id = ANY($1::bytea[]) ORDER BY version",
+            "SELECT t.version::text FROM \(try TestSQL.table(of: name)) t WHERE id = ANY($1::bytea[]) ORDER BY t.version",
             [.byteaArray([try mine.layout.idKey(0), try mine.layout.idKey(3)])])
         #expect(versions == ["\(acknowledged[0].rawValue)", "\(acknowledged[3].rawValue)"])
         let queried = try await mine.query(params: ["n": 0], options: nil)

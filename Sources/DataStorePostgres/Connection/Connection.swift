@@ -14,15 +14,20 @@ package final class Connection: @unchecked Sendable {
     var statements: StatementCache
     /// The bounded wait for this connection's answers on the caller's thread, made on first use.
     var socketWait: SocketWait?
+    /// The session settings applied at each connect (``apply(_:)``).
+    private let settings: [(name: String, value: String)]
 
     /// Connects to `conninfo` (a `postgresql://` URL or `key=value` pairs; an empty string
     /// means the `PG*` environment variables), keeping up to `statementCapacity` prepared
-    /// statements.
+    /// statements, and applies `settings` to the session (again after each reconnect).
     ///
     /// The corresponding C function is `PQconnectdb`.
     /// - Throws: ``PostgresError`` of class 08 when the server cannot be reached or refuses.
-    package init(_ conninfo: String, statementCapacity: Int = 256) throws(PostgresError) {
+    package init(
+        _ conninfo: String, statementCapacity: Int = 256, settings: [(name: String, value: String)] = []
+    ) throws(PostgresError) {
         statements = StatementCache(capacity: statementCapacity)
+        self.settings = settings
         guard let handle = PQconnectdb(conninfo) else {
             throw PostgresError(.cannotConnect, "libpq could not allocate a connection")
         }
@@ -35,6 +40,7 @@ package final class Connection: @unchecked Sendable {
         }
         // Notices ("relation already exists, skipping") are not errors: libpq would print them.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        try apply(settings)
     }
 
     deinit { PQfinish(handle) }
@@ -59,6 +65,7 @@ package final class Connection: @unchecked Sendable {
         guard isHealthy else {
             throw PostgresError(.cannotConnect, "cannot reconnect to \(target): \(Self.message(handle))")
         }
+        try apply(settings)
     }
 
     /// Runs one statement with its parameters bound (never spliced into `sql`), results in

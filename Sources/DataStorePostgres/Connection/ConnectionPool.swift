@@ -30,7 +30,7 @@ final class ConnectionPool: Sendable {
     /// Makes a connection to the store's server.
     func connect() throws(PostgresError) -> Connection {
         connectionsMade.add(1, ordering: .relaxed)
-        return try Connection(conninfo)
+        return try Connection(conninfo, settings: Connection.plannerSettings)
     }
 
     /// How many connections the pool has made (the writer's first among them), for tests.

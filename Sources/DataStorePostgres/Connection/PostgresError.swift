@@ -20,6 +20,8 @@ package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible
         package static let undefinedTable = Code(rawValue: "42P01")
         /// No prepared statement has the name given (the session lost it).
         package static let invalidStatementName = Code(rawValue: "26000")
+        /// An object the statement names does not exist, such as an unknown setting.
+        package static let undefinedObject = Code(rawValue: "42704")
         /// A feature the server does not support; also "cached plan must not change result type".
         package static let featureNotSupported = Code(rawValue: "0A000")
 
