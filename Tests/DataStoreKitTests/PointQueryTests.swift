@@ -17,18 +17,7 @@ struct PointQueryTests {
     ]
 
     static func collection(in store: DataStore) async throws -> StoreCollection<Document> {
-        try await store.collection(
-            "docs", mapping: ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 }),
-            indexes: [
-                IndexDefinition("a"),
-                IndexDefinition("b_desc", fields: [.descending("b")]),
-                IndexDefinition("ab", fields: ["a", "b"]),
-                IndexDefinition("cb", fields: ["c", .descending("b")]),
-                IndexDefinition("tags", multiValue: true),
-                IndexDefinition("nx", fields: ["n.x"]),
-                IndexDefinition("nxy", fields: ["n.x", .descending("n.y")]),
-                IndexDefinition("itemKeys", fields: ["items.k"], multiValue: true)
-            ])
+        try await DifferentialTests.collection(in: store)
     }
 
     /// The point query the collection compiled for `params`' shape, if any.
