@@ -145,6 +145,8 @@ struct CallerCommitTests {
         defer { temporary.remove() }
         let notes = try await temporary.store.collection(Note.self, idField: "id")
         let core = temporary.store.writer.core
+        // A pause that cannot run out while a loaded machine runs the rest of the test.
+        core.callerCommitPause.store(3_600_000_000_000, ordering: .relaxed)
         try await eventually { core.state.withLock { $0.writerSleeping } }
         let small = ChangeSet(apply: { _ in 1 }, estimatedBytes: 0)
         let committed = try #require(commitOnCallerRetrying(core, small))

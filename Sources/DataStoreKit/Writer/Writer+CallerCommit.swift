@@ -20,9 +20,6 @@ import Synchronization
 /// sync makes that costly and the hand-offs' saving small, so a caller commit that took longer than
 /// ``WriterLimits/maxCallerCommitDuration`` sends the store's saves through the writer for a while.
 extension WriterCore {
-    /// How long saves go through the writer after a caller commit that took too long.
-    static let callerCommitPause: UInt64 = 1_000_000_000
-
     /// Caller commits running now, in every store of the process.
     static let callerCommitsRunning = Atomic<Int>(0)
     /// At most this many at once, so that at least half the cooperative pool (one thread per core)
@@ -59,7 +56,8 @@ extension WriterCore {
         let finished = commit([Pending(change: change, complete: { outcome.set($0) })], onCaller: true)
         let ended = DispatchTime.now().uptimeNanoseconds
         if ended - started > limits.maxCallerCommitNanoseconds {
-            callerCommitsPausedUntil.store(ended + Self.callerCommitPause, ordering: .relaxed)
+            let pause = callerCommitPause.load(ordering: .relaxed)
+            callerCommitsPausedUntil.store(ended + pause, ordering: .relaxed)
         }
         // As the writer does after each batch: old snapshots pin the pages this commit freed.
         environment.yieldExpiredReaders()
