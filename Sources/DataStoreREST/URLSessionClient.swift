@@ -17,7 +17,10 @@ public import Foundation
 ///
 /// Every answer is returned, whatever its status. A request that gets no answer throws the
 /// session's `URLError`: `.cannotConnectToHost` for a refused connection, `.timedOut` when the
-/// server stays silent for ``timeout``.
+/// server stays silent for ``timeout``, `.networkConnectionLost` when the connection breaks. A
+/// `GET`, `PUT` or `DELETE` whose connection breaks is sent once more first, as browsers and
+/// HTTP libraries do: sending one of them twice has the effect of sending it once. A `POST` or
+/// `PATCH` is never sent again, since the server may have acted on it.
 public final class URLSessionClient: NetworkClient {
     /// How long a request may wait for the server: for the connection, and then between any two
     /// pieces of the answer.
@@ -61,7 +64,8 @@ public final class URLSessionClient: NetworkClient {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends `request` with the session, adding ``defaultHeaders``.
+    /// Sends `request` with the session, adding ``defaultHeaders``; a `GET`, `PUT` or `DELETE`
+    /// whose connection breaks is sent once more.
     ///
     /// - Parameter request: The method, URL, headers and body to send.
     /// - Returns: The server's answer, whatever its status.
@@ -77,7 +81,12 @@ public final class URLSessionClient: NetworkClient {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
         urlRequest.httpBody = request.body
-        let (data, response) = try await session.data(for: urlRequest)
+        let (data, response): (Data, URLResponse)
+        do {
+            (data, response) = try await session.data(for: urlRequest)
+        } catch let error as URLError where error.code == .networkConnectionLost && Self.resendable(request.method) {
+            (data, response) = try await session.data(for: urlRequest)
+        }
         guard let http = response as? HTTPURLResponse else {
             throw URLError(.badServerResponse)
         }
@@ -86,6 +95,15 @@ public final class URLSessionClient: NetworkClient {
             headers[String(describing: name)] = String(describing: value)
         }
         return NetworkResponse(status: http.statusCode, headers: headers, body: data)
+    }
+}
+
+extension URLSessionClient {
+    /// Whether a request with `method` may be sent again after its connection broke: sending it
+    /// twice has the effect of sending it once (RFC 9110, 9.2.2).
+    static func resendable(_ method: HTTPMethod) -> Bool {
+        method == .get || method == .put || method == .delete || method.rawValue == "HEAD"
+            || method.rawValue == "OPTIONS"
     }
 }
 

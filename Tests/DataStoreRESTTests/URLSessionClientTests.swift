@@ -2,6 +2,9 @@
 import DataStoreREST
 import Foundation
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite("URLSessionClient")
 struct URLSessionClientTests {
@@ -32,5 +35,33 @@ struct URLSessionClientTests {
         #expect(deleted.isSuccess)
         let put = try await client.put(URL(string: server.url("_echo/z"))!, body: nil)
         #expect(put.isSuccess)
+    }
+
+    @Test(
+        "a GET, PUT or DELETE whose connection is reset is sent once more; a POST or PATCH is not",
+        arguments: [
+            HTTPMethod.get, .put, .delete, .post, .patch
+        ])
+    func resendsWhatIsIdempotent(_ method: HTTPMethod) async throws {
+        let server = try TestServer.running()
+        let client = URLSessionClient(timeout: .seconds(10))
+        let token = UUID().uuidString
+        let url = URL(string: server.url("faults/drop-once/\(token)"))!
+        let body: Data? = method == .get || method == .delete ? nil : Data(#"{"id": "1"}"#.utf8)
+        let resendable = [HTTPMethod.get, .put, .delete].contains(method)
+        func attempts() async throws -> Int? {
+            let answer = try await client.get(URL(string: server.url("faults/attempts/\(token)"))!)
+            return try (JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["attempts"] as? Int
+        }
+        do {
+            let answer = try await client.send(NetworkRequest(method: method, url: url, body: body))
+            #expect(resendable, "\(method) was sent again")
+            #expect(answer.status == 200)
+            #expect(try await attempts() == 2)
+        } catch let error as URLError {
+            #expect(!resendable, "\(method) was not sent again: \(error)")
+            #expect(error.code == .networkConnectionLost)
+            #expect(try await attempts() == 1)
+        }
     }
 }

@@ -35,6 +35,9 @@ Test helpers:
     /faults/huge-number/...      200 with an integer beyond Int64 (UInt64.max)
     /faults/hang/...             sends nothing for 30 seconds (far longer than the client timeout)
     /faults/404/...              404 with a JSON body
+    /faults/drop-once/<token>    the first request with the token is cut off by a reset, unanswered;
+                                 later ones get 200 {"id": "1", "attempts": n}
+    /faults/attempts/<token>     200 {"attempts": n}: how many requests drop-once got with the token
     /_echo/...                   200 {"method", "path", "headers", "body"} describing the request
     GET /_closed-port            200 {"port": n}: a loopback port that was just bound and released
 
@@ -48,6 +51,7 @@ import math
 import os
 import re
 import socket
+import struct
 import sys
 import threading
 import time
@@ -319,6 +323,8 @@ class Collection:
 
 collections = {}
 lock = threading.Lock()
+# drop-once: requests seen per token.
+drop_attempts = {}
 id_counter = [0]
 
 
@@ -416,6 +422,8 @@ class Handler(BaseHTTPRequestHandler):
         if not segments or segments == [""]:
             return self.error(404, "no collection in the path")
         head = segments[0]
+        if head == "faults" and len(segments) == 3 and segments[1] in ("drop-once", "attempts"):
+            return self.drop_once(segments[1], segments[2])
         if head == "faults":
             return self.fault(segments[1] if len(segments) > 1 else "")
         if head == "_echo":
@@ -496,6 +504,20 @@ class Handler(BaseHTTPRequestHandler):
         for field in removed:
             document.pop(field, None)
         return self.answer(200, document)
+
+    def drop_once(self, kind, token):
+        self.read_body()
+        with lock:
+            if kind == "attempts":
+                return self.answer(200, {"attempts": drop_attempts.get(token, 0)})
+            drop_attempts[token] = drop_attempts.get(token, 0) + 1
+            attempts = drop_attempts[token]
+        if attempts > 1:
+            return self.answer(200, {"id": "1", "message": "after a drop", "attempts": attempts})
+        # A reset, not an orderly close: the client learns that the connection was lost.
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
 
     def fault(self, kind):
         self.read_body()
