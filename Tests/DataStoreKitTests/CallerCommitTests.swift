@@ -140,13 +140,13 @@ struct CallerCommitTests {
 
     @Test("a caller commit slower than maxCallerCommitDuration sends the next saves through the writer")
     func slowCallerCommitPauses() async throws {
-        let temporary = try TemporaryStore(
-            options: .init(durability: .none, writerLimits: .init(maxCallerCommitDuration: .zero)))
+        var limits = WriterLimits(maxCallerCommitDuration: .zero)
+        // A pause that cannot run out while a loaded machine runs the rest of the test.
+        limits.callerCommitPauseNanoseconds = 3_600_000_000_000
+        let temporary = try TemporaryStore(options: .init(durability: .none, writerLimits: limits))
         defer { temporary.remove() }
         let notes = try await temporary.store.collection(Note.self, idField: "id")
         let core = temporary.store.writer.core
-        // A pause that cannot run out while a loaded machine runs the rest of the test.
-        core.callerCommitPause.store(3_600_000_000_000, ordering: .relaxed)
         try await eventually { core.state.withLock { $0.writerSleeping } }
         let small = ChangeSet(apply: { _ in 1 }, estimatedBytes: 0)
         let committed = try #require(commitOnCallerRetrying(core, small))

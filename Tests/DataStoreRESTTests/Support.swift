@@ -43,9 +43,10 @@ func dataStoreError<T>(_ body: () async throws -> T) async -> DataStoreError? {
     }
 }
 
-/// The `DataStoreError` that `body` throws about the server's answer: a request whose loopback
-/// connection was lost before any answer arrived is sent once more, since a test of how an answer
-/// is read has nothing to read then (a loaded machine can reset a connection to the test server).
+/// The `DataStoreError` that `body` throws about the server's answer. `URLSessionClient` sends a
+/// `GET`, `PUT` or `DELETE` again itself when its connection is lost, never a `POST`; a test of how
+/// an answer is read has nothing to read then, so this sends such a call once more (a loaded
+/// machine can reset a connection to the test server).
 func answerError<T>(_ body: () async throws -> T) async -> DataStoreError? {
     let first = await dataStoreError(body)
     guard let first, (first.underlying as? URLError)?.code == .networkConnectionLost else { return first }

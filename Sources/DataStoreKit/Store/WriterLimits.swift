@@ -32,6 +32,10 @@ public struct WriterLimits: Sendable, Hashable {
     /// and while a slow disk keeps it blocked, other savers' tasks may not get a thread to save in
     /// (docs/concurrency.md, "A lone save").
     public var maxCallerCommitDuration: Duration
+    /// How long, in nanoseconds, saves go through the writer after a caller commit that took
+    /// longer than ``maxCallerCommitDuration``: a second; tests that must not see the pause run
+    /// out make it longer.
+    package var callerCommitPauseNanoseconds: UInt64 = 1_000_000_000
 
     /// Defaults: 1,024 change sets or 16 MiB per batch, 16,384 queued, map up to 1 TiB, 1 MiB
     /// of data-file headroom, 2 s of waiting for readers to let the map grow, saves up to 64 KiB

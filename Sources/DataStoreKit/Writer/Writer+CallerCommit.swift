@@ -56,8 +56,7 @@ extension WriterCore {
         let finished = commit([Pending(change: change, complete: { outcome.set($0) })], onCaller: true)
         let ended = DispatchTime.now().uptimeNanoseconds
         if ended - started > limits.maxCallerCommitNanoseconds {
-            let pause = callerCommitPause.load(ordering: .relaxed)
-            callerCommitsPausedUntil.store(ended + pause, ordering: .relaxed)
+            callerCommitsPausedUntil.store(ended + limits.callerCommitPauseNanoseconds, ordering: .relaxed)
         }
         // As the writer does after each batch: old snapshots pin the pages this commit freed.
         environment.yieldExpiredReaders()

@@ -148,9 +148,6 @@ final class WriterCore: Sendable {
     /// Until when (`DispatchTime` uptime nanoseconds) saves go through the writer's thread even
     /// when it is idle: set by a caller commit that took longer than ``WriterLimits/maxCallerCommitDuration``.
     let callerCommitsPausedUntil = Atomic<UInt64>(0)
-    /// How long saves go through the writer after a caller commit that took too long, in
-    /// nanoseconds: a second, longer in tests that must not see the pause run out.
-    let callerCommitPause = Atomic<UInt64>(1_000_000_000)
     /// Signalled by whoever sets `writerSleeping` back to `false`.
     let wake = DispatchSemaphore(value: 0)
     let notifyCommitted: @Sendable (CommitID, [any Sendable]) -> Void
