@@ -141,8 +141,10 @@ struct CallerCommitTests {
     @Test("a caller commit slower than maxCallerCommitDuration sends the next saves through the writer")
     func slowCallerCommitPauses() async throws {
         var limits = WriterLimits(maxCallerCommitDuration: .zero)
-        // A pause that cannot run out while a loaded machine runs the rest of the test.
+        // A pause that cannot run out while a loaded machine runs the rest of the test, nor end
+        // early for the lone saver the test is.
         limits.callerCommitPauseNanoseconds = 3_600_000_000_000
+        limits.loneBatchesEndingPause = .max
         let temporary = try TemporaryStore(options: .init(durability: .none, writerLimits: limits))
         defer { temporary.remove() }
         let notes = try await temporary.store.collection(Note.self, idField: "id")
@@ -161,6 +163,61 @@ struct CallerCommitTests {
         #expect(metrics.callerCommits == 1)
         #expect(metrics.batches - before.batches == 5)
         #expect(try notes.count() == 5)
+    }
+
+    @Test("the pause after a slow caller commit ends after a run of the writer's batches of one saver")
+    func lonePauseEnds() async throws {
+        var limits = WriterLimits(maxCallerCommitDuration: .zero)
+        limits.callerCommitPauseNanoseconds = 3_600_000_000_000
+        limits.loneBatchesEndingPause = 3
+        let temporary = try TemporaryStore(options: .init(durability: .none, writerLimits: limits))
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        let core = temporary.store.writer.core
+        try await eventually { core.state.withLock { $0.writerSleeping } }
+        let small = ChangeSet(apply: { _ in 1 }, estimatedBytes: 0)
+        _ = try #require(commitOnCallerRetrying(core, small)).get()
+        try await eventually { core.state.withLock { $0.writerSleeping } }
+        let before = temporary.store.writerMetrics
+        // Two lone batches leave the pause on; the third ends it.
+        for index in 0..<2 { _ = try await notes.add(object: note("l\(index)")) }
+        #expect(core.commitOnCallerIfIdle(small) == nil)
+        _ = try await notes.add(object: note("l2"))
+        #expect(temporary.store.writerMetrics.batches - before.batches == 3)
+        #expect(temporary.store.writerMetrics.callerCommits == before.callerCommits)
+        try await eventually { core.state.withLock { $0.writerSleeping } }
+        _ = try #require(commitOnCallerRetrying(core, small)).get()
+        #expect(temporary.store.writerMetrics.callerCommits == before.callerCommits + 1)
+    }
+
+    @Test("a batch of several change sets, or one with saves queued behind it, starts the count of lone batches again")
+    func loneCountResets() async throws {
+        var limits = WriterLimits()
+        limits.loneBatchesEndingPause = 2
+        let temporary = try TemporaryStore(options: .init(durability: .none, writerLimits: limits))
+        defer { temporary.remove() }
+        let core = temporary.store.writer.core
+        func paused() -> Bool { core.callerCommitsPausedUntil.load(ordering: .relaxed) != 0 }
+        core.callerCommitsPausedUntil.store(.max, ordering: .relaxed)
+        core.endCallerCommitPauseIfLone(batchSize: 1)
+        core.endCallerCommitPauseIfLone(batchSize: 2)
+        core.endCallerCommitPauseIfLone(batchSize: 1)
+        #expect(paused())
+        // A save queued behind the batch: another saver is there.
+        core.state.withLock { state in
+            state.pending.append(WriterCore.Pending(change: ChangeSet(apply: { _ in 1 }, estimatedBytes: 0), complete: { _ in }))
+        }
+        core.endCallerCommitPauseIfLone(batchSize: 1)
+        #expect(paused())
+        core.state.withLock { state in state.pending.removeAll() }
+        core.endCallerCommitPauseIfLone(batchSize: 1)
+        #expect(paused())
+        core.endCallerCommitPauseIfLone(batchSize: 1)
+        #expect(!paused())
+        // A pause past its end is cleared by the next batch, whatever its size.
+        core.callerCommitsPausedUntil.store(1, ordering: .relaxed)
+        core.endCallerCommitPauseIfLone(batchSize: 5)
+        #expect(!paused())
     }
 
     @Test("with maxCallerCommitBytes 0 every save goes through the writer's thread")

@@ -18,7 +18,8 @@ import Synchronization
 /// sync. When the pool is busy, the other savers' tasks cannot start while it is blocked, so each
 /// save finds the writer idle again and saves run one after another instead of coalescing. A slow
 /// sync makes that costly and the hand-offs' saving small, so a caller commit that took longer than
-/// ``WriterLimits/maxCallerCommitDuration`` sends the store's saves through the writer for a while.
+/// ``WriterLimits/maxCallerCommitDuration`` sends the store's saves through the writer for a while,
+/// until the writer's batches show that one saver is all there is.
 extension WriterCore {
     /// Caller commits running now, in every store of the process.
     static let callerCommitsRunning = Atomic<Int>(0)
@@ -62,6 +63,31 @@ extension WriterCore {
         environment.yieldExpiredReaders()
         releaseCommitRole(finished: finished)
         return finished ? outcome.take() : nil
+    }
+
+    /// Ends a caller-commit pause early once ``WriterLimits/loneBatchesEndingPause`` batches in a
+    /// row were each one change set with nothing queued behind it: a slow disk with one saver, where
+    /// the writer's hand-offs add to every save and coalesce nothing. Called by the writer's thread
+    /// after each batch.
+    func endCallerCommitPauseIfLone(batchSize: Int) {
+        let pausedUntil = callerCommitsPausedUntil.load(ordering: .relaxed)
+        guard pausedUntil != 0 else { return }
+        guard DispatchTime.now().uptimeNanoseconds < pausedUntil else {
+            callerCommitsPausedUntil.store(0, ordering: .relaxed)
+            loneBatchesInPause.store(0, ordering: .relaxed)
+            return
+        }
+        guard batchSize == 1, state.withLock({ $0.queuedCount == 0 }) else {
+            loneBatchesInPause.store(0, ordering: .relaxed)
+            return
+        }
+        let lone = loneBatchesInPause.load(ordering: .relaxed) + 1
+        guard lone >= limits.loneBatchesEndingPause else {
+            loneBatchesInPause.store(lone, ordering: .relaxed)
+            return
+        }
+        loneBatchesInPause.store(0, ordering: .relaxed)
+        callerCommitsPausedUntil.store(0, ordering: .relaxed)
     }
 
     /// Gives the commit role back, waking the writer for what was queued meanwhile, or to close.

@@ -148,6 +148,9 @@ final class WriterCore: Sendable {
     /// Until when (`DispatchTime` uptime nanoseconds) saves go through the writer's thread even
     /// when it is idle: set by a caller commit that took longer than ``WriterLimits/maxCallerCommitDuration``.
     let callerCommitsPausedUntil = Atomic<UInt64>(0)
+    /// The writer's batches in a row, during that pause, that served a lone saver (touched by the
+    /// writer's thread only).
+    let loneBatchesInPause = Atomic<Int>(0)
     /// Signalled by whoever sets `writerSleeping` back to `false`.
     let wake = DispatchSemaphore(value: 0)
     let notifyCommitted: @Sendable (CommitID, [any Sendable]) -> Void
@@ -234,6 +237,7 @@ final class WriterCore: Sendable {
             if sleep { sleepUntilWorkOrReaderExpiry() }
             while let batch = takeBatch() {
                 commit(batch)
+                endCallerCommitPauseIfLone(batchSize: batch.count)
                 // Old snapshots pin the pages this batch freed: let the expired ones go.
                 environment.yieldExpiredReaders()
             }
