@@ -204,9 +204,8 @@ struct CallerCommitTests {
         core.endCallerCommitPauseIfLone(batchSize: 1)
         #expect(paused())
         // A save queued behind the batch: another saver is there.
-        core.state.withLock { state in
-            state.pending.append(WriterCore.Pending(change: ChangeSet(apply: { _ in 1 }, estimatedBytes: 0), complete: { _ in }))
-        }
+        let queued = WriterCore.Pending(change: ChangeSet(apply: { _ in 1 }, estimatedBytes: 0), complete: { _ in })
+        core.state.withLock { state in state.pending.append(queued) }
         core.endCallerCommitPauseIfLone(batchSize: 1)
         #expect(paused())
         core.state.withLock { state in state.pending.removeAll() }
