@@ -28,9 +28,9 @@ public struct WriterLimits: Sendable, Hashable {
     /// writer's thread.
     public var maxCallerCommitBytes: Int
     /// How long a caller commit may take (its sync included) before the store's saves go through
-    /// the writer's thread for the next second: a caller's thread is one of the cooperative pool's,
-    /// and while a slow disk keeps it blocked, other savers' tasks may not get a thread to save in
-    /// (docs/concurrency.md, "A lone save").
+    /// the writer's thread for the next second, or until the writer's batches show a single saver:
+    /// a caller's thread is one of the cooperative pool's, and while a slow disk keeps it blocked,
+    /// other savers' tasks may not get a thread to save in (docs/concurrency.md, "A lone save").
     public var maxCallerCommitDuration: Duration
     /// How long, in nanoseconds, saves go through the writer after a caller commit that took
     /// longer than ``maxCallerCommitDuration``: a second; tests that must not see the pause run

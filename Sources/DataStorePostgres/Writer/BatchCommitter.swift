@@ -38,9 +38,10 @@ final class BatchCommitter: @unchecked Sendable {
         var attempts = 0
     }
 
-    /// Runs an exclusive job, reconnecting first when the server went away meanwhile.
+    /// Runs an exclusive job, reconnecting first when the server went away meanwhile (also while
+    /// the connection sat idle).
     func runExclusive(_ body: (Connection) -> Void) {
-        if mustReconnect || !connection.isHealthy { mustReconnect = (try? connection.reconnect()) == nil }
+        if mustReconnect || !connection.isOpenAfterIdle() { mustReconnect = (try? connection.reconnect()) == nil }
         body(connection)
     }
 
@@ -101,7 +102,7 @@ final class BatchCommitter: @unchecked Sendable {
     /// Applies the change sets in one transaction, each under its own savepoint, and commits.
     /// - Returns: the commit identity (the server's transaction id).
     private func apply(_ entries: inout [Entry]) throws -> Int64 {
-        if mustReconnect || !connection.isHealthy {
+        if mustReconnect || !connection.isOpenAfterIdle() {
             try connection.reconnect()
             mustReconnect = false
         }
