@@ -31,7 +31,9 @@ struct PostgresFailureTests {
                     var outcomes: [(Int, (any Error)?)] = []
                     for round in 0..<cap {
                         let n = round * savers + saver
-                        let documents: [Document] = (0..<4).map { ["id": .string("g\(n)-\($0)"), "group": .int(Int64(n))] }
+                        let documents: [Document] = (0..<4).map {
+                            ["id": .string("g\(n)-\($0)"), "group": .int(Int64(n))]
+                        }
                         do {
                             try await collection.add(contentsOf: documents)
                             outcomes.append((n, nil))
