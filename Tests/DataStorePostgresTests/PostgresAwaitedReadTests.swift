@@ -129,6 +129,34 @@ struct PostgresAwaitedReadTests {
         #expect(gate.answered.load(ordering: .relaxed) == 0)
     }
 
+    @Test("a statement that last answered after the window is handed over at once, until it is quick again")
+    func slowStatementSkipsTheWait() async throws {
+        let gate = CallerWaits(limit: 1)
+        let pool = ConnectionPool(
+            conninfo: "", maxIdle: 1, awaitedReads: true, callerPoll: .milliseconds(250), callerWaits: gate)
+        defer { pool.close() }
+        let readers = ReaderThreads(count: 1)
+        defer { readers.close() }
+        let sql = SQLText("SELECT pg_sleep($1::int8 / 1000.0)::text")
+        func read(sleeping milliseconds: Int64) async throws -> Int {
+            try await pool.awaitRead(
+                sql, [.int(milliseconds)], on: readers, what: { "sleeping" }, answer: { $0.rowCount },
+                otherwise: { try pool.read("sleeping") { try $0.executePrepared(sql, [.int(milliseconds)]).rowCount } })
+        }
+        // The first run prepares the statement on a reader thread; the second, slower than the
+        // window, waits it out and is handed over.
+        #expect(try await read(sleeping: 0) == 1)
+        #expect(try await read(sleeping: 500) == 1)
+        #expect(gate.handedOver.load(ordering: .relaxed) == 1)
+        // Its last answer was slow: the next run does not wait on this thread at all.
+        #expect(try await read(sleeping: 0) == 1)
+        #expect(gate.handedOver.load(ordering: .relaxed) == 1 && gate.answered.load(ordering: .relaxed) == 0)
+        // That answer was quick: the run after it waits on its caller again.
+        #expect(try await read(sleeping: 0) == 1)
+        #expect(gate.answered.load(ordering: .relaxed) == 1)
+        #expect(pool.awaitedReads.load(ordering: .relaxed) == 3)
+    }
+
     /// Reads finished, from the tasks that run them.
     final class Counts: Sendable {
         let finished = Atomic<Int>(0)

@@ -1,4 +1,5 @@
 import DataStoreCore
+import Foundation
 import Synchronization
 
 extension ConnectionPool {
@@ -22,10 +23,14 @@ extension ConnectionPool {
         try await slots.acquire()
         defer { slots.release() }
         if let connection = takeIdle() {
-            if let name = connection.statements.name(of: sql) {
+            if let (name, lastAnswer) = connection.statements.use(sql) {
                 let result: QueryResult?
                 do throws(PostgresError) {
-                    result = try await connection.executePreparedAwaiting(name, parameters, pollingFor: callerPoll)
+                    let started = DispatchTime.now().uptimeNanoseconds
+                    result = try await connection.executePreparedAwaiting(
+                        name, parameters, pollingFor: callerWindow(lastAnswerNanoseconds: lastAnswer), gate: callerWaits)
+                    connection.statements.noteAnswer(
+                        of: sql, nanoseconds: DispatchTime.now().uptimeNanoseconds &- started)
                 } catch {
                     // A lost connection is dropped and a stale statement forgotten: the reader thread redoes both.
                     if Connection.isStale(error) { connection.statements.forget(sql) }
@@ -53,5 +58,14 @@ extension ConnectionPool {
         }
         threadReads.add(1, ordering: .relaxed)
         return try await readers.run(otherwise)
+    }
+
+    /// How long a read whose statement last answered in `lastAnswerNanoseconds` (0: never) waits
+    /// on its caller's thread: ``callerPoll``, or nothing when the last answer came later than
+    /// that, since waiting would then only hold the thread before handing the read over anyway.
+    /// The next answer's time decides again, so a statement slow once is waited for again when
+    /// it is quick.
+    func callerWindow(lastAnswerNanoseconds: UInt64) -> Duration {
+        lastAnswerNanoseconds > callerPollNanoseconds ? .zero : callerPoll
     }
 }

@@ -18,12 +18,24 @@ final class ConnectionPool: Sendable {
     let awaitsReads: Bool
     /// How long an awaited read waits for its answer on the caller's thread (``PostgresStore/Options/callerPoll``).
     let callerPoll: Duration
+    /// ``callerPoll`` in nanoseconds, to compare with a statement's last answer time.
+    let callerPollNanoseconds: UInt64
+    /// The bound on reads waiting on callers' threads at once (the process's, but for tests).
+    let callerWaits: CallerWaits
 
-    init(conninfo: String, maxIdle: Int, awaitedReads: Bool = false, callerPoll: Duration = .zero) {
+    init(
+        conninfo: String, maxIdle: Int, awaitedReads: Bool = false, callerPoll: Duration = .zero,
+        callerWaits: CallerWaits = .shared
+    ) {
         self.conninfo = conninfo
         self.maxIdle = maxIdle
         awaitsReads = awaitedReads
         self.callerPoll = callerPoll
+        let (seconds, attoseconds) = callerPoll.components
+        callerPollNanoseconds =
+            seconds >= 1 << 33
+            ? .max : UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+        self.callerWaits = callerWaits
         slots = ReadSlots(count: maxIdle)
     }
 

@@ -7,6 +7,9 @@ struct StatementCache {
     private struct Entry {
         var name: String
         var lastUse: UInt64
+        /// How long its last awaited run took, from sending to the caller holding the answer (0:
+        /// none yet).
+        var lastAnswerNanoseconds: UInt64 = 0
     }
 
     /// The most statements kept.
@@ -28,6 +31,21 @@ struct StatementCache {
         guard let index = entries.index(forKey: sql) else { return nil }
         entries.values[index].lastUse = clock
         return entries.values[index].name
+    }
+
+    /// The name `sql` is prepared under and how long its last awaited run took (0: none yet),
+    /// marked as just used; `nil` when it is not prepared.
+    mutating func use(_ sql: SQLText) -> (name: String, lastAnswerNanoseconds: UInt64)? {
+        clock += 1
+        guard let index = entries.index(forKey: sql) else { return nil }
+        entries.values[index].lastUse = clock
+        return (entries.values[index].name, entries.values[index].lastAnswerNanoseconds)
+    }
+
+    /// Records how long an awaited run of `sql` took, if it is still prepared.
+    mutating func noteAnswer(of sql: SQLText, nanoseconds: UInt64) {
+        guard let index = entries.index(forKey: sql) else { return }
+        entries.values[index].lastAnswerNanoseconds = max(1, nanoseconds)
     }
 
     /// A fresh name for `sql`, not yet recorded, and the name to deallocate first when the cache

@@ -42,17 +42,18 @@ public final class PostgresStore: Sendable {
         public var awaitedReads: Bool
         /// How long an awaited read waits for its answer on the caller's thread before it hands
         /// the wait to the event thread (zero: at once). Half the cooperative pool's threads at
-        /// most wait so at a time; the others hand over at once.
+        /// most wait so at a time; the others hand over at once, as does a read whose statement
+        /// last took longer than this to answer.
         public var callerPoll: Duration
 
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
         /// kept 7 days and at most 64 MiB, woken by `LISTEN/NOTIFY`, tables declared for PostgreSQL,
-        /// awaited reads that wait up to 200 µs on the caller's thread, transaction-id functions
+        /// awaited reads that wait up to 1 ms on the caller's thread, transaction-id functions
         /// chosen by what the server has.
         public init(
             readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6,
             changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen,
-            engine: PostgresEngine = .postgreSQL, awaitedReads: Bool = true, callerPoll: Duration = .microseconds(200),
+            engine: PostgresEngine = .postgreSQL, awaitedReads: Bool = true, callerPoll: Duration = .milliseconds(1),
             transactionIDFunctions: TransactionIDFunctions = .automatic
         ) {
             self.transactionIDFunctions = transactionIDFunctions
