@@ -28,7 +28,8 @@ extension ConnectionPool {
                 do throws(PostgresError) {
                     let started = DispatchTime.now().uptimeNanoseconds
                     result = try await connection.executePreparedAwaiting(
-                        name, parameters, pollingFor: callerWindow(lastAnswerNanoseconds: lastAnswer), gate: callerWaits)
+                        name, parameters, pollingFor: callerWindow(lastAnswerNanoseconds: lastAnswer), gate: callerWaits
+                    )
                     connection.statements.noteAnswer(
                         of: sql, nanoseconds: DispatchTime.now().uptimeNanoseconds &- started)
                 } catch {
