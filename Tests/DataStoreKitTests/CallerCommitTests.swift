@@ -190,7 +190,7 @@ struct CallerCommitTests {
         #expect(temporary.store.writerMetrics.callerCommits == before.callerCommits + 1)
     }
 
-    @Test("a batch of several change sets, or one with saves queued behind it, starts the count of lone batches again")
+    @Test("a batch of several change sets, or one with saves queued or in flight, starts the lone count again")
     func loneCountResets() async throws {
         var limits = WriterLimits()
         limits.loneBatchesEndingPause = 2
@@ -213,10 +213,35 @@ struct CallerCommitTests {
         #expect(paused())
         core.endCallerCommitPauseIfLone(batchSize: 1)
         #expect(!paused())
+        // Another save in flight (its saver not yet queued) also breaks the run; an exclusive
+        // change set, a batch of its own, neither counts nor breaks it.
+        core.callerCommitsPausedUntil.store(.max, ordering: .relaxed)
+        core.endCallerCommitPauseIfLone(batchSize: 1)
+        core.submitsInFlight.add(2, ordering: .relaxed)
+        core.endCallerCommitPauseIfLone(batchSize: 1)
+        core.submitsInFlight.subtract(2, ordering: .relaxed)
+        core.endCallerCommitPauseIfLone(batchSize: 1, exclusive: true)
+        core.endCallerCommitPauseIfLone(batchSize: 1)
+        #expect(paused())
+        core.endCallerCommitPauseIfLone(batchSize: 1)
+        #expect(!paused())
         // A pause past its end is cleared by the next batch, whatever its size.
         core.callerCommitsPausedUntil.store(1, ordering: .relaxed)
         core.endCallerCommitPauseIfLone(batchSize: 5)
         #expect(!paused())
+        // A new pause starts its count afresh, whatever an earlier one left.
+        core.loneBatchesInPause.store(1, ordering: .relaxed)
+        var slow = WriterLimits(maxCallerCommitDuration: .zero)
+        slow.loneBatchesEndingPause = 2
+        let store = try TemporaryStore(options: .init(durability: .none, writerLimits: slow))
+        defer { store.remove() }
+        let other = store.store.writer.core
+        try await eventually { other.state.withLock { $0.writerSleeping } }
+        other.loneBatchesInPause.store(1, ordering: .relaxed)
+        _ = try #require(commitOnCallerRetrying(other, ChangeSet(apply: { _ in 1 }, estimatedBytes: 0))).get()
+        #expect(other.loneBatchesInPause.load(ordering: .relaxed) == 0)
+        other.endCallerCommitPauseIfLone(batchSize: 1)
+        #expect(other.callerCommitsPausedUntil.load(ordering: .relaxed) != 0)
     }
 
     @Test("with maxCallerCommitBytes 0 every save goes through the writer's thread")

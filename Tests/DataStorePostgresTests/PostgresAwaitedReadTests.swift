@@ -129,7 +129,7 @@ struct PostgresAwaitedReadTests {
         #expect(gate.answered.load(ordering: .relaxed) == 0)
     }
 
-    @Test("a statement that last answered after the window is handed over at once, until it is quick again")
+    @Test("a statement that last answered after the window is handed over at once, and waited for again later")
     func slowStatementSkipsTheWait() async throws {
         let gate = CallerWaits(limit: 1)
         let pool = ConnectionPool(
@@ -151,10 +151,16 @@ struct PostgresAwaitedReadTests {
         // Its last answer was slow: the next run does not wait on this thread at all.
         #expect(try await read(sleeping: 0) == 1)
         #expect(gate.handedOver.load(ordering: .relaxed) == 1 && gate.answered.load(ordering: .relaxed) == 0)
-        // That answer was quick: the run after it waits on its caller again.
-        #expect(try await read(sleeping: 0) == 1)
-        #expect(gate.answered.load(ordering: .relaxed) == 1)
-        #expect(pool.awaitedReads.load(ordering: .relaxed) == 3)
+        // However a loaded machine times the runs handed over, a run waits on its caller again
+        // within every eight (StatementAnswerTimeTests has the rule without a server).
+        var runs = 0
+        while gate.answered.load(ordering: .relaxed) + gate.handedOver.load(ordering: .relaxed) == 1 {
+            #expect(try await read(sleeping: 0) == 1)
+            runs += 1
+            if runs > StatementCache.waitAgainEvery { break }
+        }
+        #expect(runs <= StatementCache.waitAgainEvery)
+        #expect(pool.awaitedReads.load(ordering: .relaxed) == 2 + runs)
     }
 
     /// Reads finished, from the tasks that run them.

@@ -28,6 +28,27 @@ struct StatementCacheTests {
     }
 }
 
+/// Whether an awaited run waits on its caller, from the statement's last answer time.
+@Suite("PostgreSQL statement answer times")
+struct StatementAnswerTimeTests {
+    @Test("a statement answered after the window skips the wait, but waits every eighth run and once quick")
+    func slowStatementWaitsAgain() {
+        var cache = StatementCache(capacity: 4)
+        let sql = SQLText("s")
+        cache.insert(sql, name: cache.reserve().name)
+        #expect(cache.useAwaited(sql, windowNanoseconds: 1_000)?.waits == true)
+        cache.noteAnswer(of: sql, nanoseconds: 5_000)
+        let waits = (0..<StatementCache.waitAgainEvery).map { _ in
+            cache.useAwaited(sql, windowNanoseconds: 1_000)?.waits
+        }
+        #expect(waits == Array(repeating: false, count: StatementCache.waitAgainEvery - 1) + [true])
+        #expect(cache.useAwaited(sql, windowNanoseconds: 1_000)?.waits == false)
+        cache.noteAnswer(of: sql, nanoseconds: 900)
+        #expect(cache.useAwaited(sql, windowNanoseconds: 1_000)?.waits == true)
+        #expect(cache.useAwaited(SQLText("unprepared"), windowNanoseconds: 1_000) == nil)
+    }
+}
+
 /// The read path: prepared statements, one statement where one answers, whole-table scans
 /// without a server-side sort.
 @Suite("PostgreSQL read path", .enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.skipReason))

@@ -22,6 +22,9 @@ extension WriterCore {
     /// as the resume itself, and the caller a second hand-off.
     func acknowledge(_ batch: CommittedBatch) {
         if !batch.successes.isEmpty { notifyCommitted(batch.commit, batch.successes) }
+        // Before its savers are resumed, so that none of them can have saved again meanwhile.
+        endCallerCommitPauseIfLone(
+            batchSize: batch.pending.count, exclusive: batch.pending.first?.change.exclusive ?? false)
         if batch.pending.count == 1 {
             return batch.pending[0].complete(batch.outcomes[0].map { ($0, batch.commit) })
         }

@@ -57,6 +57,8 @@ extension WriterCore {
         let finished = commit([Pending(change: change, complete: { outcome.set($0) })], onCaller: true)
         let ended = DispatchTime.now().uptimeNanoseconds
         if ended - started > limits.maxCallerCommitNanoseconds {
+            // A new pause counts its own lone batches: the writer takes none while this caller commits.
+            loneBatchesInPause.store(0, ordering: .relaxed)
             callerCommitsPausedUntil.store(ended + limits.callerCommitPauseNanoseconds, ordering: .relaxed)
         }
         // As the writer does after each batch: old snapshots pin the pages this commit freed.
@@ -66,10 +68,12 @@ extension WriterCore {
     }
 
     /// Ends a caller-commit pause early once ``WriterLimits/loneBatchesEndingPause`` batches in a
-    /// row were each one change set with nothing queued behind it: a slow disk with one saver, where
-    /// the writer's hand-offs add to every save and coalesce nothing. Called by the writer's thread
-    /// after each batch.
-    func endCallerCommitPauseIfLone(batchSize: Int) {
+    /// row were each one change set with nothing queued behind it and no other save in flight: a
+    /// slow disk with one saver, where the writer's hand-offs add to every save and coalesce
+    /// nothing. An exclusive change set, always a batch of its own, neither counts nor breaks the
+    /// run. Called for each committed batch before its savers are resumed (a caller's own commit
+    /// never runs during a pause, so only the writer's batches count).
+    func endCallerCommitPauseIfLone(batchSize: Int, exclusive: Bool = false) {
         let pausedUntil = callerCommitsPausedUntil.load(ordering: .relaxed)
         guard pausedUntil != 0 else { return }
         guard DispatchTime.now().uptimeNanoseconds < pausedUntil else {
@@ -77,7 +81,10 @@ extension WriterCore {
             loneBatchesInPause.store(0, ordering: .relaxed)
             return
         }
-        guard batchSize == 1, state.withLock({ $0.queuedCount == 0 }) else {
+        if exclusive { return }
+        // The batch's own saver is still in `submit`: one in flight is its.
+        guard batchSize == 1, submitsInFlight.load(ordering: .relaxed) <= 1, state.withLock({ $0.queuedCount == 0 })
+        else {
             loneBatchesInPause.store(0, ordering: .relaxed)
             return
         }

@@ -237,7 +237,6 @@ final class WriterCore: Sendable {
             if sleep { sleepUntilWorkOrReaderExpiry() }
             while let batch = takeBatch() {
                 commit(batch)
-                endCallerCommitPauseIfLone(batchSize: batch.count)
                 // Old snapshots pin the pages this batch freed: let the expired ones go.
                 environment.yieldExpiredReaders()
             }

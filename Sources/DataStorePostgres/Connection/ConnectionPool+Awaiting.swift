@@ -23,12 +23,12 @@ extension ConnectionPool {
         try await slots.acquire()
         defer { slots.release() }
         if let connection = takeIdle() {
-            if let (name, lastAnswer) = connection.statements.use(sql) {
+            if let (name, waits) = connection.statements.useAwaited(sql, windowNanoseconds: callerPollNanoseconds) {
                 let result: QueryResult?
                 do throws(PostgresError) {
                     let started = DispatchTime.now().uptimeNanoseconds
                     result = try await connection.executePreparedAwaiting(
-                        name, parameters, pollingFor: callerWindow(lastAnswerNanoseconds: lastAnswer), gate: callerWaits
+                        name, parameters, pollingFor: waits ? callerPoll : .zero, gate: callerWaits
                     )
                     connection.statements.noteAnswer(
                         of: sql, nanoseconds: DispatchTime.now().uptimeNanoseconds &- started)
@@ -59,14 +59,5 @@ extension ConnectionPool {
         }
         threadReads.add(1, ordering: .relaxed)
         return try await readers.run(otherwise)
-    }
-
-    /// How long a read whose statement last answered in `lastAnswerNanoseconds` (0: never) waits
-    /// on its caller's thread: ``callerPoll``, or nothing when the last answer came later than
-    /// that, since waiting would then only hold the thread before handing the read over anyway.
-    /// The next answer's time decides again, so a statement slow once is waited for again when
-    /// it is quick.
-    func callerWindow(lastAnswerNanoseconds: UInt64) -> Duration {
-        lastAnswerNanoseconds > callerPollNanoseconds ? .zero : callerPoll
     }
 }

@@ -10,7 +10,14 @@ struct StatementCache {
         /// How long its last awaited run took, from sending to the caller holding the answer (0:
         /// none yet).
         var lastAnswerNanoseconds: UInt64 = 0
+        /// Awaited runs handed over at once since one last waited on its caller.
+        var runsWithoutWait = 0
     }
+
+    /// A statement whose last answer came after the caller's window is still waited for on every
+    /// this-many-th run: a run handed over at once is timed with the hop to the event thread and
+    /// back, which could otherwise keep a statement quick again counted slow for good.
+    static let waitAgainEvery = 8
 
     /// The most statements kept.
     let capacity: Int
@@ -33,13 +40,21 @@ struct StatementCache {
         return entries.values[index].name
     }
 
-    /// The name `sql` is prepared under and how long its last awaited run took (0: none yet),
-    /// marked as just used; `nil` when it is not prepared.
-    mutating func use(_ sql: SQLText) -> (name: String, lastAnswerNanoseconds: UInt64)? {
+    /// The name `sql` is prepared under, marked as just used, and whether an awaited run of it
+    /// waits for its answer on the caller's thread for a window of `windowNanoseconds`: unless
+    /// its last answer came later than that (then only every ``waitAgainEvery``-th run does);
+    /// `nil` when it is not prepared.
+    mutating func useAwaited(_ sql: SQLText, windowNanoseconds: UInt64) -> (name: String, waits: Bool)? {
         clock += 1
         guard let index = entries.index(forKey: sql) else { return nil }
         entries.values[index].lastUse = clock
-        return (entries.values[index].name, entries.values[index].lastAnswerNanoseconds)
+        var waits = true
+        if entries.values[index].lastAnswerNanoseconds > windowNanoseconds {
+            entries.values[index].runsWithoutWait += 1
+            waits = entries.values[index].runsWithoutWait >= Self.waitAgainEvery
+        }
+        if waits { entries.values[index].runsWithoutWait = 0 }
+        return (entries.values[index].name, waits)
     }
 
     /// Records how long an awaited run of `sql` took, if it is still prepared.

@@ -58,7 +58,8 @@ public final class PostgresStore: Sendable {
         ) {
             self.transactionIDFunctions = transactionIDFunctions
             self.awaitedReads = awaitedReads
-            self.callerPoll = max(.zero, callerPoll)
+            // An hour at most: a wait is counted in nanoseconds.
+            self.callerPoll = min(max(.zero, callerPoll), .seconds(3_600))
             self.readers = readers
             self.maxBatch = max(1, min(maxBatch, 64))
             self.maxAttempts = max(1, maxAttempts)
