@@ -37,8 +37,8 @@ public struct WriterLimits: Sendable, Hashable {
     /// out make it longer.
     package var callerCommitPauseNanoseconds: UInt64 = 1_000_000_000
     /// How many of the writer's batches in a row, each of one change set with nothing queued
-    /// behind it, end that pause early: they show a lone saver, whom the writer's hand-offs only
-    /// slow down, and not savers kept from a thread by the blocked one.
+    /// behind it and no other save in flight, end that pause early: they show a lone saver, whom
+    /// the writer's hand-offs only slow down, and not savers kept from a thread by the blocked one.
     package var loneBatchesEndingPause = 8
 
     /// Defaults: 1,024 change sets or 16 MiB per batch, 16,384 queued, map up to 1 TiB, 1 MiB

@@ -148,8 +148,8 @@ final class WriterCore: Sendable {
     /// Until when (`DispatchTime` uptime nanoseconds) saves go through the writer's thread even
     /// when it is idle: set by a caller commit that took longer than ``WriterLimits/maxCallerCommitDuration``.
     let callerCommitsPausedUntil = Atomic<UInt64>(0)
-    /// The writer's batches in a row, during that pause, that served a lone saver (touched by the
-    /// writer's thread only).
+    /// The writer's batches in a row, during that pause, that served a lone saver (touched only by
+    /// whoever holds the commit role: the writer's thread, or a caller committing).
     let loneBatchesInPause = Atomic<Int>(0)
     /// Signalled by whoever sets `writerSleeping` back to `false`.
     let wake = DispatchSemaphore(value: 0)

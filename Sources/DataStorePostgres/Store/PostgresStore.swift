@@ -42,8 +42,8 @@ public final class PostgresStore: Sendable {
         public var awaitedReads: Bool
         /// How long an awaited read waits for its answer on the caller's thread before it hands
         /// the wait to the event thread (zero: at once). Half the cooperative pool's threads at
-        /// most wait so at a time; the others hand over at once, as does a read whose statement
-        /// last took longer than this to answer.
+        /// most wait so at a time; the others hand over at once, as do seven runs in eight of a
+        /// statement that last took longer than this to answer.
         public var callerPoll: Duration
 
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
