@@ -102,7 +102,7 @@ struct PostgresReadPathTests {
         #expect(result.int(0, 0) == 10)
     }
 
-    @Test("reads are planned once per session, as the store's planner chose: an index scan, a nested loop")
+    @Test("reads are planned once per session, as the store's planner chose: no bitmap scan, a nested loop")
     func plannedOncePerSession() async throws {
         let store = try await PostgresTestServer.store()
         defer { store.close() }
@@ -139,8 +139,11 @@ struct PostgresReadPathTests {
         for (statement, generic, custom) in plans {
             #expect(generic == 8 && custom == 0, "\(statement): \(generic) generic, \(custom) custom plans")
         }
+        // Never a bitmap scan; once autovacuum has counted the table's 300 rows (five pages),
+        // reading it whole may rightly cost less than the index, so either scan is the server's.
         let window = try collection.explainOnServer(params: ["a": 1, "b": 1])
-        #expect(window.contains("Index Scan") && !window.contains("Bitmap"), "\(window)")
+        #expect(
+            (window.contains("Index Scan") || window.contains("Seq Scan")) && !window.contains("Bitmap"), "\(window)")
         let side = try collection.explainOnServer(params: ["tags": .string("t1")])
         #expect(side.contains("Nested Loop") && !side.contains("Hash") && !side.contains("Bitmap"), "\(side)")
     }
