@@ -12,14 +12,24 @@ import Testing
     "PostgreSQL failures",
     .enabled(if: PostgresTestServer.isConfigured && TestCluster.isAvailable, PostgresTestServer.skipReason))
 struct PostgresFailureTests {
+    /// A store on `cluster`'s server and its collection `name` of plain documents.
+    static func open(_ cluster: TestCluster, _ name: String, indexes: [IndexDefinition] = []) async throws
+        -> (PostgresStore, PostgresCollection<Document>)
+    {
+        let store = try await PostgresStore.open(url: cluster.url)
+        let mapping = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
+        do { return (store, try await store.collection(name, mapping: mapping, indexes: indexes)) } catch {
+            store.close()
+            throw error
+        }
+    }
+
     @Test("pg_ctl stop -m immediate during batches: all-or-nothing change sets, acknowledged ones kept, reconnect")
     func serverCrashMidBatch() async throws {
         let cluster = try TestCluster()
         defer { cluster.remove() }
-        let store = try await PostgresStore.open(url: cluster.url)
+        let (store, collection) = try await Self.open(cluster, "crash", indexes: [IndexDefinition("group")])
         defer { store.close() }
-        let mapping = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
-        let collection = try await store.collection("crash", mapping: mapping, indexes: [IndexDefinition("group")])
         let savers = 16
         // Each saver adds change sets of four documents until one fails, so the crash always
         // finds saves in flight, however fast the machine; the cap ends the test if the server never stops.
@@ -88,10 +98,8 @@ struct PostgresFailureTests {
     func serverRestartWhileIdle() async throws {
         let cluster = try TestCluster()
         defer { cluster.remove() }
-        let store = try await PostgresStore.open(url: cluster.url)
+        let (store, collection) = try await Self.open(cluster, "idle")
         defer { store.close() }
-        let mapping = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
-        let collection = try await store.collection("idle", mapping: mapping)
         _ = try await collection.add(object: ["id": "before"])
         try cluster.crash()
         try cluster.start()

@@ -1,3 +1,5 @@
+import DataStoreCore
+
 /// Bounds on the writer's batches and queue, and on map growth (``DataStore/Options/writerLimits``).
 public struct WriterLimits: Sendable, Hashable {
     /// The most change sets one write transaction carries.
@@ -67,10 +69,5 @@ public struct WriterLimits: Sendable, Hashable {
 
 extension WriterLimits {
     /// ``maxCallerCommitDuration`` in nanoseconds, as the writer's clock counts.
-    var maxCallerCommitNanoseconds: UInt64 {
-        let (seconds, attoseconds) = maxCallerCommitDuration.components
-        guard seconds >= 0, attoseconds >= 0 else { return 0 }
-        guard seconds < 1 << 33 else { return .max }
-        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-    }
+    var maxCallerCommitNanoseconds: UInt64 { maxCallerCommitDuration.saturatingNanoseconds }
 }

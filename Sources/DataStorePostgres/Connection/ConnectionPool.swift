@@ -31,10 +31,7 @@ final class ConnectionPool: Sendable {
         self.maxIdle = maxIdle
         awaitsReads = awaitedReads
         self.callerPoll = callerPoll
-        let (seconds, attoseconds) = callerPoll.components
-        callerPollNanoseconds =
-            seconds >= 1 << 33
-            ? .max : UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+        callerPollNanoseconds = callerPoll.saturatingNanoseconds
         self.callerWaits = callerWaits
         slots = ReadSlots(count: maxIdle)
     }
