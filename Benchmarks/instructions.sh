@@ -11,7 +11,8 @@
 #   WORKLOADS="range range-covering" Benchmarks/instructions.sh   (only these reads)
 #   BUILD_SIZE=0 Benchmarks/instructions.sh                        (skip the index build's count)
 #
-# The raw-* reads are the floor: the raw LMDB backend's get, compound point query and empty query.
+# The raw-* reads are the floor: the raw LMDB backend's get, compound point query, empty query and
+# full scan; sqlite-scan is SQLite's full scan (sqlite-get, sqlite-range and sqlite-pair also exist).
 #
 # The index build is counted per document over every thread (the writer commits what the caller
 # sorts): a run that builds the compound index twice (dropping it between) minus one that builds it
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 size=${1:-20000}
 operations=${2:-2000}
 saves=${3:-1000}
-read -r -a workloads <<<"${WORKLOADS:-get get-codable range range-codable range-covering pair-compound pair-compound-prepared empty empty-prepared scan raw-get raw-pair-compound raw-empty}"
+read -r -a workloads <<<"${WORKLOADS:-get get-codable range range-codable range-covering pair-compound pair-compound-prepared empty empty-prepared scan raw-get raw-pair-compound raw-empty raw-scan sqlite-scan}"
 [ "$operations" -gt 0 ] || workloads=()
 # The savers, the writer and the threads that resume savers all work for a save, and a toggle
 # counts one thread only: each of these runs twice on every thread, saving N and then 2N events of
@@ -40,7 +41,7 @@ separator=""
 for workload in ${workloads[@]+"${workloads[@]}"}; do
     # The scan reads every document: fewer rounds keep it to about the others' time.
     count=$operations
-    [ "$workload" = scan ] && count=$(( operations / 100 > 0 ? operations / 100 : 1 ))
+    case $workload in *scan) count=$(( operations / 100 > 0 ? operations / 100 : 1 )) ;; esac
     profile="$out/callgrind.$workload.out"
     valgrind --tool=callgrind --callgrind-out-file="$profile" --toggle-collect='*profileLoop*' \
         "$binary" --size "$size" --profile "$workload" --profile-operations "$count" >/dev/null 2>"$out/callgrind.$workload.log"

@@ -82,8 +82,9 @@ struct Configuration: Sendable {
                              1 or 4 savers, relaxed durability: Benchmarks/instructions.sh), and the
                              same through raw LMDB: raw-events1, raw-events4 (the coalescer),
                              raw-single1 (one transaction per save); raw-get, raw-pair-compound,
-                             raw-empty (the raw LMDB floor of get, pair-compound and empty, raw LMDB
-                             loaded alone); build (the compound index built
+                             raw-empty, raw-scan (the raw LMDB floor of get, pair-compound, empty and
+                             scan, raw LMDB loaded alone); sqlite-get, sqlite-range, sqlite-pair,
+                             sqlite-scan (SQLite's side, SQLite loaded alone); build (the compound index built
                              --profile-operations times over the loaded data, dropped between builds);
                              against the server PG* names, one side of a PostgreSQL read: pg-get, pg-range,
                              pg-pair, pg-pair-compound, pg-scan (DataStoreKit) and libpq-get … libpq-scan

@@ -1,23 +1,28 @@
-// `--profile raw-get`, `raw-pair-compound`, `raw-empty`: the floor of the read workloads, the raw
-// LMDB backend's side alone in the same profile loop, so that an instruction count of DataStoreKit's
-// `get`, `pair-compound` and `empty` has the C API's own count beside it (Benchmarks/instructions.sh).
+// `--profile raw-get`, `raw-pair-compound`, `raw-empty`, `raw-scan`: the floor of the read workloads,
+// the raw LMDB backend's side alone in the same profile loop, so that an instruction count of
+// DataStoreKit's `get`, `pair-compound`, `empty` and `scan` has the C API's own count beside it
+// (Benchmarks/instructions.sh); `sqlite-get` … `sqlite-scan`, the peer's side alone.
 import Foundation
 
 extension BenchmarkRun {
-    /// The raw LMDB read workloads the profile loop runs.
-    static let rawReadProfiles = ["raw-get", "raw-pair-compound", "raw-empty"]
+    /// The raw LMDB and SQLite read workloads the profile loop runs.
+    static let rawReadProfiles = [
+        "raw-get", "raw-pair-compound", "raw-empty", "raw-scan", "sqlite-get", "sqlite-range", "sqlite-pair",
+        "sqlite-scan"
+    ]
 
     /// Loads the raw backend alone (1 000 messages per transaction, the compound index built after),
-    /// then loops over one of ``rawReadProfiles``: what `get`, `pair-compound` and `empty` do, in
-    /// the raw backend's hand-written C-API calls and decoding.
+    /// then loops over one of ``rawReadProfiles``: what `get`, `pair-compound`, `empty` and `scan` do,
+    /// in the raw backend's hand-written C-API calls and decoding (the `sqlite-` ones in SQLite's).
     func profileRaw(_ workload: String, seconds: Double) throws {
         let (raw, messages, ids, pairs) = (self.raw, dataset.messages, dataset.lookupIDs, dataset.pairs)
+        if workload.hasPrefix("sqlite-") { return try profileSQLite(workload, seconds: seconds) }
         progress("profile: loading raw LMDB alone…")
         for start in stride(from: 0, to: messages.count, by: 1_000) {
             let batch = messages[start..<min(start + 1_000, messages.count)]
             try raw.write { transaction in for message in batch { try raw.insert(message, in: transaction) } }
         }
-        if workload != "raw-get" { try raw.buildPairIndex() }
+        if workload != "raw-get" && workload != "raw-scan" { try raw.buildPairIndex() }
         // One closure value rather than a literal per workload: the compiler would otherwise
         // specialize the loop per literal and merge the copies behind a tail call, which moves the
         // work outside the function callgrind's toggle names.
@@ -35,10 +40,48 @@ extension BenchmarkRun {
             operation = { index in
                 fold(try raw.messages(from: "nobody-\(index & 7)", to: "nobody", compound: true), full: false).checksum
             }
+        case "raw-scan":
+            let type = dataset.scanType
+            operation = { _ in fold(try raw.messages(ofType: type), full: false).checksum }
         default:
             throw BenchmarkFailure("--profile \(workload): one of \(Self.rawReadProfiles.joined(separator: ", "))")
         }
         progress("profile: raw LMDB \(workload) for \(fixed(seconds, 0)) s (profileLoop)…")
+        let cpu = Clock.threadCPU()
+        let operations = try profiled(seconds: seconds, operations: configuration.profileOperations, operation)
+        progress(
+            "  \(operations) operations, \(fixed(Double(Clock.threadCPU() - cpu) / Double(operations), 0)) ns CPU each")
+    }
+}
+
+extension BenchmarkRun {
+    /// Loads SQLite alone, then loops over one of its read workloads (`sqlite-get`, `sqlite-range`,
+    /// `sqlite-pair`, `sqlite-scan`): the peer's own instruction count beside the raw floor's.
+    func profileSQLite(_ workload: String, seconds: Double) throws {
+        let (sqlite, messages, ids, starts, pairs) = (
+            self.sqlite, dataset.messages, dataset.lookupIDs, dataset.rangeStarts, dataset.pairs
+        )
+        progress("profile: loading SQLite alone…")
+        for start in stride(from: 0, to: messages.count, by: 1_000) {
+            try sqlite.insert(messages[start..<min(start + 1_000, messages.count)])
+        }
+        try sqlite.checkpoint()
+        if workload == "sqlite-pair" { try sqlite.buildPairIndex() }
+        let operation: (Int) throws -> UInt64
+        switch workload {
+        case "sqlite-get": operation = { fold([try sqlite.get(id: ids[$0 % ids.count])], full: false).checksum }
+        case "sqlite-range":
+            operation = { fold(try sqlite.created(since: starts[$0 % starts.count]), full: false).checksum }
+        case "sqlite-pair":
+            operation = { index in
+                let pair = pairs[index % pairs.count]
+                return fold(try sqlite.messages(from: pair.from, to: pair.to), full: false).checksum
+            }
+        default:
+            let type = dataset.scanType
+            operation = { _ in fold(try sqlite.messages(ofType: type), full: false).checksum }
+        }
+        progress("profile: SQLite \(workload) for \(fixed(seconds, 0)) s (profileLoop)…")
         let cpu = Clock.threadCPU()
         let operations = try profiled(seconds: seconds, operations: configuration.profileOperations, operation)
         progress(

@@ -274,7 +274,13 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
             var key = MDB_val()
             var value = MDB_val()
             var code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+            // The whole leaf page at once on entering it, as DataStoreKit's walk does.
+            var page = 0
             while code == 0 {
+                if Int(bitPattern: key.mv_data) & ~4095 != page {
+                    page = Int(bitPattern: key.mv_data) & ~4095
+                    dsk_prefetch_page(key.mv_data, 4096)
+                }
                 let record = bytes(of: value)
                 let fields = try RawLayout.fields(of: record)
                 if RawLayout.equals(record, fields.type, type) { found.append(RawLayout.message(record, fields)) }
