@@ -118,10 +118,12 @@ package struct IndexWindow {
         in transaction: borrowing some ReadableTransaction & ~Copyable,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
+        var prefetch = LeafPagePrefetch()
         try transaction.withCursor(on: database) { cursor in
             // Each step answers: nil when the cursor ran off the database; false to stop.
             let step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool = { key, value in
                 if backward ? isBeforeStart(key) : isAfterEnd(key) { return false }
+                prefetch.enter(key)
                 if backward ? isAfterEnd(key) : isBeforeStart(key) { return true } // skip excluded bound
                 return try body(key, value)
             }
