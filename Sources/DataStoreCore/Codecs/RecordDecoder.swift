@@ -17,6 +17,9 @@ public struct RecordDecoder: Sendable {
 
     /// Decodes a `T` from a record.
     ///
+    /// The decoder and containers `T.init(from:)` is given are valid only during this call: each
+    /// thread reuses its top-level decoder for the next record it decodes.
+    ///
     /// - Parameters:
     ///   - type: The type to decode; it must decode from a keyed container.
     ///   - bytes: A record written by `RecordCodec/encode(_:)`. The bytes are only read
@@ -25,8 +28,16 @@ public struct RecordDecoder: Sendable {
     ///   `dataCorrupted` with the ``CodecError`` as the underlying error.
     /// - Complexity: O(*f* + *n*): the record's field names, plus the values decoded.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        try SourceDecoder(source: DecodingSource(bytes: bytes), position: .record(RecordSource.root), codingPath: [])
-            .unboxSelf(type)
+        let slot = ThreadRecordDecoder.slot()
+        guard !slot.isInUse else {
+            return try SourceDecoder(
+                source: DecodingSource(bytes: bytes), position: .record(RecordSource.root), codingPath: []
+            ).unboxSelf(type)
+        }
+        slot.isInUse = true
+        defer { slot.isInUse = false }
+        slot.decoder.restart(on: bytes)
+        return try slot.decoder.unboxSelf(type)
     }
 
     /// Decodes a `T` from a record held in an array.

@@ -7,7 +7,10 @@ import Foundation
 /// The `Decoder` over a ``DecodingSource``, for both ``DocumentDecoder`` and ``RecordDecoder``. It is also its own single-value container, which
 /// saves an allocation per scalar.
 final class SourceDecoder: Decoder, SingleValueDecodingContainer {
-    let source: DecodingSource
+    // `source`, `index` and `objectError` change only when a thread's reusable decoder starts on
+    // its next record (``restart(on:)``), never while a decode reads them: unchecked, so that
+    // reading them costs no dynamic exclusivity check.
+    @exclusivity(unchecked) private(set) var source: DecodingSource
     let position: DecodingPosition
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -17,51 +20,74 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     /// Where the fields of the record object at ``position`` are, for the keyed containers' hot
     /// path (``field(_:_:key:)``): inline, so no allocation. ``RecordFieldIndex/unavailable()``
     /// for document positions, non-objects, and objects the fast index does not handle.
-    let index: RecordFieldIndex
+    @exclusivity(unchecked) private(set) var index: RecordFieldIndex
     /// Why the object at ``position`` could not be indexed, thrown when a container is asked for.
-    let objectError: CodecError?
+    @exclusivity(unchecked) private(set) var objectError: CodecError?
     /// ``object``, once built.
     private var builtObject: DecodingObject?
     /// Whether ``builtObject`` is set (it may be `nil`: no object there).
     private var isObjectBuilt: Bool
+    /// Whether this is a thread's top-level record decoder, reused from record to record
+    /// (``ThreadRecordDecoder``), which keeps the keyed container it last handed out.
+    private let isReusable: Bool
+    /// The reusable decoder's last keyed container (a ``ReusedKeyedContainer``) and its key type.
+    @exclusivity(unchecked) private var reusedContainer: AnyObject?
+    @exclusivity(unchecked) private var reusedKeyType: ObjectIdentifier?
 
     init(source: DecodingSource, position: DecodingPosition, codingPath: [any CodingKey], level: Int = 1) {
         self.source = source
         self.position = position
         self.codingPath = codingPath
         self.level = level
+        index = .unavailable()
+        (builtObject, isObjectBuilt, objectError, isReusable) = (nil, true, nil, false)
+        prepare()
+    }
+
+    /// A top-level record decoder that ``restart(on:)`` points at each record in turn.
+    init(reusable: ()) {
+        source = DecodingSource(bytes: UnsafeRawBufferPointer(start: nil, count: 0))
+        position = .record(RecordSource.root)
+        codingPath = []
+        level = 1
+        index = .unavailable()
+        (builtObject, isObjectBuilt, objectError, isReusable) = (nil, true, nil, true)
+    }
+
+    /// Points a reusable decoder at the record `bytes`, as a new decoder of them would be.
+    func restart(on bytes: UnsafeRawBufferPointer) {
+        source = DecodingSource(bytes: bytes)
+        index = .unavailable()
+        (builtObject, isObjectBuilt, objectError) = (nil, true, nil)
+        prepare()
+    }
+
+    /// Drops the keyed container a reusable decoder keeps, which refers back to the decoder.
+    func forgetReusedContainer() {
+        reusedContainer = nil
+        reusedKeyType = nil
+    }
+
+    /// Indexes the object at ``position``, or notes why there is none.
+    private func prepare() {
         switch position {
         case .value(let value):
-            index = .unavailable()
             builtObject = value.objectValue.map { .document($0) }
-            isObjectBuilt = true
-            objectError = nil
         case .record(let offset):
             let record = RecordSource(bytes: source.bytes)
-            guard record.isObject(at: offset) else {
-                index = .unavailable()
-                builtObject = nil
-                isObjectBuilt = true
-                objectError = nil
-                return
-            }
+            guard record.isObject(at: offset) else { return }
             index =
                 offset == RecordSource.root
                 ? RecordFieldIndex(record: source.bytes) : RecordFieldIndex(object: source.bytes, at: offset)
             if index.isAvailable {
                 // The entries are sound (checked while indexing); the general table is built
                 // only if a path other than the scalar fast path asks for it.
-                builtObject = nil
                 isObjectBuilt = false
-                objectError = nil
                 return
             }
-            isObjectBuilt = true
             do throws(CodecError) {
                 builtObject = try record.object(at: offset).map { .record($0) }
-                objectError = nil
             } catch {
-                builtObject = nil
                 objectError = error
             }
         }
@@ -316,7 +342,17 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
             _ = try codec({ () throws(CodecError) in try source.object(at: position) }, path: codingPath)
             throw mismatchContainer([String: Any].self)
         }
-        return KeyedDecodingContainer(SourceKeyedContainer<Key>(decoder: self))
+        guard isReusable else { return KeyedDecodingContainer(SourceKeyedContainer<Key>(decoder: self)) }
+        // Making a container looks up the runtime metadata of the container, its box and its
+        // conformance, which costs more than decoding a small record's fields: a reusable decoder
+        // hands the same one out again for the same key type.
+        if reusedKeyType == ObjectIdentifier(Key.self), let reusedContainer {
+            return unsafeDowncast(reusedContainer, to: ReusedKeyedContainer<Key>.self).container
+        }
+        let container = KeyedDecodingContainer(SourceKeyedContainer<Key>(decoder: self))
+        reusedContainer = ReusedKeyedContainer(container)
+        reusedKeyType = ObjectIdentifier(Key.self)
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
