@@ -2,12 +2,15 @@
 // imports this, with `internal import CLMDB`.
 #include <lmdb.h>
 
-// Asks the CPU to bring the `pageSize` bytes of the page holding `address` into its level-2 cache,
-// without waiting. A cursor walking a B-tree in key order visits every entry of a leaf page, but the
-// entries lie in insertion order within the page and the pages in allocation order within the file,
-// so the hardware's own prefetcher, which follows strides, rarely guesses the next line.
-// `pageSize` must be a power of two.
-static inline void dsk_prefetch_page(const void *address, unsigned long pageSize) {
-    const char *page = (const char *)((unsigned long)address & ~(pageSize - 1));
-    for (unsigned long line = 0; line < pageSize; line += 64) __builtin_prefetch(page + line, 0, 1);
+#include <stddef.h>
+
+// Asks the CPU to bring the `pageSize` bytes of the page at `page` into its outer caches (locality
+// 1: x86's PREFETCHT2), without waiting. A cursor walking a B-tree in key order visits every entry
+// of a leaf page, but the entries lie in insertion order within the page and the pages in
+// allocation order within the file, so the hardware's own prefetcher, which follows strides,
+// rarely guesses the next line. `pageSize` is a multiple of 64. The loop is kept rolled: unrolled,
+// the prefetches leave in one burst, which measured slower.
+static inline void dsk_prefetch_page(const void *page, size_t pageSize) {
+#pragma clang loop unroll(disable)
+    for (size_t line = 0; line < pageSize; line += 64) __builtin_prefetch((const char *)page + line, 0, 1);
 }

@@ -36,6 +36,9 @@ public final class Environment: @unchecked Sendable {
     /// The largest key (and duplicate-sorted value) this build of LMDB accepts: 511 bytes in
     /// Debian's build.
     public let maxKeySize: Int
+    /// The size of the file's pages (`ms_psize`): the operating system's page size of the machine
+    /// that made the file.
+    let pageSize: Int
 
     /// The most read transactions kept for reuse.
     static let readTransactionPoolLimit = 32
@@ -45,6 +48,9 @@ public final class Environment: @unchecked Sendable {
         self.path = path
         self.configuration = configuration
         self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
+        var statistics = MDB_stat()
+        // An open environment always answers; a page size of 0 would only turn prefetching off.
+        self.pageSize = mdb_env_stat(handle, &statistics) == 0 ? Int(statistics.ms_psize) : 0
     }
 
     /// Opens the environment in the directory at `path`, or returns the instance already open

@@ -23,11 +23,12 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction, @unchecked Sendab
     /// (``Environment/beginRead()``); `nil` inside ``Environment/read(_:)``.
     private let owner: Environment?
     private let maxKeySize: Int
+    private let pageSize: Int
     /// The gate's number for a registered long-lived transaction, or 0.
     private let registration: Int
 
     public var transactionHandle: TransactionHandle {
-        TransactionHandle(pointer: pointer, maxKeySize: maxKeySize)
+        TransactionHandle(pointer: pointer, maxKeySize: maxKeySize, pageSize: pageSize)
     }
 
     init(environment: Environment, owned: Bool, registering holder: Environment.ReaderRegistration? = nil)
@@ -36,6 +37,7 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction, @unchecked Sendab
         self.environment = Unmanaged.passUnretained(environment)
         self.owner = owned ? environment : nil
         self.maxKeySize = environment.maxKeySize
+        self.pageSize = environment.pageSize
         let pointer = try environment.beginReadTransaction()
         self.pointer = pointer
         self.registration = holder.map { environment.gate.register($0, snapshotID: Int(mdb_txn_id(pointer))) } ?? 0

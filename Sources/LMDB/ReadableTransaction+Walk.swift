@@ -4,13 +4,13 @@ extension ReadableTransaction where Self: ~Copyable {
     ///
     /// The one cursor loop the layers above share: keys and values are borrowed, valid only inside
     /// `body`, so a walk copies only what it keeps. It loads each leaf page it enters at once
-    /// (``LeafPagePrefetch``).
+    /// (`LeafPagePrefetch`).
     /// - Complexity: O(log n) to position, then O(1) per entry.
     public func walk(
         _ database: Database, from start: [UInt8]? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        var prefetch = LeafPagePrefetch()
+        var prefetch = LeafPagePrefetch(for: self)
         func prefetching(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool {
             prefetch.enter(key)
             return try body(key, value)

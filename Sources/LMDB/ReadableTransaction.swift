@@ -8,6 +8,8 @@ public struct TransactionHandle {
     let pointer: OpaquePointer
     /// The environment's `maxKeySize`, to refuse a key LMDB would.
     let maxKeySize: Int
+    /// The environment's page size, for ``LeafPagePrefetch``.
+    let pageSize: Int
 }
 
 /// Operations every transaction offers: a ``WriteTransaction`` can be used wherever a

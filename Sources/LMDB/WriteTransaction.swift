@@ -24,7 +24,7 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
     private var isFinished = false
 
     public var transactionHandle: TransactionHandle {
-        TransactionHandle(pointer: pointer, maxKeySize: environment.maxKeySize)
+        TransactionHandle(pointer: pointer, maxKeySize: environment.maxKeySize, pageSize: environment.pageSize)
     }
 
     init(environment: Environment, parent: OpaquePointer?) throws(LMDBError) {

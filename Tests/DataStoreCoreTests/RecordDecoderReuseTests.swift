@@ -1,6 +1,7 @@
-import DataStoreCore
 import Foundation
 import Testing
+
+@testable import DataStoreCore
 
 // `RecordDecoder` reuses each thread's top-level decoder and its keyed container from one record to
 // the next. These cases would read the wrong record, or the wrong level, if that reuse leaked.
@@ -39,11 +40,12 @@ private struct Counted: Decodable, Equatable {
     let count: Int
 }
 
-/// Asks for a keyed container twice at the top level, with two key types, as a subclass and its
-/// superclass decoding from one decoder do.
+/// Asks for keyed containers at the top level with two key types, the first again after the
+/// second, as a subclass and its superclass decoding from one decoder do.
 private struct TwoViews: Decodable {
     let name: String
     let count: Int
+    let nameAgain: String
 
     enum NameKeys: String, CodingKey { case name }
     enum CountKeys: String, CodingKey { case count }
@@ -53,7 +55,31 @@ private struct TwoViews: Decodable {
         let counts = try decoder.container(keyedBy: CountKeys.self)
         count = try counts.decode(Int.self, forKey: .count)
         name = try names.decode(String.self, forKey: .name)
+        nameAgain = try decoder.container(keyedBy: NameKeys.self).decode(String.self, forKey: .name)
     }
+}
+
+/// A class whose superclass decodes its own keys from the same decoder.
+private class Named: Decodable, @unchecked Sendable {
+    let name: String
+}
+
+private final class NamedCount: Named, @unchecked Sendable {
+    let count: Int
+
+    enum CodingKeys: String, CodingKey { case count }
+
+    required init(from decoder: any Decoder) throws {
+        count = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .count)
+        try super.init(from: decoder)
+    }
+}
+
+/// Holds what a thread left behind, for the test that waits for it to end.
+private final class ThreadResult: @unchecked Sendable {
+    weak var decoder: SourceDecoder?
+    var decoded: Counted?
+    let done = DispatchSemaphore(value: 0)
 }
 
 @Suite("RecordDecoder reusing its decoder")
@@ -93,12 +119,31 @@ struct RecordDecoderReuseTests {
 
     @Test("types that alternate, and two key types at one level, each get their own container")
     func alternatingTypes() throws {
-        let bytes = try record(["name": "n", "count": 3])
-        for _ in 0..<3 {
-            #expect(try RecordDecoder().decode(Counted.self, from: bytes) == Counted(name: "n", count: 3))
+        for number in 0..<4 {
+            let bytes = try record(["name": .string("n\(number)"), "count": .int(Int64(number))])
+            #expect(try RecordDecoder().decode(Counted.self, from: bytes) == Counted(name: "n\(number)", count: number))
             let views = try RecordDecoder().decode(TwoViews.self, from: bytes)
-            #expect(views.name == "n" && views.count == 3)
+            #expect(views.name == "n\(number)" && views.count == number && views.nameAgain == "n\(number)")
+            let named = try RecordDecoder().decode(NamedCount.self, from: bytes)
+            #expect(named.name == "n\(number)" && named.count == number)
         }
+    }
+
+    @Test("a thread that ends releases its decoder")
+    func threadExit() throws {
+        let bytes = try record(["name": "n", "count": 1])
+        let result = ThreadResult()
+        let thread = Thread {
+            result.decoded = try? RecordDecoder().decode(Counted.self, from: bytes)
+            result.decoder = ThreadRecordDecoder.slot().decoder
+            result.done.signal()
+        }
+        thread.start()
+        result.done.wait()
+        #expect(result.decoded == Counted(name: "n", count: 1))
+        // The thread's keys are destroyed after its body returns: wait for that, boundedly.
+        for _ in 0..<5_000 where result.decoder != nil { usleep(1_000) }
+        #expect(result.decoder == nil)
     }
 
     @Test("a decode that fails leaves the thread's decoder ready for the next record")

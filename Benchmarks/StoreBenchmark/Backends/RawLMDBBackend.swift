@@ -274,12 +274,16 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
             var key = MDB_val()
             var value = MDB_val()
             var code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
-            // The whole leaf page at once on entering it, as DataStoreKit's walk does.
+            // Each leaf page whole on moving into it, as DataStoreKit's walk does.
+            var statistics = MDB_stat()
+            try lmdb(mdb_env_stat(environment, &statistics), "env_stat")
+            let pageSize = Int(statistics.ms_psize)
             var page = 0
             while code == 0 {
-                if Int(bitPattern: key.mv_data) & ~4095 != page {
-                    page = Int(bitPattern: key.mv_data) & ~4095
-                    dsk_prefetch_page(key.mv_data, 4096)
+                let address = Int(bitPattern: key.mv_data) & ~(pageSize - 1)
+                if address != page {
+                    if page != 0 { dsk_prefetch_page(UnsafeRawPointer(bitPattern: address), pageSize) }
+                    page = address
                 }
                 let record = bytes(of: value)
                 let fields = try RawLayout.fields(of: record)

@@ -30,9 +30,9 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
     /// Whether this is a thread's top-level record decoder, reused from record to record
     /// (``ThreadRecordDecoder``), which keeps the keyed container it last handed out.
     private let isReusable: Bool
-    /// The reusable decoder's last keyed container (a ``ReusedKeyedContainer``) and its key type.
-    @exclusivity(unchecked) private var reusedContainer: AnyObject?
-    @exclusivity(unchecked) private var reusedKeyType: ObjectIdentifier?
+    /// The keyed containers a reusable decoder hands out again; changed only by
+    /// ``container(keyedBy:)`` and ``forgetReusedContainers()``, never while read, so unchecked too.
+    @exclusivity(unchecked) private var reusedContainers = ReusedContainers()
 
     init(source: DecodingSource, position: DecodingPosition, codingPath: [any CodingKey], level: Int = 1) {
         self.source = source
@@ -62,10 +62,9 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
         prepare()
     }
 
-    /// Drops the keyed container a reusable decoder keeps, which refers back to the decoder.
-    func forgetReusedContainer() {
-        reusedContainer = nil
-        reusedKeyType = nil
+    /// Drops the keyed containers a reusable decoder keeps, which refer back to the decoder.
+    func forgetReusedContainers() {
+        reusedContainers.removeAll()
     }
 
     /// Indexes the object at ``position``, or notes why there is none.
@@ -346,12 +345,11 @@ final class SourceDecoder: Decoder, SingleValueDecodingContainer {
         // Making a container looks up the runtime metadata of the container, its box and its
         // conformance, which costs more than decoding a small record's fields: a reusable decoder
         // hands the same one out again for the same key type.
-        if reusedKeyType == ObjectIdentifier(Key.self), let reusedContainer {
-            return unsafeDowncast(reusedContainer, to: ReusedKeyedContainer<Key>.self).container
+        if let holder = reusedContainers.holder(for: Key.self) {
+            return unsafeDowncast(holder, to: ReusedKeyedContainer<Key>.self).container
         }
         let container = KeyedDecodingContainer(SourceKeyedContainer<Key>(decoder: self))
-        reusedContainer = ReusedKeyedContainer(container)
-        reusedKeyType = ObjectIdentifier(Key.self)
+        reusedContainers.keep(container)
         return container
     }
 

@@ -6,9 +6,9 @@ import Glibc
 /// ``RecordDecoder``: a query decodes many records of one type in a row, and making a decoder and
 /// its keyed container for each costs more than reading a small record's fields.
 ///
-/// Only the top level is reused: nested values get decoders of their own, as before. A decode
-/// that starts while the thread's decoder is busy (an `init(from:)` that decodes another record
-/// itself) gets a fresh one.
+/// Only the top level is reused: nested values get decoders of their own. A decode that starts
+/// while the thread's decoder is busy (an `init(from:)` that decodes another record itself) gets a
+/// fresh one.
 enum ThreadRecordDecoder {
     /// The thread's decoder and whether a decode is using it.
     final class Slot {
@@ -17,12 +17,12 @@ enum ThreadRecordDecoder {
     }
 
     /// The key of each thread's ``Slot``; a thread that ends releases its slot and breaks the
-    /// cycle between its decoder and the container that decoder keeps.
+    /// cycle between its decoder and the containers that decoder keeps.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let created = pthread_key_create(&key) { pointer in
             guard let pointer else { return }
-            Unmanaged<Slot>.fromOpaque(pointer).takeRetainedValue().decoder.forgetReusedContainer()
+            Unmanaged<Slot>.fromOpaque(pointer).takeRetainedValue().decoder.forgetReusedContainers()
         }
         precondition(created == 0, "pthread_key_create failed (\(created))")
         return key
@@ -39,11 +39,4 @@ enum ThreadRecordDecoder {
         }
         return slot
     }
-}
-
-/// A keyed container a reusable ``SourceDecoder`` keeps to hand out again.
-final class ReusedKeyedContainer<Key: CodingKey> {
-    let container: KeyedDecodingContainer<Key>
-
-    init(_ container: KeyedDecodingContainer<Key>) { self.container = container }
 }

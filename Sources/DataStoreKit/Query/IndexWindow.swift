@@ -118,7 +118,7 @@ package struct IndexWindow {
         in transaction: borrowing some ReadableTransaction & ~Copyable,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        var prefetch = LeafPagePrefetch()
+        var prefetch = LeafPagePrefetch(for: transaction)
         try transaction.withCursor(on: database) { cursor in
             // Each step answers: nil when the cursor ran off the database; false to stop.
             let step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool = { key, value in

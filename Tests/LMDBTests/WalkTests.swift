@@ -1,0 +1,122 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import LMDB
+
+// `walk` prefetches each leaf page it moves into; these check that what it lends is unchanged by
+// that: every entry, in key order, across many pages, from any start, in read and write
+// transactions (where changed pages are heap copies, not the map's pages).
+@Suite("Cursor walks")
+struct WalkTests {
+    /// Keys 0…count-1 as 4-byte big-endian numbers (so byte order is number order), inserted in a
+    /// scrambled order so that leaf pages split and lie out of key order in the file, and values
+    /// of `valueSize` bytes that name their key.
+    private func fill(_ env: Environment, _ db: Database, count: Int, valueSize: Int) throws {
+        try env.write { txn throws in
+            for number in (0..<count).map({ ($0 * 7_919) % count }) {
+                try txn.put(value(number, size: valueSize), forKey: key(number), in: db)
+            }
+        }
+    }
+
+    private func key(_ number: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(number).bigEndian) { Array($0) } }
+
+    private func value(_ number: Int, size: Int) -> [UInt8] {
+        (0..<size).map { UInt8(truncatingIfNeeded: number &+ $0) }
+    }
+
+    /// Every entry the walk lends from `start`, as (number, whether its value is the one put).
+    private func walked(
+        _ txn: borrowing some ReadableTransaction & ~Copyable, _ db: Database, from start: [UInt8]?, valueSize: Int
+    ) throws -> [Int] {
+        var numbers: [Int] = []
+        try txn.walk(db, from: start) { key, stored in
+            let number = Int(key.loadUnaligned(as: UInt32.self).bigEndian)
+            #expect(Array(stored) == value(number, size: valueSize))
+            numbers.append(number)
+            return true
+        }
+        return numbers
+    }
+
+    @Test("a walk over many leaf pages lends every entry once, in key order, from any start")
+    func manyPages() throws {
+        try withTemporaryDirectory { path in
+            let env = try Environment.open(path: path)
+            let db = try env.openDatabase(named: "walked", options: .create)
+            let count = 5_000
+            try fill(env, db, count: count, valueSize: 150)
+            try env.read { txn throws in
+                #expect(try txn.statistics(of: db).leafPages > 100)
+                #expect(try walked(txn, db, from: nil, valueSize: 150) == Array(0..<count))
+                for start in [1, 999, 2_500, count - 1] {
+                    #expect(try walked(txn, db, from: key(start), valueSize: 150) == Array(start..<count))
+                }
+                #expect(try walked(txn, db, from: key(count), valueSize: 150).isEmpty)
+            }
+        }
+    }
+
+    @Test("a walk stops where its closure says, on any page")
+    func stopsEarly() throws {
+        try withTemporaryDirectory { path in
+            let env = try Environment.open(path: path)
+            let db = try env.openDatabase(named: "walked", options: .create)
+            try fill(env, db, count: 3_000, valueSize: 100)
+            try env.read { txn throws in
+                for limit in [1, 17, 1_234] {
+                    var seen = 0
+                    try txn.walk(db) { _, _ in
+                        seen += 1
+                        return seen < limit
+                    }
+                    #expect(seen == limit)
+                }
+            }
+        }
+    }
+
+    @Test("a walk in a write transaction lends the entries it changed as well as the others")
+    func writeTransaction() throws {
+        try withTemporaryDirectory { path in
+            let env = try Environment.open(path: path)
+            let db = try env.openDatabase(named: "walked", options: .create)
+            let count = 4_000
+            try fill(env, db, count: count, valueSize: 120)
+            try env.write { txn throws in
+                // Every third entry rewritten and every fifth deleted: their pages become heap copies.
+                for number in stride(from: 0, to: count, by: 3) {
+                    try txn.put(value(number, size: 120), forKey: key(number), in: db)
+                }
+                for number in stride(from: 0, to: count, by: 5) { try txn.delete(key(number), in: db) }
+                let expected = (0..<count).filter { $0 % 5 != 0 }
+                #expect(try walked(txn, db, from: nil, valueSize: 120) == expected)
+                #expect(try walked(txn, db, from: key(2_001), valueSize: 120) == expected.filter { $0 >= 2_001 })
+            }
+        }
+    }
+
+    @Test("values in overflow pages are lent whole")
+    func overflowValues() throws {
+        try withTemporaryDirectory { path in
+            let env = try Environment.open(path: path)
+            let db = try env.openDatabase(named: "walked", options: .create)
+            try fill(env, db, count: 200, valueSize: 9_000)
+            try env.read { txn throws in
+                #expect(try walked(txn, db, from: nil, valueSize: 9_000) == Array(0..<200))
+            }
+        }
+    }
+
+    @Test("a transaction knows its environment's page size, a power of two")
+    func pageSize() throws {
+        try withTemporaryDirectory { path in
+            let env = try Environment.open(path: path)
+            let size = try env.statistics().pageSize
+            #expect(env.pageSize == size)
+            #expect(size >= 4_096 && size & (size - 1) == 0)
+            try env.read { txn throws in #expect(txn.transactionHandle.pageSize == size) }
+        }
+    }
+}
