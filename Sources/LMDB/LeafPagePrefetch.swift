@@ -10,8 +10,8 @@ internal import CLMDB
 /// the transaction changed is a heap copy, which the page mask only roughly covers: either way a
 /// prefetch only costs time, it never faults.
 package struct LeafPagePrefetch {
+    /// The environment's page size, or 0 (prefetching off: every address then masks to 0).
     private let pageSize: UInt
-    private let pageMask: UInt
     private var page: UInt = 0
 
     /// A prefetch for walks in `transaction`, which has seen no page yet.
@@ -19,7 +19,6 @@ package struct LeafPagePrefetch {
         // A power of two, as LMDB's page sizes are; anything else turns prefetching off.
         let size = UInt(transaction.transactionHandle.pageSize)
         pageSize = size >= 256 && size & (size &- 1) == 0 ? size : 0
-        pageMask = ~(pageSize &- 1)
     }
 
     /// Notes the entry whose key LMDB lent at `key` (a key lies in its leaf page; a value may lie
@@ -28,10 +27,10 @@ package struct LeafPagePrefetch {
     /// The page of the first entry is not prefetched: a seek has already brought in the part the
     /// walk starts at, and a point query that reads an entry or two would load the rest for nothing.
     package mutating func enter(_ key: UnsafeRawBufferPointer) {
-        let address = UInt(bitPattern: key.baseAddress) & pageMask
+        let address = UInt(bitPattern: key.baseAddress) & ~(pageSize &- 1)
         guard address != page else { return }
         defer { page = address }
-        guard page != 0, pageSize != 0 else { return }
+        guard page != 0 else { return }
         dsk_prefetch_page(UnsafeRawPointer(bitPattern: address), Int(pageSize))
     }
 }

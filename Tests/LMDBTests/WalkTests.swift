@@ -12,11 +12,19 @@ struct WalkTests {
     /// Keys 0…count-1 as 4-byte big-endian numbers (so byte order is number order), inserted in a
     /// scrambled order so that leaf pages split and lie out of key order in the file, and values
     /// of `valueSize` bytes that name their key.
-    private func fill(_ env: Environment, _ db: Database, count: Int, valueSize: Int) throws {
-        try env.write { txn throws in
-            for number in (0..<count).map({ ($0 * 7_919) % count }) {
-                try txn.put(value(number, size: valueSize), forKey: key(number), in: db)
+    /// Runs `body` with a fresh environment and its database "walked" holding those entries.
+    private func withFilled(
+        count: Int, valueSize: Int, _ body: (Environment, Database) throws -> Void
+    ) throws {
+        try withTemporaryDirectory { path in
+            let env = try Environment.open(path: path)
+            let db = try env.openDatabase(named: "walked", options: .create)
+            try env.write { txn throws in
+                for number in (0..<count).map({ ($0 * 7_919) % count }) {
+                    try txn.put(value(number, size: valueSize), forKey: key(number), in: db)
+                }
             }
+            try body(env, db)
         }
     }
 
@@ -26,7 +34,7 @@ struct WalkTests {
         (0..<size).map { UInt8(truncatingIfNeeded: number &+ $0) }
     }
 
-    /// Every entry the walk lends from `start`, as (number, whether its value is the one put).
+    /// The numbers of the entries the walk lends from `start`, each value checked against the one put.
     private func walked(
         _ txn: borrowing some ReadableTransaction & ~Copyable, _ db: Database, from start: [UInt8]?, valueSize: Int
     ) throws -> [Int] {
@@ -42,11 +50,8 @@ struct WalkTests {
 
     @Test("a walk over many leaf pages lends every entry once, in key order, from any start")
     func manyPages() throws {
-        try withTemporaryDirectory { path in
-            let env = try Environment.open(path: path)
-            let db = try env.openDatabase(named: "walked", options: .create)
-            let count = 5_000
-            try fill(env, db, count: count, valueSize: 150)
+        let count = 5_000
+        try withFilled(count: count, valueSize: 150) { env, db in
             try env.read { txn throws in
                 #expect(try txn.statistics(of: db).leafPages > 100)
                 #expect(try walked(txn, db, from: nil, valueSize: 150) == Array(0..<count))
@@ -60,10 +65,7 @@ struct WalkTests {
 
     @Test("a walk stops where its closure says, on any page")
     func stopsEarly() throws {
-        try withTemporaryDirectory { path in
-            let env = try Environment.open(path: path)
-            let db = try env.openDatabase(named: "walked", options: .create)
-            try fill(env, db, count: 3_000, valueSize: 100)
+        try withFilled(count: 3_000, valueSize: 100) { env, db in
             try env.read { txn throws in
                 for limit in [1, 17, 1_234] {
                     var seen = 0
@@ -79,11 +81,8 @@ struct WalkTests {
 
     @Test("a walk in a write transaction lends the entries it changed as well as the others")
     func writeTransaction() throws {
-        try withTemporaryDirectory { path in
-            let env = try Environment.open(path: path)
-            let db = try env.openDatabase(named: "walked", options: .create)
-            let count = 4_000
-            try fill(env, db, count: count, valueSize: 120)
+        let count = 4_000
+        try withFilled(count: count, valueSize: 120) { env, db in
             try env.write { txn throws in
                 // Every third entry rewritten and every fifth deleted: their pages become heap copies.
                 for number in stride(from: 0, to: count, by: 3) {
@@ -99,10 +98,7 @@ struct WalkTests {
 
     @Test("values in overflow pages are lent whole")
     func overflowValues() throws {
-        try withTemporaryDirectory { path in
-            let env = try Environment.open(path: path)
-            let db = try env.openDatabase(named: "walked", options: .create)
-            try fill(env, db, count: 200, valueSize: 9_000)
+        try withFilled(count: 200, valueSize: 9_000) { env, db in
             try env.read { txn throws in
                 #expect(try walked(txn, db, from: nil, valueSize: 9_000) == Array(0..<200))
             }

@@ -13,8 +13,8 @@ struct IndexBuildSettings: Sendable {
     }
 
     /// The most bytes of entries (keys, values, and 24 bytes of bookkeeping each) the sort holds
-    /// in memory before it spills a sorted run to a file beside the store: enough for a million
-    /// documents' entries, whose spilling and merging took over 40 % of such a build at 64 MiB.
+    /// in memory before it spills a sorted run to a file beside the store: enough that a million
+    /// documents' entries sort without spilling, which would otherwise dominate such a build.
     var memoryBound = 200 << 20
     /// About how many bytes of entries one commit appends.
     var batchBytes = 32 << 20
