@@ -82,7 +82,7 @@ struct Configuration: Sendable {
                              1 or 4 savers, relaxed durability: Benchmarks/instructions.sh), and the
                              same through raw LMDB: raw-events1, raw-events4 (the coalescer),
                              raw-single1 (one transaction per save); raw-get, raw-pair-compound,
-                             raw-empty, raw-scan (the raw LMDB floor of get, pair-compound, empty and
+                             raw-range, raw-empty, raw-scan (the raw LMDB floor of get, range, pair-compound, empty and
                              scan, raw LMDB loaded alone); sqlite-get, sqlite-range, sqlite-pair,
                              sqlite-scan (SQLite's side, SQLite loaded alone); build (the compound index built
                              --profile-operations times over the loaded data, dropped between builds);

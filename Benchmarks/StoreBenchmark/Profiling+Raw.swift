@@ -1,13 +1,14 @@
-// `--profile raw-get`, `raw-pair-compound`, `raw-empty`, `raw-scan`: the floor of the read workloads,
+// `--profile raw-get`, `raw-range`, `raw-pair-compound`, `raw-empty`, `raw-scan`: the floor of the read workloads,
 // the raw LMDB backend's side alone in the same profile loop, so that an instruction count of
-// DataStoreKit's `get`, `pair-compound`, `empty` and `scan` has the C API's own count beside it
+// DataStoreKit's `get`, `range`, `pair-compound`, `empty` and `scan` has the C API's own count beside it
 // (Benchmarks/instructions.sh); `sqlite-get` … `sqlite-scan` are in Profiling+SQLite.swift.
 import Foundation
 
 extension BenchmarkRun {
     /// The raw LMDB and SQLite read workloads the profile loop runs.
     static let rawReadProfiles = [
-        "raw-get", "raw-pair-compound", "raw-empty", "raw-scan", "sqlite-get", "sqlite-range", "sqlite-pair",
+        "raw-get", "raw-range", "raw-pair-compound", "raw-empty", "raw-scan", "sqlite-get", "sqlite-range",
+        "sqlite-pair",
         "sqlite-scan"
     ]
 
@@ -15,14 +16,16 @@ extension BenchmarkRun {
     /// then loops over one of ``rawReadProfiles``: what `get`, `pair-compound`, `empty` and `scan` do,
     /// in the raw backend's hand-written C-API calls and decoding (the `sqlite-` ones in SQLite's).
     func profileRaw(_ workload: String, seconds: Double) throws {
-        let (raw, messages, ids, pairs) = (self.raw, dataset.messages, dataset.lookupIDs, dataset.pairs)
+        let (raw, messages, ids, starts, pairs) = (
+            self.raw, dataset.messages, dataset.lookupIDs, dataset.rangeStarts, dataset.pairs
+        )
         if workload.hasPrefix("sqlite-") { return try profileSQLite(workload, seconds: seconds) }
         progress("profile: loading raw LMDB alone…")
         for start in stride(from: 0, to: messages.count, by: 1_000) {
             let batch = messages[start..<min(start + 1_000, messages.count)]
             try raw.write { transaction in for message in batch { try raw.insert(message, in: transaction) } }
         }
-        if workload != "raw-get" && workload != "raw-scan" { try raw.buildPairIndex() }
+        if workload.hasPrefix("raw-pair") || workload == "raw-empty" { try raw.buildPairIndex() }
         // One closure value rather than a literal per workload: the compiler would otherwise
         // specialize the loop per literal and merge the copies behind a tail call, which moves the
         // work outside the function callgrind's toggle names.
@@ -30,6 +33,8 @@ extension BenchmarkRun {
         switch workload {
         case "raw-get":
             operation = { fold([try raw.get(id: ids[$0 % ids.count])], full: false).checksum }
+        case "raw-range":
+            operation = { fold(try raw.created(since: starts[$0 % starts.count], limit: 100), full: false).checksum }
         case "raw-pair-compound":
             operation = { index in
                 let pair = pairs[index % pairs.count]

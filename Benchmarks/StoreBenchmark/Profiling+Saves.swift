@@ -40,6 +40,7 @@ extension BenchmarkRun {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         progress("profile: \(profile.rawValue), \(tasks) savers × \(perTask) saves, relaxed durability…")
         let cpu = ThreadTimes.processCPUSeconds()
+        let written = (ThreadTimes.bytesWrittenToDisk(), ThreadTimes.writeCalls())
         let saved: Int
         var batches = ""
         switch profile {
@@ -69,8 +70,12 @@ extension BenchmarkRun {
             if let failure = result.failures.first { throw BenchmarkFailure("\(profile.rawValue): \(failure)") }
             saved = result.latencies.count
         }
-        progress(
-            "  \(saved) saves\(batches), process CPU \(fixed((ThreadTimes.processCPUSeconds() - cpu) / Double(saved) * 1e6, 1)) µs each"
+        let perSave = (
+            Double(ThreadTimes.bytesWrittenToDisk() - written.0) / Double(saved),
+            Double(ThreadTimes.writeCalls() - written.1) / Double(saved)
         )
+        progress(
+            "  \(saved) saves\(batches), process CPU \(fixed((ThreadTimes.processCPUSeconds() - cpu) / Double(saved) * 1e6, 1)) µs each, "
+                + "\(fixed(perSave.0, 0)) bytes in \(fixed(perSave.1, 1)) write calls each")
     }
 }

@@ -32,10 +32,15 @@ enum ThreadTimes {
     /// Bytes this process has passed to write calls so far (`wchar` in /proc/self/io). The
     /// kernel's `write_bytes` is not used: for LMDB's scattered 4 KiB page writes it counts
     /// several times what reaches the disk.
-    static func bytesWrittenToDisk() -> Int {
+    static func bytesWrittenToDisk() -> Int { ioCounter("wchar") }
+
+    /// Write calls this process has made so far (`syscw` in /proc/self/io).
+    static func writeCalls() -> Int { ioCounter("syscw") }
+
+    private static func ioCounter(_ name: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("wchar:") {
-            return Int(line.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            return Int(line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)) ?? 0
         }
         return 0
     }

@@ -145,7 +145,7 @@ struct CoveringIndexTests {
         #expect(try temporary.store.statistics().formatVersion == 1)
         _ = try await Self.notes(temporary.store, covering: true, name: "Covered")
         #expect(try temporary.store.statistics().formatVersion == 2)
-        #expect(DataStore.formatVersions.store == 2)
+        #expect(DataStore.formatVersions.store == 3)
     }
 
     @Test("declaring covering on a stored index rebuilds it, and declaring it away rebuilds it again")

@@ -79,24 +79,13 @@ struct SchemaRollbackTests {
         defer { temporary.remove() }
         let indexed = [IndexDefinition("created_ts")]
         let notes = try await temporary.store.collection(Note.self, idField: "id", indexes: indexed)
-        // Fill the map until even a small note no longer fits. A snapshot held open keeps LMDB from
-        // reusing the pages later commits free, so at the end no page is left for any commit.
-        var stored: [String] = []
-        var reader: ReadTransaction? = nil
-        for (index, size) in (Array(repeating: 3_000, count: 200) + Array(repeating: 10, count: 400)).enumerated() {
-            if size == 10 && reader == nil { reader = try temporary.store.environment.beginRead() }
-            do {
-                _ = try await notes.add(
-                    object: note("n\(index)", ts: Double(index), message: String(repeating: "m", count: size)))
-                stored.append("n\(index)")
-            } catch let error as DataStoreError where error.code == .storage {
-                if size == 10 { break }
+        var dropError: DataStoreError?
+        let stored = try await fillMap(of: temporary.store, with: notes) {
+            dropError = await #expect(throws: DataStoreError.self) {
+                _ = try await temporary.store.collection(
+                    Note.self, idField: "id", indexes: [], undeclaredIndexes: .drop)
             }
         }
-        let dropError = await #expect(throws: DataStoreError.self) {
-            _ = try await temporary.store.collection(Note.self, idField: "id", indexes: [], undeclaredIndexes: .drop)
-        }
-        reader = nil
         #expect(dropError?.code == .storage, "\(String(describing: dropError))")
         #expect(notes.storage.indexes.map(\.name) == ["created_ts"], "the failed drop left the index list changed")
 

@@ -95,7 +95,7 @@ struct BatchLineCommandTests {
     @Test func versionPrintsTheVersion() async throws {
         let run = try await ToolSandbox().run("--version")
         #expect(run.status == 0)
-        #expect(run.output == "datastore \(Tool.version) (DataStoreKit store format 2, record format 1)\n")
+        #expect(run.output == "datastore \(Tool.version) (DataStoreKit store format 3, record format 1)\n")
     }
 
     @Test("a progress line fits every width, drops parts as it narrows, and shows the time left")

@@ -7,13 +7,17 @@ import LMDB
 /// Schemas are small and read once per open, so they are JSON; records and keys are not.
 enum StoreSchema {
     /// The newest on-disk format this build reads and writes.
-    static let formatVersion = coveringFormatVersion
+    static let formatVersion = recentChangesFormatVersion
     /// The format of a store no covering index was ever declared in, which builds from before
     /// covering indexes still open.
     static let baseFormatVersion = 1
     /// The format of a store that holds (or held) a covering index: a build that predates them
     /// would write records without their copies, so it must refuse the store.
     static let coveringFormatVersion = 2
+    /// The format of a store whose change log keeps its newest records in the main database
+    /// (``RecentChanges``): a build that predates them would miss those records, and append older
+    /// commits after them.
+    static let recentChangesFormatVersion = 3
     static let formatKey = Array("format".utf8)
 
     struct Collection: Codable, Sendable, Equatable {
@@ -77,6 +81,18 @@ enum StoreSchema {
         }
     }
 
+    /// Raises the stored format version to `version`, never lowering it. Returns whether it was
+    /// already at least `version`.
+    @discardableResult
+    static func raiseFormat(to version: Int, in transaction: inout WriteTransaction, meta: Database) throws -> Bool {
+        if let stored = try transaction.value(forKey: formatKey, in: meta), stored.count == 1, Int(stored[0]) >= version
+        {
+            return true
+        }
+        try transaction.put([UInt8(version)], forKey: formatKey, in: meta)
+        return false
+    }
+
     static func read(
         _ collection: String, in transaction: borrowing some ReadableTransaction & ~Copyable, meta: Database
     ) throws -> Collection? {
@@ -100,7 +116,7 @@ enum StoreSchema {
         let bytes = try JSONEncoder().encode(schema)
         try transaction.put(Array(bytes), forKey: collectionKey(collection), in: meta)
         if schema.indexes.contains(where: { $0.definition.covering != nil }) {
-            try transaction.put([UInt8(coveringFormatVersion)], forKey: formatKey, in: meta)
+            try raiseFormat(to: coveringFormatVersion, in: &transaction, meta: meta)
         }
         return try raiseGeneration(in: &transaction, meta: meta)
     }

@@ -195,7 +195,8 @@ public final class DataStore: Sendable {
             let database = try changeDatabase(environment, options: options)
             let changeLog: ChangeLog
             do {
-                changeLog = try ChangeLog(environment: environment, database: database, options: options.changeFeed)
+                changeLog = try ChangeLog(
+                    environment: environment, database: database, meta: meta, options: options.changeFeed)
             } catch let error as LMDBError {
                 throw cannotCreate(path, error)
             }

@@ -29,31 +29,60 @@ extension ChangeLog {
         return merged
     }
 
+    /// What ``record(_:holdingRecent:in:)`` did.
+    enum Recorded: Equatable {
+        /// `results` changed nothing, so nothing was recorded.
+        case nothing
+        /// A record was written.
+        case recorded
+        /// A record was written, after the recent records moved to `_changes`.
+        case recordedAfterMoving
+    }
+
     /// Records what `results` changed under the transaction's own id, then trims a bounded step.
-    /// Runs on the writer thread inside the batch's transaction, before its commit. Returns
-    /// whether `results` changed anything; `nil` when the log is off, which does not look.
+    /// Runs on the writer thread inside the batch's transaction, before its commit; `nil` when the
+    /// log is off, which does not look. `holdingRecent` keeps the recent records where they are
+    /// (``RecentChanges/append(_:commit:log:holding:in:)``).
     @discardableResult
-    func record(_ results: [any Sendable], in transaction: inout WriteTransaction) throws -> Bool? {
-        guard let database else { return nil }
+    func record(_ results: [any Sendable], holdingRecent: Bool = false, in transaction: inout WriteTransaction) throws
+        -> Recorded?
+    {
+        guard let database, let recent else { return nil }
         let changes = Self.merged(results)
-        guard !changes.isEmpty else { return false }
+        guard !changes.isEmpty else { return .nothing }
         let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
         let record = ChangeRecord(
             commit: CommitID(rawValue: transaction.transactionID), milliseconds: now, changes: changes)
+        let value = record.encoded()
+        if value.count <= RecentChanges.maxRecordBytes || holdingRecent { try allowRecentRecords(in: &transaction) }
         // Commit ids only grow, so every record goes at the end of the log.
-        try transaction.put(
-            record.encoded(), forKey: ChangeRecord.key(for: record.commit.rawValue), in: database, options: .append)
-        try trim(database, now: now, in: &transaction)
-        return true
+        let moved = try recent.append(
+            value, commit: record.commit.rawValue, log: database, holding: holdingRecent, in: &transaction)
+        try trim(database, recent, now: now, in: &transaction)
+        return moved ? .recordedAfterMoving : .recorded
+    }
+
+    /// Raises the store's format to the one with recent records, once: a build that predates them
+    /// would miss those records, and append older commits after them.
+    private func allowRecentRecords(in transaction: inout WriteTransaction) throws {
+        guard !formatAllowsRecent.load(ordering: .relaxed) else { return }
+        // Known only once read from a committed state: this transaction may still be rolled back.
+        if try StoreSchema.raiseFormat(to: StoreSchema.recentChangesFormatVersion, in: &transaction, meta: meta) {
+            formatAllowsRecent.store(true, ordering: .relaxed)
+        }
     }
 
     /// Deletes up to ``trimStep`` of the oldest records past the retention's age or size (never the
     /// one just written), and notes the newest deleted so a reader resuming before it is told.
-    private func trim(_ database: Database, now: Int64, in transaction: inout WriteTransaction) throws {
+    private func trim(_ database: Database, _ recent: RecentChanges, now: Int64, in transaction: inout WriteTransaction)
+        throws
+    {
         let cutoff = options.maxAge.map { now - Self.milliseconds($0) }
         var excessBytes = 0
         if let maxBytes = options.maxBytes {
             excessBytes = try transaction.statistics(of: database).bytesUsed - maxBytes
+            // The recent records are a few pages' worth at most: read only when they could matter.
+            if excessBytes > -RecentChanges.maxBytes { excessBytes += try recent.bytes(in: transaction) }
         }
         guard cutoff != nil || excessBytes > 0 else { return }
         // The oldest record's time, once read, spares a cursor per commit until it ages out.
@@ -61,16 +90,19 @@ extension ChangeLog {
         var trimmedThrough: Int?
         for _ in 0..<Self.trimStep {
             // The record just written stays: the feed always holds the newest commit.
-            guard let (commit, time, size) = try oldest(database, in: transaction),
-                commit < transaction.transactionID
+            guard let oldest = try oldest(database, recent, in: transaction), oldest.commit < transaction.transactionID
             else { break }
-            guard excessBytes > 0 || time < (cutoff ?? .min) else {
-                if trimmedThrough == nil { oldestTime.withLock { $0 = time } }
+            guard excessBytes > 0 || oldest.time < (cutoff ?? .min) else {
+                if trimmedThrough == nil { oldestTime.withLock { $0 = oldest.time } }
                 break
             }
-            try transaction.delete(ChangeRecord.key(for: commit), in: database)
-            excessBytes -= size
-            trimmedThrough = commit
+            if oldest.isRecent {
+                try transaction.delete(RecentChanges.key(for: oldest.commit), in: recent.main)
+            } else {
+                try transaction.delete(ChangeRecord.key(for: oldest.commit), in: database)
+            }
+            excessBytes -= oldest.size
+            trimmedThrough = oldest.commit
         }
         if let trimmedThrough {
             oldestTime.withLock { $0 = nil }
@@ -79,17 +111,29 @@ extension ChangeLog {
         }
     }
 
-    /// The oldest record's commit, time and size in bytes (key and value).
-    private func oldest(_ database: Database, in transaction: borrowing WriteTransaction) throws -> (Int, Int64, Int)? {
-        try transaction.withCursor(on: database) { cursor in
+    /// The oldest record's commit, time and size in bytes (key and value), and whether it is a recent one.
+    private func oldest(_ database: Database, _ recent: RecentChanges, in transaction: borrowing WriteTransaction)
+        throws -> (commit: Int, time: Int64, size: Int, isRecent: Bool)?
+    {
+        // A record whose time cannot be read is trimmed first rather than blocking every commit.
+        func summary(commit: Int, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (Int, Int64, Int) {
+            var reader = ChangeRecordReader(bytes: value, commit: commit)
+            _ = try? reader.integer(byteCount: 1, "the format byte")
+            let time = (try? reader.integer(byteCount: 8, "the commit time")).map { Int64(bitPattern: $0) }
+            return (commit, time ?? .min, key.count + value.count)
+        }
+        let logged = try transaction.withCursor(on: database) { cursor in
             try cursor.withSeek(atOrAfter: ChangeRecord.key(for: 1)) { key, value in
-                var reader = ChangeRecordReader(bytes: value, commit: try ChangeRecord.commit(ofKey: key))
-                // A record whose time cannot be read is trimmed first rather than blocking every commit.
-                _ = try? reader.integer(byteCount: 1, "the format byte")
-                let time = (try? reader.integer(byteCount: 8, "the commit time")).map { Int64(bitPattern: $0) }
-                return (reader.commit, time ?? .min, key.count + value.count)
+                summary(commit: try ChangeRecord.commit(ofKey: key), key: key, value: value)
             }
         }
+        if let (commit, time, size) = logged { return (commit, time, size, false) }
+        var found: (Int, Int64, Int)?
+        try recent.visit(from: 0, in: transaction) { commit, key, value in
+            found = summary(commit: commit, key: key, value: value)
+            return false
+        }
+        return found.map { ($0.0, $0.1, $0.2, true) }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {

@@ -21,9 +21,20 @@ final class ChangeLog: Sendable {
     /// Pages read so far (for tests that check a waiting reader does not spin).
     let pageReads = Atomic<Int>(0)
 
-    init(environment: Environment, database: Database?, options: ChangeFeedOptions) throws(LMDBError) {
+    /// The newest records, in the main database (`nil` when the feed is off).
+    let recent: RecentChanges?
+    /// The store's `_meta` database, where the format version is raised before the first recent record.
+    let meta: Database
+    /// Whether the stored format is known to allow recent records (writer thread only).
+    let formatAllowsRecent = Atomic<Bool>(false)
+
+    init(environment: Environment, database: Database?, meta: Database, options: ChangeFeedOptions)
+        throws(LMDBError)
+    {
         self.environment = environment
         self.database = database
+        self.meta = meta
+        self.recent = database == nil ? nil : RecentChanges(main: try environment.openDatabase(named: nil))
         self.options = options
         self.signal = CommitSignal(latest: try environment.info().lastTransactionID, pollInterval: options.pollInterval)
         // LMDB has no notification: other processes' commits are found by polling the last transaction id.
@@ -50,25 +61,42 @@ final class ChangeLog: Sendable {
         guard let database else { return ChangePage(events: [], snapshot: snapshot, isFull: false) }
         let trimmed = try Self.trimmedThrough(in: transaction, database)
         let start = position ?? trimmed
-        var events: [CommitEvent] = []
+        // A trimmed position only needs the oldest record left, for the error.
+        let records = try self.records(
+            from: max(start, trimmed) + 1, limit: start < trimmed ? 1 : limit, in: transaction)
+        if start < trimmed {
+            throw ChangesTrimmed(
+                requested: CommitID(rawValue: start), trimmedThrough: CommitID(rawValue: trimmed),
+                oldestAvailable: records.first?.commit
+            ).error
+        }
+        return ChangePage(events: records.map(\.event), snapshot: snapshot, isFull: records.count == limit)
+    }
+
+    /// Up to `limit` records from `commit` on, in commit order: those in `_changes`, then the recent ones.
+    private func records(from commit: Int, limit: Int, in transaction: borrowing ReadTransaction) throws
+        -> [ChangeRecord]
+    {
+        guard let database, limit > 0 else { return [] }
+        var records: [ChangeRecord] = []
         try transaction.withCursor(on: database) { cursor in
-            var entry = try cursor.withSeek(atOrAfter: ChangeRecord.key(for: max(start, trimmed) + 1)) {
+            var entry = try cursor.withSeek(atOrAfter: ChangeRecord.key(for: commit)) {
                 try ChangeRecord(commit: ChangeRecord.commit(ofKey: $0), bytes: $1)
             }
-            if start < trimmed {
-                throw ChangesTrimmed(
-                    requested: CommitID(rawValue: start), trimmedThrough: CommitID(rawValue: trimmed),
-                    oldestAvailable: entry?.commit
-                ).error
-            }
-            while let record = entry, events.count < limit {
-                events.append(record.event)
+            while let record = entry, records.count < limit {
+                records.append(record)
                 entry = try cursor.withMove(.next) {
                     try ChangeRecord(commit: ChangeRecord.commit(ofKey: $0), bytes: $1)
                 }
             }
         }
-        return ChangePage(events: events, snapshot: snapshot, isFull: events.count == limit)
+        guard records.count < limit, let recent else { return records }
+        let next = max(commit, (records.last?.commit.rawValue ?? 0) + 1)
+        try recent.visit(from: next, in: transaction) { commit, _, value in
+            records.append(try ChangeRecord(commit: commit, bytes: value))
+            return records.count < limit
+        }
+        return records
     }
 
     /// The newest commit trimmed away (0 when none was).

@@ -22,6 +22,9 @@ extension WriterCore {
         var knownFailures: [Int: any Error] = [:]
         /// From this position on, each change set runs in its own nested transaction.
         var nestedFrom: Int
+        /// The change log's recent records stay where they are: moving them found no room in a
+        /// map that may not grow, and the batch's own changes may still fit.
+        var holdsRecentChanges = false
 
         /// Everything straight into the batch's transaction.
         static func direct(_ count: Int) -> ApplyPlan { ApplyPlan(nestedFrom: count) }
@@ -32,8 +35,9 @@ extension WriterCore {
         case committed
         /// A change set applied straight into the transaction failed: apply the batch again so.
         case replay(ApplyPlan)
-        /// The map is full: grow it and try the same batch again.
-        case mapFull(LMDBError)
+        /// The map is full: grow it and try the same batch again. `movedRecent`: the change log's
+        /// recent records moved in it, which a retry may leave where they are.
+        case mapFull(LMDBError, movedRecent: Bool)
         /// The transaction has too many dirty pages: split the batch.
         case transactionFull(LMDBError)
         /// Beginning or committing the transaction failed: every change set in it fails.
@@ -69,9 +73,18 @@ extension WriterCore {
                 }
                 state.withLock { $0.metrics.isolationReplays += 1 }
                 work.append((next, isolating))
-            case .mapFull(let error):
+            case .mapFull(let error, let movedRecent):
                 if onCaller { return false }
-                if growMapOrFail(next, error) { work.append((next, plan)) }
+                switch growMap() {
+                case .grown:
+                    work.append((next, plan))
+                case .atLimit where movedRecent:
+                    var holding = plan
+                    holding.holdsRecentChanges = true
+                    work.append((next, holding))
+                case let growth:
+                    fail(next, mapFull: error, growth)
+                }
             case .transactionFull(let error):
                 work += splitOrFail(next, error)
             case .failed(let error):
@@ -86,29 +99,25 @@ extension WriterCore {
         return true
     }
 
-    /// Grows the map for `batch` to be tried again (`true`), or fails every change set in it.
-    private func growMapOrFail(_ batch: [Pending], _ error: LMDBError) -> Bool {
-        switch growMap() {
-        case .grown:
-            return true
-        case .atLimit:
+    /// Fails every change set of `batch`, whose transaction found the map full and could not grow it.
+    private func fail(_ batch: [Pending], mapFull error: LMDBError, _ growth: Growth) {
+        guard case .failed(let growthError) = growth else {
             fail(
                 batch,
                 DataStoreError(
                     .storage,
                     "the store at \(environment.path) is full and its map "
                         + "may not grow past \(limits.maxMapSize) bytes", underlying: error))
-        case .failed(let growthError):
-            // Blocked by readers (the message names them), or refused by LMDB.
-            fail(
-                batch,
-                DataStoreError(
-                    .storage,
-                    "the store is full and its map could not grow: "
-                        + (growthError.code == .mapResizeBlocked ? growthError.context : "\(growthError)"),
-                    underlying: growthError))
+            return
         }
-        return false
+        // Blocked by readers (the message names them), or refused by LMDB.
+        fail(
+            batch,
+            DataStoreError(
+                .storage,
+                "the store is full and its map could not grow: "
+                    + (growthError.code == .mapResizeBlocked ? growthError.context : "\(growthError)"),
+                underlying: growthError))
     }
 
     /// The halves of a batch too large for one write transaction, the first half last (the work
@@ -135,7 +144,7 @@ extension WriterCore {
         outcomes.reserveCapacity(batch.count)
         let commitID: CommitID
         let successes: [any Sendable]
-        var changedRecords: Bool?
+        var recorded: ChangeLog.Recorded?
         let exclusive = batch.count == 1 && batch[0].change.exclusive
         transactionHook?.enter(exclusive)
         defer { transactionHook?.leave(exclusive) }
@@ -151,16 +160,17 @@ extension WriterCore {
             }
             successes = outcomes.compactMap { try? $0.get() }
             // In the batch's own transaction, under its own id: the log never disagrees with the data.
-            changedRecords = try changeLog?.record(successes, in: &transaction)
+            recorded = try changeLog?.record(successes, holdingRecent: plan.holdsRecentChanges, in: &transaction)
             if extendsDataFile {
                 extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes })
             }
             try transaction.commit()
         } catch {
-            return Self.unfinished(by: error)
+            return Self.unfinished(by: error, movedRecent: recorded == .recordedAfterMoving)
         }
         if let transactionHook {
-            transactionHook.committed(commitID.rawValue, changedRecords ?? Self.changesRecords(successes))
+            transactionHook.committed(
+                commitID.rawValue, recorded.map { $0 != .nothing } ?? Self.changesRecords(successes))
         }
         count(batch.count, succeeded: successes.count, since: started)
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
@@ -211,10 +221,10 @@ extension WriterCore {
     }
 
     /// What an attempt that threw comes to: a map or transaction to make room in, or a failure.
-    private static func unfinished(by error: any Error) -> Attempt {
+    private static func unfinished(by error: any Error, movedRecent: Bool) -> Attempt {
         let lmdbError = (error as? LMDBError) ?? ((error as? DataStoreError)?.underlying as? LMDBError)
         switch lmdbError?.code {
-        case .mapFull?: return .mapFull(lmdbError!)
+        case .mapFull?: return .mapFull(lmdbError!, movedRecent: movedRecent)
         case .transactionFull?: return .transactionFull(lmdbError!)
         default: return .failed(lmdbError ?? error)
         }
