@@ -81,7 +81,9 @@ struct Configuration: Sendable {
                              64 tasks, fresh store); events1, events4 (a fixed count of saves from
                              1 or 4 savers, relaxed durability: Benchmarks/instructions.sh), and the
                              same through raw LMDB: raw-events1, raw-events4 (the coalescer),
-                             raw-single1 (one transaction per save); raw-get, raw-pair-compound,
+                             raw-single1 (one transaction per save); commit1, raw-commit1 (the
+                             messages' single durable commits into the loaded data, with the bytes
+                             and write calls per commit, DataStoreKit or raw LMDB); raw-get, raw-pair-compound,
                              raw-range, raw-empty, raw-scan (the raw LMDB floor of get, range, pair-compound, empty and
                              scan, raw LMDB loaded alone); sqlite-get, sqlite-range, sqlite-pair,
                              sqlite-scan (SQLite's side, SQLite loaded alone); build (the compound index built

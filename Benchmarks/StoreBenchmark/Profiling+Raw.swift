@@ -16,16 +16,9 @@ extension BenchmarkRun {
     /// then loops over one of ``rawReadProfiles``: what `get`, `pair-compound`, `empty` and `scan` do,
     /// in the raw backend's hand-written C-API calls and decoding (the `sqlite-` ones in SQLite's).
     func profileRaw(_ workload: String, seconds: Double) throws {
-        let (raw, messages, ids, starts, pairs) = (
-            self.raw, dataset.messages, dataset.lookupIDs, dataset.rangeStarts, dataset.pairs
-        )
+        let (raw, ids, starts, pairs) = (self.raw, dataset.lookupIDs, dataset.rangeStarts, dataset.pairs)
         if workload.hasPrefix("sqlite-") { return try profileSQLite(workload, seconds: seconds) }
-        progress("profile: loading raw LMDB alone…")
-        for start in stride(from: 0, to: messages.count, by: 1_000) {
-            let batch = messages[start..<min(start + 1_000, messages.count)]
-            try raw.write { transaction in for message in batch { try raw.insert(message, in: transaction) } }
-        }
-        if workload.hasPrefix("raw-pair") || workload == "raw-empty" { try raw.buildPairIndex() }
+        try loadRawAlone(pairIndex: workload.hasPrefix("raw-pair") || workload == "raw-empty")
         // One closure value rather than a literal per workload: the compiler would otherwise
         // specialize the loop per literal and merge the copies behind a tail call, which moves the
         // work outside the function callgrind's toggle names.
@@ -56,5 +49,17 @@ extension BenchmarkRun {
         let operations = try profiled(seconds: seconds, operations: configuration.profileOperations, operation)
         progress(
             "  \(operations) operations, \(fixed(Double(Clock.threadCPU() - cpu) / Double(operations), 0)) ns CPU each")
+    }
+
+    /// Loads the raw backend alone, 1 000 messages per transaction, and builds its compound index
+    /// after when asked.
+    func loadRawAlone(pairIndex: Bool) throws {
+        progress("profile: loading raw LMDB alone…")
+        let (raw, messages) = (self.raw, dataset.messages)
+        for start in stride(from: 0, to: messages.count, by: 1_000) {
+            let batch = messages[start..<min(start + 1_000, messages.count)]
+            try raw.write { transaction in for message in batch { try raw.insert(message, in: transaction) } }
+        }
+        if pairIndex { try raw.buildPairIndex() }
     }
 }

@@ -366,7 +366,7 @@ final class BenchmarkRun {
 
     // MARK: Group commit
 
-    private func newMessages(_ count: Int, tag: String) -> [Message] {
+    func newMessages(_ count: Int, tag: String) -> [Message] {
         var seed = configuration.seed
         for byte in tag.utf8 { seed = (seed ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
         var generator = MessageGenerator(seed: seed, idPrefix: tag + "-")
