@@ -32,6 +32,8 @@ extension BenchmarkRun {
         try await store.buildPairIndex()
         try await store.reopen(limits: WriterLimits(maxChangeSetsPerBatch: 1))
         try await singleCommits(.dataStoreKit(store.messages!))
+        let metrics = store.metrics
+        progress("  \(metrics.batches) batches, \(metrics.callerCommits) committed on the saver's thread")
     }
 
     /// The raw LMDB floor's side, the raw backend loaded alone.
