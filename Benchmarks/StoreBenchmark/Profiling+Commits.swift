@@ -45,7 +45,7 @@ extension BenchmarkRun {
     /// Saves `--profile-operations` new messages (default 2 000) one at a time, and prints the
     /// commits' p50 and p99 and what each passed to write calls.
     func singleCommits(_ saver: SingleSaver) async throws {
-        let count = configuration.profileOperations ?? 2_000
+        let count = max(1, configuration.profileOperations ?? 2_000)
         let messages = newMessages(count, tag: "single")
         progress("profile: \(saver.name), \(count) single durable commits…")
         let before = IOCounters()

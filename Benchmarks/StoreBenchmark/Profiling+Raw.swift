@@ -13,7 +13,7 @@ extension BenchmarkRun {
     ]
 
     /// Loads the raw backend alone (1 000 messages per transaction, the compound index built after),
-    /// then loops over one of ``rawReadProfiles``: what `get`, `pair-compound`, `empty` and `scan` do,
+    /// then loops over one of ``rawReadProfiles``: what `get`, `range`, `pair-compound`, `empty` and `scan` do,
     /// in the raw backend's hand-written C-API calls and decoding (the `sqlite-` ones in SQLite's).
     func profileRaw(_ workload: String, seconds: Double) throws {
         let (raw, ids, starts, pairs) = (self.raw, dataset.lookupIDs, dataset.rangeStarts, dataset.pairs)

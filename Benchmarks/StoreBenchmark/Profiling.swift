@@ -92,18 +92,18 @@ func profileLoop(seconds: Double, operations: Int? = nil, _ body: (Int) throws -
 }
 
 extension BenchmarkRun {
-    static let profileWorkloads = [
-        "load", "get", "get-codable", "range", "range-codable", "range-covering", "pair", "pair-compound",
-        "pair-compound-prepared", "empty", "empty-prepared", "scan", "build", "commit", "commit1", "events", "events1",
-        "events4",
-        "raw-events1", "raw-events4", "raw-single1", "raw-commit1", "raw-get", "raw-pair-compound", "raw-empty"
-    ]
+    static let profileWorkloads =
+        [
+            "load", "get", "get-codable", "range", "range-codable", "range-covering", "pair", "pair-compound",
+            "pair-compound-prepared", "empty", "empty-prepared", "scan", "build", "commit", "commit1", "events",
+            "events1",
+            "events4", "raw-events1", "raw-events4", "raw-single1", "raw-commit1"
+        ] + rawReadProfiles
 
     /// Loads DataStoreKit alone, then loops over one of its workloads.
     func profile(_ workload: String, seconds: Double) async throws {
         if workload == "events" { return try await profileEvents(seconds: seconds) }
         if let (saves, tasks) = SaveProfile.parse(workload) { return try await profileSaves(saves, tasks: tasks) }
-        if workload == "raw-commit1" { return try await profileRawSingleCommits() }
         if workload == "raw-commit1" { return try await profileRawSingleCommits() }
         if Self.rawReadProfiles.contains(workload) { return try profileRaw(workload, seconds: seconds) }
         let messages = dataset.messages

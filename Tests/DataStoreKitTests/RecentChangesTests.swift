@@ -189,7 +189,10 @@ struct RecentChangesTests {
         let stored = try await fillMap(of: temporary.store, with: notes)
         let before = try Self.layout(temporary.store)
         #expect(before.recent.count >= 1)
-        for id in stored.prefix(20) { _ = try await notes.remove(id: .string(id)) }
+        // The first remove finds no room to move the recent records, so it commits holding them.
+        _ = try await notes.remove(id: .string(stored[0]))
+        #expect(try Self.layout(temporary.store).recent.count > RecentChanges.commitSpan)
+        for id in stored[1..<20] { _ = try await notes.remove(id: .string(id)) }
         _ = try await notes.add(object: note("late", ts: 1e9))
         let events = try temporary.store.changeLog.page(after: nil, limit: 10_000).events
         #expect(
@@ -198,6 +201,47 @@ struct RecentChangesTests {
         let after = try Self.layout(temporary.store)
         #expect(after.logged + after.recent == events.map(\.commit.rawValue), "one log, in commit order")
         try expectConsistent(temporary.store)
+    }
+
+    @Test(
+        "a newer record that an older build appended to _changes meanwhile: moves still commit, and reads keep commit order"
+    )
+    func olderBuildAppendsMeanwhile() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let notes = try await temporary.store.collection(Note.self, idField: "id")
+        var commits = try await Self.saveEach(["a", "b", "c"], in: temporary.store, notes)
+        // What a build without recent records writes: its commit's record appended to _changes.
+        let log = try #require(temporary.store.changeLog.database)
+        let foreign = try temporary.store.environment.write { transaction in
+            var change = CollectionChanges(collection: "Note")
+            change.inserted = ["elsewhere"]
+            let record = ChangeRecord(
+                commit: CommitID(rawValue: transaction.transactionID), milliseconds: 0, changes: [change])
+            try transaction.put(record.encoded(), forKey: ChangeRecord.key(for: record.commit.rawValue), in: log)
+            return record.commit.rawValue
+        }
+        commits.append(foreign)
+        #expect(try Self.layout(temporary.store) == (Array(commits.prefix(3)), [foreign]))
+        commits += try await Self.saveEach((0..<RecentChanges.commitSpan).map { "n\($0)" }, in: temporary.store, notes)
+        let (recent, logged) = try Self.layout(temporary.store)
+        #expect(!logged.isEmpty && logged.contains(commits[0]), "the recent records moved")
+        #expect((logged + recent).sorted() == commits)
+        let events = try temporary.store.changeLog.page(after: nil, limit: 100).events
+        #expect(events.map(\.commit.rawValue) == commits)
+        for limit in [1, 3, 4, 5] {
+            let page = try temporary.store.changeLog.page(after: commits[1], limit: limit)
+            #expect(page.events.map(\.commit.rawValue) == Array(commits.dropFirst(2).prefix(limit)))
+        }
+    }
+
+    @Test("the documented key of a recent record (docs/encoding.md, Store layout)")
+    func documentedKey() {
+        #expect(RecentChanges.key(for: 7) == [0xFF, 0, 0, 0, 0, 0, 0, 0, 7])
+        #expect(RecentChanges.key(for: 0x0102_0304_0506_0708) == [0xFF, 1, 2, 3, 4, 5, 6, 7, 8])
+        let commit = RecentChanges.key(for: 7).withUnsafeBytes { try? RecentChanges.commit(ofKey: $0) }
+        #expect(commit == 7)
+        #expect(Array("i/Note/ts".utf8).withUnsafeBytes { try? RecentChanges.commit(ofKey: $0) } == nil)
     }
 
     @Test("with the feed off nothing is kept, and records left from before stay readable")

@@ -29,37 +29,30 @@ extension ChangeLog {
         return merged
     }
 
-    /// What ``record(_:holdingRecent:in:)`` did.
-    enum Recorded: Equatable {
-        /// `results` changed nothing, so nothing was recorded.
-        case nothing
-        /// A record was written.
-        case recorded
-        /// A record was written, after the recent records moved to `_changes`.
-        case recordedAfterMoving
-    }
-
     /// Records what `results` changed under the transaction's own id, then trims a bounded step.
-    /// Runs on the writer thread inside the batch's transaction, before its commit; `nil` when the
-    /// log is off, which does not look. `holdingRecent` keeps the recent records where they are
-    /// (``RecentChanges/append(_:commit:log:holding:in:)``).
+    /// Runs inside the batch's transaction, before its commit. Returns whether `results` changed
+    /// anything; `nil` when the log is off, which does not look. `holdingRecent` keeps the recent
+    /// records where they are, and `wroteLog` says whether `_changes` was written
+    /// (``RecentChanges/append(_:commit:log:holding:wroteLog:in:)``).
     @discardableResult
-    func record(_ results: [any Sendable], holdingRecent: Bool = false, in transaction: inout WriteTransaction) throws
-        -> Recorded?
-    {
+    func record(
+        _ results: [any Sendable], holdingRecent: Bool = false, wroteLog: inout Bool,
+        in transaction: inout WriteTransaction
+    ) throws -> Bool? {
         guard let database, let recent else { return nil }
         let changes = Self.merged(results)
-        guard !changes.isEmpty else { return .nothing }
+        guard !changes.isEmpty else { return false }
         let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
         let record = ChangeRecord(
             commit: CommitID(rawValue: transaction.transactionID), milliseconds: now, changes: changes)
         let value = record.encoded()
         if value.count <= RecentChanges.maxRecordBytes || holdingRecent { try allowRecentRecords(in: &transaction) }
         // Commit ids only grow, so every record goes at the end of the log.
-        let moved = try recent.append(
-            value, commit: record.commit.rawValue, log: database, holding: holdingRecent, in: &transaction)
+        try recent.append(
+            value, commit: record.commit.rawValue, log: database, holding: holdingRecent, wroteLog: &wroteLog,
+            in: &transaction)
         try trim(database, recent, now: now, in: &transaction)
-        return moved ? .recordedAfterMoving : .recorded
+        return true
     }
 
     /// Raises the store's format to the one with recent records, once: a build that predates them
@@ -127,13 +120,14 @@ extension ChangeLog {
                 summary(commit: try ChangeRecord.commit(ofKey: key), key: key, value: value)
             }
         }
-        if let (commit, time, size) = logged { return (commit, time, size, false) }
-        var found: (Int, Int64, Int)?
+        var waiting: (Int, Int64, Int)?
         try recent.visit(from: 0, in: transaction) { commit, key, value in
-            found = summary(commit: commit, key: key, value: value)
+            waiting = summary(commit: commit, key: key, value: value)
             return false
         }
-        return found.map { ($0.0, $0.1, $0.2, true) }
+        // The recent records are the newer, unless a process of an older build appended to `_changes`.
+        if let logged, waiting.map({ logged.0 < $0.0 }) ?? true { return (logged.0, logged.1, logged.2, false) }
+        return waiting.map { ($0.0, $0.1, $0.2, true) }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {

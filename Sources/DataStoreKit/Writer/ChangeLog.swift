@@ -25,7 +25,8 @@ final class ChangeLog: Sendable {
     let recent: RecentChanges?
     /// The store's `_meta` database, where the format version is raised before the first recent record.
     let meta: Database
-    /// Whether the stored format is known to allow recent records (writer thread only).
+    /// Whether the stored format is known to allow recent records; read and set only inside write
+    /// transactions (the writer's, or a caller's commit), which LMDB runs one at a time.
     let formatAllowsRecent = Atomic<Bool>(false)
 
     init(environment: Environment, database: Database?, meta: Database, options: ChangeFeedOptions)
@@ -73,30 +74,45 @@ final class ChangeLog: Sendable {
         return ChangePage(events: records.map(\.event), snapshot: snapshot, isFull: records.count == limit)
     }
 
-    /// Up to `limit` records from `commit` on, in commit order: those in `_changes`, then the recent ones.
+    /// Up to `limit` records from `commit` on, in commit order, from `_changes` and the recent ones.
     private func records(from commit: Int, limit: Int, in transaction: borrowing ReadTransaction) throws
         -> [ChangeRecord]
     {
-        guard let database, limit > 0 else { return [] }
+        guard let database, let recent, limit > 0 else { return [] }
         var records: [ChangeRecord] = []
-        try transaction.withCursor(on: database) { cursor in
-            var entry = try cursor.withSeek(atOrAfter: ChangeRecord.key(for: commit)) {
-                try ChangeRecord(commit: ChangeRecord.commit(ofKey: $0), bytes: $1)
-            }
-            while let record = entry, records.count < limit {
-                records.append(record)
-                entry = try cursor.withMove(.next) {
+        try transaction.withCursor(on: database) { logged in
+            try transaction.withCursor(on: recent.main) { waiting in
+                // Each cursor's current record, decoded; the older goes first.
+                var nextLogged = try logged.withSeek(atOrAfter: ChangeRecord.key(for: commit)) {
                     try ChangeRecord(commit: ChangeRecord.commit(ofKey: $0), bytes: $1)
+                }
+                var nextWaiting =
+                    try waiting.withSeek(atOrAfter: RecentChanges.key(for: commit)) { key, value in
+                        try RecentChanges.commit(ofKey: key).map { try ChangeRecord(commit: $0, bytes: value) }
+                    } ?? nil
+                while records.count < limit, let first = Self.older(nextLogged, nextWaiting) {
+                    records.append(first)
+                    if first.commit == nextLogged?.commit {
+                        nextLogged = try logged.withMove(.next) {
+                            try ChangeRecord(commit: ChangeRecord.commit(ofKey: $0), bytes: $1)
+                        }
+                    }
+                    if first.commit == nextWaiting?.commit {
+                        nextWaiting =
+                            try waiting.withMove(.next) { key, value in
+                                try RecentChanges.commit(ofKey: key).map { try ChangeRecord(commit: $0, bytes: value) }
+                            } ?? nil
+                    }
                 }
             }
         }
-        guard records.count < limit, let recent else { return records }
-        let next = max(commit, (records.last?.commit.rawValue ?? 0) + 1)
-        try recent.visit(from: next, in: transaction) { commit, _, value in
-            records.append(try ChangeRecord(commit: commit, bytes: value))
-            return records.count < limit
-        }
         return records
+    }
+
+    /// The older of two records, either of which may be absent.
+    private static func older(_ one: ChangeRecord?, _ other: ChangeRecord?) -> ChangeRecord? {
+        guard let one, let other else { return one ?? other }
+        return other.commit < one.commit ? other : one
     }
 
     /// The newest commit trimmed away (0 when none was).

@@ -2,25 +2,25 @@ import DataStoreCore
 import LMDB
 
 /// The change log's newest records, kept in the environment's main database until they move to
-/// `_changes` in a group (docs/changes.md, "Record format").
+/// `_changes` in a group: every commit rewrites the main database's page anyway, so a small
+/// commit's record costs no page of its own there (docs/changes.md, "Record format").
 ///
-/// Every commit rewrites the main database's page, which holds the named databases' roots; a
-/// record appended to `_changes` also rewrites that database's last leaf and the branch pages
-/// above it. Kept in the main database, a small commit's record rides on a page the commit writes
-/// anyway, and the log's own pages are written once per group instead of once per commit.
-///
-/// Every recent record is newer than every record in `_changes`: records join the recent ones only
-/// at the end, and leave them all at once, oldest first.
+/// Records join the recent ones only at the end and leave them all at once, so every recent record
+/// is newer than every record in `_changes`; readers still merge the two by commit, so that a
+/// process of an older build that appends to `_changes` meanwhile loses and reorders nothing.
 struct RecentChanges: Sendable {
-    /// The first key byte: never the first byte of a database name, which is UTF-8.
+    /// The first key byte, never the first byte of a database name (UTF-8). lmdb.h: "Database names
+    /// are keys in the unnamed database, and may be read but not written"; these keys are not names.
     static let keyPrefix: UInt8 = 0xFF
+    /// The prefix and the commit id's 8 big-endian bytes.
+    static let keyLength = 9
     /// The recent records move to `_changes` once the oldest is this many commits old.
     static let commitSpan = 16
     /// A record longer than this goes straight to `_changes`: the recent ones stay a small part
     /// of the main database's page.
     static let maxRecordBytes = 160
     /// The most bytes (keys and values) the recent records can take.
-    static let maxBytes = commitSpan * (maxRecordBytes + 9)
+    static let maxBytes = commitSpan * (maxRecordBytes + keyLength)
 
     /// The environment's main database.
     let main: Database
@@ -28,9 +28,12 @@ struct RecentChanges: Sendable {
     /// Where the recent records start: before the first, after every database name.
     private static let firstKey: [UInt8] = [keyPrefix]
 
+    /// The key of `commit`'s recent record: ``keyPrefix``, then the commit id as `_changes` keys it.
     static func key(for commit: Int) -> [UInt8] {
-        var key = [UInt8](repeating: keyPrefix, count: 9)
-        for position in 1..<9 { key[position] = UInt8(truncatingIfNeeded: UInt64(commit) >> (8 * (8 - position))) }
+        var key = [UInt8](repeating: keyPrefix, count: keyLength)
+        for position in 1..<keyLength {
+            key[position] = UInt8(truncatingIfNeeded: UInt64(commit) >> (8 * (keyLength - 1 - position)))
+        }
         return key
     }
 
@@ -81,27 +84,26 @@ struct RecentChanges: Sendable {
     /// ``commitSpan`` commits old. `commit` is newer than every record of either.
     ///
     /// With `holding`, nothing moves and the record joins the recent ones whatever its length:
-    /// for a commit that found no room for the move in a map that may not grow.
-    /// Returns whether recent records moved.
-    @discardableResult
+    /// for a commit that found no room to write `log` in a map that may not grow. `wroteLog` is
+    /// set before anything is written to `log`, so that it holds even when that write throws.
     func append(
-        _ value: [UInt8], commit: Int, log: Database, holding: Bool = false, in transaction: inout WriteTransaction
-    ) throws -> Bool {
+        _ value: [UInt8], commit: Int, log: Database, holding: Bool = false, wroteLog: inout Bool,
+        in transaction: inout WriteTransaction
+    ) throws {
         let isLong = value.count > Self.maxRecordBytes && !holding
-        var moved = false
         if !holding, let oldest = try oldestCommit(in: transaction), isLong || commit - oldest >= Self.commitSpan {
+            wroteLog = true
             try moveAll(to: log, in: &transaction)
-            moved = true
         }
         if isLong {
-            try transaction.put(value, forKey: ChangeRecord.key(for: commit), in: log, options: .append)
+            wroteLog = true
+            try Self.put([(ChangeRecord.key(for: commit), value)], into: log, in: &transaction)
         } else {
             try transaction.put(value, forKey: Self.key(for: commit), in: main)
         }
-        return moved
     }
 
-    /// Moves every recent record to the end of `log`, in commit order.
+    /// Moves every recent record to `log`, in commit order.
     func moveAll(to log: Database, in transaction: inout WriteTransaction) throws {
         var moving: [(key: [UInt8], value: [UInt8])] = []
         try visit(from: 0, in: transaction) { commit, _, value in
@@ -109,19 +111,30 @@ struct RecentChanges: Sendable {
             return true
         }
         guard !moving.isEmpty else { return }
-        try transaction.withCursor(on: log) { cursor in
-            for (key, value) in moving {
-                try value.withUnsafeBytes { value in
-                    try key.withUnsafeBytes { key in try cursor.put(value, forKey: key, options: .append) }
-                }
-            }
-        }
+        try Self.put(moving, into: log, in: &transaction)
         // The recent records are the main database's last keys: each delete leaves the next one first.
         try transaction.withCursor(on: main) { cursor in
             for _ in moving {
                 guard try cursor.withSeek(atOrAfter: Self.firstKey, { key, _ in key.first == Self.keyPrefix }) == true
                 else { break }
                 try cursor.deleteCurrent()
+            }
+        }
+    }
+
+    /// Puts `entries`, in key order, into `log`: appended when they all sort after its last key
+    /// (always, unless a process of an older build appended a newer commit there), else each in place.
+    private static func put(
+        _ entries: [(key: [UInt8], value: [UInt8])], into log: Database, in transaction: inout WriteTransaction
+    ) throws {
+        try transaction.withCursor(on: log) { cursor in
+            let last = try cursor.withMove(.last) { key, _ in Array(key) }
+            let inOrder = last.map { $0.lexicographicallyPrecedes(entries[0].key) } ?? true
+            let options: PutOptions = inOrder ? .append : []
+            for (key, value) in entries {
+                try value.withUnsafeBytes { value in
+                    try key.withUnsafeBytes { key in try cursor.put(value, forKey: key, options: options) }
+                }
             }
         }
     }

@@ -35,9 +35,9 @@ extension WriterCore {
         case committed
         /// A change set applied straight into the transaction failed: apply the batch again so.
         case replay(ApplyPlan)
-        /// The map is full: grow it and try the same batch again. `movedRecent`: the change log's
-        /// recent records moved in it, which a retry may leave where they are.
-        case mapFull(LMDBError, movedRecent: Bool)
+        /// The map is full: grow it and try the same batch again. `wroteLog`: the change log's
+        /// `_changes` was written, which a retry may avoid by holding the recent records.
+        case mapFull(LMDBError, wroteLog: Bool)
         /// The transaction has too many dirty pages: split the batch.
         case transactionFull(LMDBError)
         /// Beginning or committing the transaction failed: every change set in it fails.
@@ -73,12 +73,12 @@ extension WriterCore {
                 }
                 state.withLock { $0.metrics.isolationReplays += 1 }
                 work.append((next, isolating))
-            case .mapFull(let error, let movedRecent):
+            case .mapFull(let error, let wroteLog):
                 if onCaller { return false }
                 switch growMap() {
                 case .grown:
                     work.append((next, plan))
-                case .atLimit where movedRecent:
+                case .atLimit where wroteLog:
                     var holding = plan
                     holding.holdsRecentChanges = true
                     work.append((next, holding))
@@ -144,7 +144,8 @@ extension WriterCore {
         outcomes.reserveCapacity(batch.count)
         let commitID: CommitID
         let successes: [any Sendable]
-        var recorded: ChangeLog.Recorded?
+        var changedRecords: Bool?
+        var wroteLog = false
         let exclusive = batch.count == 1 && batch[0].change.exclusive
         transactionHook?.enter(exclusive)
         defer { transactionHook?.leave(exclusive) }
@@ -160,17 +161,17 @@ extension WriterCore {
             }
             successes = outcomes.compactMap { try? $0.get() }
             // In the batch's own transaction, under its own id: the log never disagrees with the data.
-            recorded = try changeLog?.record(successes, holdingRecent: plan.holdsRecentChanges, in: &transaction)
+            changedRecords = try changeLog?.record(
+                successes, holdingRecent: plan.holdsRecentChanges, wroteLog: &wroteLog, in: &transaction)
             if extendsDataFile {
                 extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes })
             }
             try transaction.commit()
         } catch {
-            return Self.unfinished(by: error, movedRecent: recorded == .recordedAfterMoving)
+            return Self.unfinished(by: error, wroteLog: wroteLog)
         }
         if let transactionHook {
-            transactionHook.committed(
-                commitID.rawValue, recorded.map { $0 != .nothing } ?? Self.changesRecords(successes))
+            transactionHook.committed(commitID.rawValue, changedRecords ?? Self.changesRecords(successes))
         }
         count(batch.count, succeeded: successes.count, since: started)
         let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
@@ -221,10 +222,10 @@ extension WriterCore {
     }
 
     /// What an attempt that threw comes to: a map or transaction to make room in, or a failure.
-    private static func unfinished(by error: any Error, movedRecent: Bool) -> Attempt {
+    private static func unfinished(by error: any Error, wroteLog: Bool) -> Attempt {
         let lmdbError = (error as? LMDBError) ?? ((error as? DataStoreError)?.underlying as? LMDBError)
         switch lmdbError?.code {
-        case .mapFull?: return .mapFull(lmdbError!, movedRecent: movedRecent)
+        case .mapFull?: return .mapFull(lmdbError!, wroteLog: wroteLog)
         case .transactionFull?: return .transactionFull(lmdbError!)
         default: return .failed(lmdbError ?? error)
         }
