@@ -15,8 +15,7 @@ enum StoreSchema {
     /// would write records without their copies, so it must refuse the store.
     static let coveringFormatVersion = 2
     /// The format of a store whose change log keeps its newest records in the main database
-    /// (``RecentChanges``): a build that predates them would miss those records, and append older
-    /// commits after them.
+    /// (``RecentChanges``): the feed of a build that predates them would miss those records.
     static let recentChangesFormatVersion = 3
     static let formatKey = Array("format".utf8)
 

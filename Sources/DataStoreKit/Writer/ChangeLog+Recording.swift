@@ -55,8 +55,8 @@ extension ChangeLog {
         return true
     }
 
-    /// Raises the store's format to the one with recent records, once: a build that predates them
-    /// would miss those records, and append older commits after them.
+    /// Raises the store's format to the one with recent records, once: the feed of a build that
+    /// predates them would miss those records.
     private func allowRecentRecords(in transaction: inout WriteTransaction) throws {
         guard !formatAllowsRecent.load(ordering: .relaxed) else { return }
         // Known only once read from a committed state: this transaction may still be rolled back.
