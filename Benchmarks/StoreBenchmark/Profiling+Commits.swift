@@ -69,10 +69,3 @@ extension BenchmarkRun {
                 + "\(fixed((now.cpuSeconds - before.cpuSeconds) / saves * 1e6, 1)) µs")
     }
 }
-
-/// What this process has written so far, and its CPU time.
-struct IOCounters {
-    let bytes = ThreadTimes.bytesWrittenToDisk()
-    let calls = ThreadTimes.writeCalls()
-    let cpuSeconds = ThreadTimes.processCPUSeconds()
-}

@@ -39,8 +39,7 @@ extension BenchmarkRun {
         let path = configuration.directory + "/\(profile.rawValue)-profile"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         progress("profile: \(profile.rawValue), \(tasks) savers × \(perTask) saves, relaxed durability…")
-        let cpu = ThreadTimes.processCPUSeconds()
-        let written = (ThreadTimes.bytesWrittenToDisk(), ThreadTimes.writeCalls())
+        let before = IOCounters()
         let saved: Int
         var batches = ""
         switch profile {
@@ -70,12 +69,10 @@ extension BenchmarkRun {
             if let failure = result.failures.first { throw BenchmarkFailure("\(profile.rawValue): \(failure)") }
             saved = result.latencies.count
         }
-        let perSave = (
-            Double(ThreadTimes.bytesWrittenToDisk() - written.0) / Double(saved),
-            Double(ThreadTimes.writeCalls() - written.1) / Double(saved)
-        )
+        let now = IOCounters(), count = Double(saved)
         progress(
-            "  \(saved) saves\(batches), process CPU \(fixed((ThreadTimes.processCPUSeconds() - cpu) / Double(saved) * 1e6, 1)) µs each, "
-                + "\(fixed(perSave.0, 0)) bytes in \(fixed(perSave.1, 1)) write calls each")
+            "  \(saved) saves\(batches), process CPU \(fixed((now.cpuSeconds - before.cpuSeconds) / count * 1e6, 1)) µs each, "
+                + "\(fixed(Double(now.bytes - before.bytes) / count, 0)) bytes in "
+                + "\(fixed(Double(now.calls - before.calls) / count, 1)) write calls each")
     }
 }

@@ -219,3 +219,10 @@ extension BenchmarkRun {
                 + "\(fixed((ThreadTimes.cpuSeconds(threadsNamed: "DataStoreWriter") - cpu.1) / saves * 1e6, 1)) µs")
     }
 }
+
+/// What this process has written so far, and its CPU time.
+struct IOCounters {
+    let bytes = ThreadTimes.bytesWrittenToDisk()
+    let calls = ThreadTimes.writeCalls()
+    let cpuSeconds = ThreadTimes.processCPUSeconds()
+}

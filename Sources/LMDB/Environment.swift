@@ -37,8 +37,8 @@ public final class Environment: @unchecked Sendable {
     /// Debian's build.
     public let maxKeySize: Int
     /// The size of the file's pages (`ms_psize`): the operating system's page size of the machine
-    /// that made the file.
-    let pageSize: Int
+    /// that made the file; 0 only if LMDB could not say.
+    package let pageSize: Int
 
     /// The most read transactions kept for reuse.
     static let readTransactionPoolLimit = 32

@@ -108,8 +108,9 @@ extension ChangeLog {
     private func oldest(_ database: Database, _ recent: RecentChanges, in transaction: borrowing WriteTransaction)
         throws -> (commit: Int, time: Int64, size: Int, isRecent: Bool)?
     {
+        typealias Summary = (commit: Int, time: Int64, size: Int)
         // A record whose time cannot be read is trimmed first rather than blocking every commit.
-        func summary(commit: Int, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> (Int, Int64, Int) {
+        func summary(commit: Int, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Summary {
             var reader = ChangeRecordReader(bytes: value, commit: commit)
             _ = try? reader.integer(byteCount: 1, "the format byte")
             let time = (try? reader.integer(byteCount: 8, "the commit time")).map { Int64(bitPattern: $0) }
@@ -120,14 +121,16 @@ extension ChangeLog {
                 summary(commit: try ChangeRecord.commit(ofKey: key), key: key, value: value)
             }
         }
-        var waiting: (Int, Int64, Int)?
+        var waiting: Summary?
         try recent.visit(from: 0, in: transaction) { commit, key, value in
             waiting = summary(commit: commit, key: key, value: value)
             return false
         }
         // The recent records are the newer, unless a process of an older build appended to `_changes`.
-        if let logged, waiting.map({ logged.0 < $0.0 }) ?? true { return (logged.0, logged.1, logged.2, false) }
-        return waiting.map { ($0.0, $0.1, $0.2, true) }
+        if let logged, waiting.map({ logged.commit < $0.commit }) ?? true {
+            return (logged.commit, logged.time, logged.size, false)
+        }
+        return waiting.map { ($0.commit, $0.time, $0.size, true) }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int64 {

@@ -79,30 +79,23 @@ final class ChangeLog: Sendable {
         -> [ChangeRecord]
     {
         guard let database, let recent, limit > 0 else { return [] }
+        func logged(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> ChangeRecord {
+            try ChangeRecord(commit: ChangeRecord.commit(ofKey: key), bytes: value)
+        }
+        // Past the recent records come no others: a `nil` commit ends them.
+        func waiting(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> ChangeRecord? {
+            try RecentChanges.commit(ofKey: key).map { try ChangeRecord(commit: $0, bytes: value) }
+        }
         var records: [ChangeRecord] = []
-        try transaction.withCursor(on: database) { logged in
-            try transaction.withCursor(on: recent.main) { waiting in
-                // Each cursor's current record, decoded; the older goes first.
-                var nextLogged = try logged.withSeek(atOrAfter: ChangeRecord.key(for: commit)) {
-                    try ChangeRecord(commit: ChangeRecord.commit(ofKey: $0), bytes: $1)
-                }
-                var nextWaiting =
-                    try waiting.withSeek(atOrAfter: RecentChanges.key(for: commit)) { key, value in
-                        try RecentChanges.commit(ofKey: key).map { try ChangeRecord(commit: $0, bytes: value) }
-                    } ?? nil
+        try transaction.withCursor(on: database) { log in
+            try transaction.withCursor(on: recent.main) { main in
+                // Each cursor's current record; the older goes first.
+                var nextLogged = try log.withSeek(atOrAfter: ChangeRecord.key(for: commit), logged)
+                var nextWaiting = try main.withSeek(atOrAfter: RecentChanges.key(for: commit), waiting) ?? nil
                 while records.count < limit, let first = Self.older(nextLogged, nextWaiting) {
                     records.append(first)
-                    if first.commit == nextLogged?.commit {
-                        nextLogged = try logged.withMove(.next) {
-                            try ChangeRecord(commit: ChangeRecord.commit(ofKey: $0), bytes: $1)
-                        }
-                    }
-                    if first.commit == nextWaiting?.commit {
-                        nextWaiting =
-                            try waiting.withMove(.next) { key, value in
-                                try RecentChanges.commit(ofKey: key).map { try ChangeRecord(commit: $0, bytes: value) }
-                            } ?? nil
-                    }
+                    if first.commit == nextLogged?.commit { nextLogged = try log.withMove(.next, logged) }
+                    if first.commit == nextWaiting?.commit { nextWaiting = try main.withMove(.next, waiting) ?? nil }
                 }
             }
         }

@@ -30,10 +30,9 @@ struct RecentChanges: Sendable {
 
     /// The key of `commit`'s recent record: ``keyPrefix``, then the commit id as `_changes` keys it.
     static func key(for commit: Int) -> [UInt8] {
-        var key = [UInt8](repeating: keyPrefix, count: keyLength)
-        for position in 1..<keyLength {
-            key[position] = UInt8(truncatingIfNeeded: UInt64(commit) >> (8 * (keyLength - 1 - position)))
-        }
+        var key = [keyPrefix]
+        key.reserveCapacity(keyLength)
+        withUnsafeBytes(of: UInt64(commit).bigEndian) { key.append(contentsOf: $0) }
         return key
     }
 

@@ -18,8 +18,6 @@ import Synchronization
 extension WriterCore {
     /// What the writer knows of its data file. Used on the writer thread only.
     struct FileSpace: Sendable {
-        /// LMDB's page size, read once.
-        var pageSize = 0
         /// The bytes in use at the last check: `(last page + 1) × page size`.
         var usedEnd = 0
         /// The file's size as last read; LMDB's own appends make the file longer than this.
@@ -38,15 +36,12 @@ extension WriterCore {
     func extendDataFileIfLow(_ transaction: borrowing WriteTransaction, batchBytes: Int) {
         // Read now, under the write lock: current even when another process or a transaction
         // outside the writer committed since the last batch.
-        guard let info = try? environment.info() else { return }
+        let pageSize = environment.pageSize
+        guard pageSize > 0, let info = try? environment.info() else { return }
         var space = fileSpace.withLock { $0 }
-        if space.pageSize == 0 {
-            guard let statistics = try? environment.statistics() else { return }
-            space.pageSize = statistics.pageSize
-        }
         // At most the map: no space past it is usable (this also keeps the sums below in range).
         let headroom = min(limits.dataFileHeadroom, info.mapSize)
-        let usedEnd = (info.lastPageNumber + 1) * space.pageSize
+        let usedEnd = (info.lastPageNumber + 1) * pageSize
         let growth = space.usedEnd == 0 ? 0 : usedEnd - space.usedEnd
         space.usedEnd = usedEnd
         defer { fileSpace.withLock { $0 = space } }
@@ -56,7 +51,7 @@ extension WriterCore {
         do {
             space.knownFileSize = try transaction.dataFileSize()
             guard usedEnd + headroom / 2 > space.knownFileSize else { return }
-            let target = min((usedEnd + headroom + space.pageSize - 1) / space.pageSize * space.pageSize, info.mapSize)
+            let target = min((usedEnd + headroom + pageSize - 1) / pageSize * pageSize, info.mapSize)
             guard target > space.knownFileSize else { return }
             space.knownFileSize = try transaction.extendDataFile(to: target)
             state.withLock { $0.metrics.dataFileExtensions += 1 }
