@@ -49,15 +49,16 @@ powerloss: deps $(POWERLOSS_RECORDER)
 ## DataStoreKit on PostgreSQL against hand-written libpq) at the quick size (100 000 messages, a few
 ## minutes on 2 cores), release build; then its charts (Benchmarks/charts.sh) into $(BENCH_REPORT).
 ## The PostgreSQL rows use the server PGHOST names, else a throwaway cluster with durable commits
-## (Tests/Postgres/with-cluster.sh); BENCH_FLAGS="--no-postgres" skips them.
+## and a buffer cache that holds both backends' tables (Tests/Postgres/with-cluster.sh);
+## BENCH_FLAGS="--no-postgres" skips them.
 ## Extra flags: make run BENCH_FLAGS="--json" (see: swift run -c release StoreBenchmark --help).
 BENCH_FLAGS ?=
 BENCH_REPORT := .build/benchmark-report
-BENCH_SERVER = $(if $(findstring --no-postgres,$(BENCH_FLAGS)),,DATASTORE_PG_SERVER_OPTIONS="-c fsync=on" $(WITH_CLUSTER))
+BENCH_SERVER = $(if $(findstring --no-postgres,$(BENCH_FLAGS)),,DATASTORE_PG_SERVER_OPTIONS="-c fsync=on -c shared_buffers=1GB" $(WITH_CLUSTER))
 define bench_postgres_line
 @if echo "$(BENCH_FLAGS)" | grep -q -- --no-postgres; then echo "PostgreSQL rows: skipped (--no-postgres)"; \
 elif [ -n "$$PGHOST" ]; then echo "PostgreSQL rows: against the server PGHOST names ($$PGHOST)"; \
-else echo "PostgreSQL rows: against a throwaway cluster (Tests/Postgres/with-cluster.sh, fsync on)"; fi
+else echo "PostgreSQL rows: against a throwaway cluster (Tests/Postgres/with-cluster.sh, fsync on, shared_buffers 1GB)"; fi
 endef
 
 run: deps

@@ -26,11 +26,11 @@ struct StatementTextTests {
         var count = 0
         for source in sources {
             for lower in [StatementShape.Lower.none, .atLeast, .impossible] {
-                for flags in 0..<64 {
+                for flags in 0..<128 {
                     let shape = StatementShape(
                         source: source, lower: lower, hasUpper: flags & 1 != 0, after: flags & 2 != 0,
                         limited: flags & 4 != 0, ordered: flags & 8 != 0, backward: flags & 16 != 0,
-                        versions: flags & 32 != 0)
+                        versions: flags & 32 != 0, lean: flags & 64 != 0)
                     codes.insert(shape.code)
                     count += 1
                 }

@@ -14,8 +14,8 @@ struct PostgresQueryRunner: Sendable {
     private let emptyCollector: ResultCollector
     /// Where the scan may stop: the collector's `offset + limit` when the limit is pushed into it.
     private var stopEarly: Int? { emptyCollector.stopEarly }
-    /// Whether rows are read with their versions (else `materialize` is given 0).
-    private let versions: Bool
+    /// Where rows carry their versions, when they are read with them (else `materialize` is given 0).
+    private let versionColumn: Int?
 
     /// A runner of `plan` over `layout`, reading each row's version unless `versions` is `false`
     /// (a collection's reads, which do not use it, so the server sends one column fewer per row).
@@ -23,9 +23,10 @@ struct PostgresQueryRunner: Sendable {
     init(layout: TableLayout, plan: QueryPlan, versions: Bool = true) throws(DataStoreError) {
         self.layout = layout
         self.plan = plan
-        self.versions = versions
         predicates = RecordPredicate.ordered(plan.query.conditions)
         scans = try CandidateScan.scans(plan, layout: layout, versions: versions)
+        // A primary-key lookup's rows are `id`, `record`, `version`, as a scan's that is not lean.
+        versionColumn = versions ? scans.first?.versionColumn ?? 2 : nil
         emptyCollector = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name)
     }
 
@@ -102,10 +103,11 @@ struct PostgresQueryRunner: Sendable {
         var items: [Item] = []
         // `visit` only calls the closure while it runs: nothing escapes. A page at a time, so the
         // captured variables are reached once per page, not per row.
-        let versions = versions
+        let versionColumn = versionColumn
         let complete = try withoutActuallyEscaping(materialize) { materialize in
             try visit { result, matches in
-                try Self.take(matches, of: result, versions: versions, into: &items, collector: &collector, materialize)
+                try Self.take(
+                    matches, of: result, versionColumn: versionColumn, into: &items, collector: &collector, materialize)
             }
         }
         return complete ? collector.results(items) : nil
@@ -113,7 +115,7 @@ struct PostgresQueryRunner: Sendable {
 
     /// Appends the items of `matches` of `result` while `collector` admits them; returns whether to go on.
     private static func take<Item>(
-        _ matches: [Match], of result: QueryResult, versions: Bool, into items: inout [Item],
+        _ matches: [Match], of result: QueryResult, versionColumn: Int?, into items: inout [Item],
         collector: inout ResultCollector,
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) throws -> Bool {
@@ -127,7 +129,7 @@ struct PostgresQueryRunner: Sendable {
             for match in matches {
                 let admission = try collector.admit(match.record)
                 if admission != .stop {
-                    let version = versions ? result.int(match.row, 2) ?? 0 : 0
+                    let version = versionColumn.flatMap { result.int(match.row, $0) } ?? 0
                     (buffer.baseAddress! + count).initialize(to: try materialize(match.record, version))
                     count += 1
                 }
@@ -209,12 +211,12 @@ struct PostgresQueryRunner: Sendable {
         found.reserveCapacity(result.rowCount)
         for row in 0..<result.rowCount {
             if deduplicate, let id = result.bytes(row, 0), !seen.insert(id).inserted { continue }
-            let record = result.unsafeBytes(row, 1)
+            let record = result.unsafeBytes(row, scan.recordColumn)
             if try matches(record) { found.append(Match(row: row, record: record)) }
         }
         if !(try consider(result, found)) { return .stopped }
         guard let size = pageSize, result.rowCount == size, size > 0,
-            let last = result.bytes(result.rowCount - 1, scan.orderColumnPosition)
+            let last = try scan.pageKey(row: result.rowCount - 1, of: result)
         else { return .exhausted }
         return .more(after: last)
     }

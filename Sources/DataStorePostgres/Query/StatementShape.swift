@@ -31,9 +31,14 @@ struct StatementShape: Hashable, Sendable {
     var backward: Bool
     /// Whether the rows carry their version (a context's reads need it; a collection's do not).
     var versions: Bool
+    /// Whether the rows carry the record (and version) alone, without the id and the order
+    /// column: a scan whose rows cannot come twice, whose next page starts after a key the
+    /// client computes from the last record. The answer is smaller, and a smaller answer takes
+    /// fewer wake-ups of the reading thread.
+    var lean: Bool
 
     /// A number that tells every shape apart: the source's kind and index column in the high
-    /// bits, the lower bound's form and each flag in the low byte.
+    /// bits, the lower bound's form above the flags in the low bits.
     var code: Int {
         let origin =
             switch source {
@@ -50,7 +55,8 @@ struct StatementShape: Hashable, Sendable {
         func bit(_ flag: Bool, _ position: Int) -> Int { flag ? 1 << position : 0 }
         let flags =
             bit(hasUpper, 0) | bit(after, 1) | bit(limited, 2) | bit(ordered, 3) | bit(backward, 4) | bit(versions, 5)
-        return origin << 8 | bound << 6 | flags
+            | bit(lean, 6)
+        return origin << 10 | bound << 8 | flags
     }
 
     /// The column rows are ordered and paged by.
@@ -84,9 +90,11 @@ struct StatementShape: Hashable, Sendable {
             case .ids, .column: "FROM \(layout.table) t"
             case .sideTable(let number): "FROM \(layout.table)_m\(number) m JOIN \(layout.table) t ON t.id = m.id"
             }
-        let extra = self.source == .ids ? "" : ", \(column)"
+        let version = versions ? ", t.version" : ""
+        let selected =
+            lean ? "t.record\(version)" : "t.id, t.record\(version)\(self.source == .ids ? "" : ", \(column)")"
         var sql =
-            "SELECT t.id, t.record\(versions ? ", t.version" : "")\(extra) \(source) WHERE \(parts.isEmpty ? "TRUE" : parts.joined(separator: " AND "))"
+            "SELECT \(selected) \(source) WHERE \(parts.isEmpty ? "TRUE" : parts.joined(separator: " AND "))"
         if ordered { sql += " ORDER BY \(column)\(backward ? " DESC" : "")" }
         if limited { sql += " LIMIT \(next())" }
         return sql
