@@ -182,7 +182,8 @@ struct PostgresReadPathTests {
         #expect(answer.map { $0["id"] } == stride(from: 1, to: 24, by: 2).map { .int(Int64($0)) })
     }
 
-    @Test("one window of a single-value index reads records alone, and pages after keys computed from them")
+    @Test(
+        "an id scan and one window of a single-value index read records alone, and page after keys computed from them")
     func leanScansPage() async throws {
         let store = try await PostgresTestServer.store()
         defer { store.close() }
@@ -205,6 +206,7 @@ struct PostgresReadPathTests {
             return try #require(try PostgresQueryRunner(layout: collection.layout, plan: plan).firstStatement).sql.text
         }
         #expect(try statement(["n >=": 3]).hasPrefix("SELECT t.record, t.version FROM"))
+        #expect(try statement(["odd": true]).hasPrefix("SELECT t.record, t.version FROM"))
         // Several windows may meet a record twice: their rows carry the id to tell them apart.
         #expect(try statement(["n in": [3, 40]]).hasPrefix("SELECT t.id, t.record, t.version, t.k"))
         let odd = stride(from: 1, to: 60, by: 2).map { Value.int(Int64($0)) }
@@ -214,6 +216,8 @@ struct PostgresReadPathTests {
         let backward = try await collection.query(
             params: ["n >=": 0, "odd": true], options: ["limit": 25, "sort": ["n": ["ascending": false]]])
         #expect(backward.map { $0["id"] } == Array(odd.reversed().prefix(25)))
+        let byID = try await collection.query(params: ["id >=": 10, "odd": true], options: ["limit": 12])
+        #expect(byID.map { $0["id"] } == stride(from: 11, to: 35, by: 2).map { .int(Int64($0)) })
         // Cut keys alike but for their record keys: scan order is id order, as on LMDB.
         let cut = try await collection.query(params: ["s >=": .string(prefix), "odd": true], options: ["limit": 25])
         #expect(cut.map { $0["id"] } == Array(odd.prefix(25)))

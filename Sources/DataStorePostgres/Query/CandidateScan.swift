@@ -12,9 +12,18 @@ struct CandidateScan {
     var backward: Bool
     /// Whether the rows carry their version.
     let versions: Bool
-    /// The single-value index whose column orders the rows when they carry neither id nor key
-    /// (``lean``): the next page's key is then computed from the last record.
-    private let keyIndex: StoredIndex?
+    /// Where a row's key in scan order comes from.
+    private let rowKey: RowKey
+
+    /// Where a row's key in scan order (the key its page continues after) comes from.
+    private enum RowKey {
+        /// The selected order column (or the id for an id scan).
+        case selected
+        /// The record's id, as the `id` column holds it (``lean``).
+        case recordID
+        /// The record's entry in this single-value index, as its column holds it (``lean``).
+        case recordEntry(StoredIndex)
+    }
 
     /// The scans of `plan` over `layout` (rows with their versions when `versions`), or `nil` for
     /// a primary-key lookup or an empty plan.
@@ -25,9 +34,9 @@ struct CandidateScan {
         case .empty, .primaryKey:
             return []
         case .fullScan:
-            return [CandidateScan(layout, .ids, IndexWindow(idRange: nil, backward: false), versions)]
+            return [CandidateScan(layout, .ids, IndexWindow(idRange: nil, backward: false), versions, .recordID)]
         case .idRange(let range, let backward):
-            return [CandidateScan(layout, .ids, IndexWindow(idRange: range, backward: backward), versions)]
+            return [CandidateScan(layout, .ids, IndexWindow(idRange: range, backward: backward), versions, .recordID)]
         case .indexScan(let scan):
             guard let index = layout.indexes.first(where: { $0.definition == scan.index }) else {
                 throw DataStoreError(.schemaMismatch, "index \(scan.index.name) of \(layout.name) is gone")
@@ -37,25 +46,29 @@ struct CandidateScan {
             let windows = IndexWindow.windows(for: scan, budget: index.componentBudget)
             // Rows of one window of a single-value index cannot come twice: no id is needed to
             // tell them apart.
-            let keyIndex = windows.count == 1 && !index.definition.multiValue ? index : nil
-            return windows.map { window in CandidateScan(layout, source, window, versions, keyIndex: keyIndex) }
+            let rowKey: RowKey = windows.count == 1 && !index.definition.multiValue ? .recordEntry(index) : .selected
+            return windows.map { window in CandidateScan(layout, source, window, versions, rowKey) }
         }
     }
 
     private init(
         _ layout: TableLayout, _ source: StatementShape.Source, _ window: IndexWindow, _ versions: Bool,
-        keyIndex: StoredIndex? = nil
+        _ rowKey: RowKey
     ) {
         self.layout = layout
         self.versions = versions
         self.source = source
         self.window = SQLWindow(window)
-        self.keyIndex = keyIndex
+        self.rowKey = rowKey
         backward = window.backward
     }
 
-    /// Whether the rows carry the record (and version) alone.
-    var lean: Bool { keyIndex != nil }
+    /// Whether the rows carry the record (and version) alone: an id scan, or one window of a
+    /// single-value index, whose rows cannot come twice.
+    var lean: Bool {
+        if case .selected = rowKey { return false }
+        return true
+    }
 
     /// Where the record is among the selected columns.
     var recordColumn: Int { lean ? 0 : 1 }
@@ -67,18 +80,31 @@ struct CandidateScan {
     /// a ``lean`` scan the key computed from its record as the row's writer computed it.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec` when the record cannot be read.
     func pageKey(row: Int, of result: QueryResult) throws(DataStoreError) -> [UInt8]? {
-        guard let index = keyIndex else {
+        switch rowKey {
+        case .selected:
             // Among `id`, `record`, `version` when asked, then the order column unless it is the id.
             return result.bytes(row, source == .ids ? 0 : versions ? 3 : 2)
+        case .recordID:
+            return try idKey(row: row, of: result)
+        case .recordEntry(let index):
+            let body = result.unsafeBytes(row, recordColumn)
+            let entries = try index.definition.entries(
+                forRecord: body, idKey: idKey(row: row, of: result), collection: layout.name)
+            return entries.first?.key
         }
-        let body = result.unsafeBytes(row, recordColumn)
+    }
+
+    /// The `id` column of row `row` of `result`, read from the row or, for a ``lean`` scan,
+    /// computed from its record.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec` when the record cannot be read.
+    func idKey(row: Int, of result: QueryResult) throws(DataStoreError) -> [UInt8] {
+        guard lean else { return result.bytes(row, 0) ?? [] }
         let id: Value?
-        do { id = try RecordCodec.value(atPath: layout.idField, in: body) } catch {
+        do { id = try RecordCodec.value(atPath: layout.idField, in: result.unsafeBytes(row, recordColumn)) } catch {
             throw DataStoreError(.codec, "a record in \(layout.name) cannot be read", underlying: error)
         }
         guard let id else { throw DataStoreError(.codec, "a record in \(layout.name) has no \(layout.idField)") }
-        let entries = try index.definition.entries(forRecord: body, idKey: layout.idKey(id), collection: layout.name)
-        return entries.first?.key
+        return try layout.idKey(id)
     }
 
     /// The statement for the page after `last` (the first page when `nil`), of at most `limit`

@@ -82,7 +82,7 @@ struct PostgresQueryRunner: Sendable {
                 return true
             }
             if isUnlimitedFullScan(stopEarly) {
-                try visitInIDOrder(result, idOrder: idOrder, consider)
+                try visitInIDOrder(result, scans[0], idOrder: idOrder, consider)
                 return true
             }
             var seen = Set<[UInt8]>()
@@ -169,7 +169,7 @@ struct PostgresQueryRunner: Sendable {
             if isUnlimitedFullScan(stopEarly) {
                 let statement = scan.statement(after: nil, limit: nil, ordered: false)
                 let result = try connection.executePrepared(statement.sql, statement.parameters)
-                try visitInIDOrder(result, idOrder: idOrder, consider)
+                try visitInIDOrder(result, scan, idOrder: idOrder, consider)
                 return true
             }
             var last: [UInt8]?
@@ -221,21 +221,25 @@ struct PostgresQueryRunner: Sendable {
         return .more(after: last)
     }
 
-    /// A whole-table scan without a limit, `result`: every row in the server's order (no sort
-    /// on the server), the matches then visited in id order — the order LMDB's scan meets them
-    /// in — unless `idOrder` is `false`.
+    /// A whole-table scan without a limit, `result` of `scan`: every row in the server's order
+    /// (no sort on the server), the matches then visited in id order — the order LMDB's scan meets
+    /// them in — unless `idOrder` is `false`.
     private func visitInIDOrder(
-        _ result: QueryResult, idOrder: Bool, _ consider: Take
+        _ result: QueryResult, _ scan: CandidateScan, idOrder: Bool, _ consider: Take
     ) throws {
-        var found: [(id: UnsafeRawBufferPointer, match: Match)] = []
+        var found: [Match] = []
         for row in 0..<result.rowCount {
-            let record = result.unsafeBytes(row, 1)
-            if try matches(record) { found.append((result.unsafeBytes(row, 0), Match(row: row, record: record))) }
+            let record = result.unsafeBytes(row, scan.recordColumn)
+            if try matches(record) { found.append(Match(row: row, record: record)) }
         }
-        if idOrder && !zip(found, found.dropFirst()).allSatisfy({ !QueryResult.precedes($1.id, $0.id) }) {
-            found.sort { QueryResult.precedes($0.id, $1.id) }
+        if idOrder {
+            // Only the matches' ids, and only to sort them: the rows do not carry them.
+            let ids = try found.map { match throws(DataStoreError) in try scan.idKey(row: match.row, of: result) }
+            if !zip(ids, ids.dropFirst()).allSatisfy({ !$1.lexicographicallyPrecedes($0) }) {
+                found = zip(ids, found).sorted { $0.0.lexicographicallyPrecedes($1.0) }.map(\.1)
+            }
         }
-        _ = try consider(result, found.map(\.match))
+        _ = try consider(result, found)
     }
 
     /// The statement reading the records of `ids`, or `nil` when none is a valid id.
