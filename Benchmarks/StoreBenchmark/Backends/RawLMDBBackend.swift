@@ -242,9 +242,10 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
     }
 
     /// `from_user_key == sender && to_user_key == recipient`: through the compound index when
-    /// asked, otherwise through the sender index, checking the recipient in each record.
+    /// asked, otherwise through the sender and recipient indexes side by side (``intersecting``).
     func messages(from sender: String, to recipient: String, compound: Bool) throws -> [Message] {
-        try read { transaction in
+        if !compound { return try read { try intersecting(sender, recipient, $0) } }
+        return try read { transaction in
             var prefix: [UInt8] = []
             RawLayout.appendString(sender, to: &prefix)
             if compound { RawLayout.appendString(recipient, to: &prefix) }
@@ -262,6 +263,74 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
             }
             return found
         }
+    }
+
+    /// The plan DataStoreKit runs for the pair over single-field indexes (docs/queries.md): the
+    /// sender's and the recipient's windows hold their entries in id order, so two cursors zig-zag,
+    /// each seeking to the other's id, and only the records both hold are read.
+    private func intersecting(_ sender: String, _ recipient: String, _ transaction: OpaquePointer) throws
+        -> [Message]
+    {
+        var senderPrefix: [UInt8] = []
+        RawLayout.appendString(sender, to: &senderPrefix)
+        var recipientPrefix: [UInt8] = []
+        RawLayout.appendString(recipient, to: &recipientPrefix)
+        var senders: OpaquePointer?
+        try lmdb(mdb_cursor_open(transaction, from, &senders), "cursor_open")
+        defer { mdb_cursor_close(senders) }
+        var recipients: OpaquePointer?
+        try lmdb(mdb_cursor_open(transaction, to, &recipients), "cursor_open")
+        defer { mdb_cursor_close(recipients) }
+        // Copies into `id` the record key of the entry the cursor lands on; false outside `prefix`'s window.
+        func land(_ cursor: OpaquePointer?, seeking target: [UInt8]?, _ prefix: [UInt8], _ id: inout [UInt8]) throws
+            -> Bool
+        {
+            var key = MDB_val()
+            var value = MDB_val()
+            let code: Int32
+            if let target {
+                code = target.withUnsafeBytes { buffer in
+                    key = MDB_val(mv_size: buffer.count, mv_data: UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+                    return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+                }
+            } else {
+                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            }
+            if code == MDB_NOTFOUND { return false }
+            try lmdb(code, "cursor_get")
+            let bytes = bytes(of: key)
+            guard bytes.count > prefix.count, memcmp(bytes.baseAddress!, prefix, prefix.count) == 0 else {
+                return false
+            }
+            id.removeAll(keepingCapacity: true)
+            id.append(contentsOf: RawLayout.idKey(inIndexKey: bytes))
+            return true
+        }
+        var found: [Message] = []
+        var senderID: [UInt8] = []
+        var recipientID: [UInt8] = []
+        var target: [UInt8] = []
+        var sent = try land(senders, seeking: senderPrefix, senderPrefix, &senderID)
+        var received = try land(recipients, seeking: recipientPrefix, recipientPrefix, &recipientID)
+        while sent && received {
+            if senderID == recipientID {
+                let stored = try senderID.withUnsafeBytes { try record(at: $0, in: transaction) }
+                found.append(RawLayout.message(stored, try RawLayout.fields(of: stored)))
+                sent = try land(senders, seeking: nil, senderPrefix, &senderID)
+                received = try land(recipients, seeking: nil, recipientPrefix, &recipientID)
+            } else if senderID.lexicographicallyPrecedes(recipientID) {
+                target.removeAll(keepingCapacity: true)
+                target.append(contentsOf: senderPrefix)
+                target.append(contentsOf: recipientID)
+                sent = try land(senders, seeking: target, senderPrefix, &senderID)
+            } else {
+                target.removeAll(keepingCapacity: true)
+                target.append(contentsOf: recipientPrefix)
+                target.append(contentsOf: senderID)
+                received = try land(recipients, seeking: target, recipientPrefix, &recipientID)
+            }
+        }
+        return found
     }
 
     /// Every record with `type == type`, by a full scan of the records.

@@ -39,6 +39,7 @@ extension CollectionTable {
         guard case .indexScan(let scan) = plan.access,
             let index = readyIndexes.first(where: { $0.definition == scan.index })
         else { return nil }
-        return PointQuery(query, plan: plan, index: index, idField: idField)
+        let narrowing = plan.intersection.flatMap { scan in readyIndexes.first { $0.definition == scan.index } }
+        return PointQuery(query, plan: plan, index: index, narrowingIndex: narrowing, idField: idField)
     }
 }

@@ -44,10 +44,14 @@ final class PointQuery: Sendable {
     /// Whether the window fixes every condition's field, so that only a cut value leaves
     /// candidates to check.
     private let windowFixesEveryField: Bool
+    /// The single-field index that narrows the window (``QueryPlan/intersection``), the position of
+    /// its condition, and reused cursors on it; `nil` when the plan has none or the window leaves a
+    /// field of its own index free (its entries would not come in id order).
+    private let narrowing: (index: IndexTable, position: Int, cursors: CursorPool)?
 
     /// The point query for `plan`, made for `query`, or `nil` when the query is not of a point
     /// shape or its plan is not one window of `index` (the table `plan` scans).
-    init?(_ query: Query, plan: QueryPlan, index: IndexTable, idField: String) {
+    init?(_ query: Query, plan: QueryPlan, index: IndexTable, narrowingIndex: IndexTable?, idField: String) {
         guard query.sort.isEmpty, query.limit == nil, query.offset == 0,
             (1...Self.maxConditions).contains(query.conditions.count),
             case .indexScan(let scan) = plan.access, scan.index == index.definition,
@@ -77,6 +81,13 @@ final class PointQuery: Sendable {
         let names = conditions.map(\.field)
         self.predicatePositions = templates.map { template in names.firstIndex(of: template.condition.field)! }
         self.windowFixesEveryField = positions.count == conditions.count
+        if let narrowingIndex, positions.count == index.definition.fields.count,
+            let position = conditions.firstIndex(where: { $0.field == narrowingIndex.definition.fields[0].name })
+        {
+            narrowing = (narrowingIndex, position, CursorPool(database: narrowingIndex.database))
+        } else {
+            narrowing = nil
+        }
     }
 
     private static func isScalar(_ value: Value) -> Bool {
@@ -89,6 +100,12 @@ final class PointQuery: Sendable {
     /// The index keys a call with `values` visits (those that start with `prefix`), and whether
     /// its candidates must be checked against the conditions.
     func window(_ values: borrowing PointValues) -> (prefix: [UInt8], checked: Bool) {
+        let (prefix, cut) = prefix(values)
+        return (prefix, cut || !windowFixesEveryField)
+    }
+
+    /// The key prefix of the window of a call with `values`, and whether a value was cut to fit.
+    private func prefix(_ values: borrowing PointValues) -> (prefix: [UInt8], cut: Bool) {
         var prefix: [UInt8] = []
         prefix.reserveCapacity(min(KeyCodec.maxKeyBytes, 32 * prefixPositions.count))
         var cut = false
@@ -97,7 +114,21 @@ final class PointQuery: Sendable {
                 values[position], descending: descending[slot], budget: budget, to: &prefix)
             cut = cut || cutHere
         }
-        return (prefix, cut || !windowFixesEveryField)
+        return (prefix, cut)
+    }
+
+    /// The key prefix of the narrowing index's window for a call with `values`, or `nil` when
+    /// either window's value was cut (their entries need not come in id order).
+    private func narrowingWindow(_ values: borrowing PointValues, primary: (prefix: [UInt8], cut: Bool))
+        -> IndexIntersection?
+    {
+        guard let narrowing, !primary.cut else { return nil }
+        var secondary: [UInt8] = []
+        let field = narrowing.index.definition.fields[0]
+        let cut = StorageKeys.appendComponent(
+            values[narrowing.position], descending: field.descending, budget: narrowing.index.componentBudget,
+            to: &secondary)
+        return cut ? nil : IndexIntersection(primary: primary.prefix, secondary: secondary)
     }
 
     /// The predicates of a call with `values`, in ``/DataStoreCore/RecordPredicate/ordered(_:)`` order.
@@ -115,7 +146,21 @@ final class PointQuery: Sendable {
         _ values: borrowing PointValues, storage: CollectionTable, in transaction: borrowing ReadTransaction,
         take: (_ body: UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let (prefix, checked) = window(values)
+        let primary = prefix(values)
+        if let intersection = narrowingWindow(values, primary: primary), let narrowing {
+            // Entries past the trial steps may lie outside the narrowing window: each is checked.
+            var found = Found(checked: true)
+            defer { storage.noteRecordLookups(found.lookups) }
+            try transaction.withCursor(from: cursors) { first in
+                try transaction.withCursor(from: narrowing.cursors) { second in
+                    try intersection.visit(first, second) { key, value in
+                        try consider(key, value, primary.prefix, values, &found, storage, transaction, take)
+                    }
+                }
+            }
+            return
+        }
+        let (prefix, checked) = (primary.prefix, primary.cut || !windowFixesEveryField)
         var found = Found(checked: checked)
         defer { storage.noteRecordLookups(found.lookups) }
         try transaction.withCursor(from: cursors) { cursor in

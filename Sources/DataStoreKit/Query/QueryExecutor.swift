@@ -77,11 +77,25 @@ struct QueryExecutor {
         guard let index = storage.indexes.first(where: { $0.definition == scan.index }) else {
             throw DataStoreError(.schemaMismatch, "index \(scan.index.name) of \(storage.name) is gone")
         }
+        var lookups = 0
+        defer { storage.noteRecordLookups(lookups) }
+        if let (narrowing, intersection) = intersection(scan, index) {
+            try transaction.withCursor(on: index.database) { primary in
+                try transaction.withCursor(on: narrowing.database) { secondary in
+                    try intersection.visit(primary, secondary) { key, value in
+                        guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
+                        let outcome = try storage.withRecord(
+                            ofEntry: value, idKey: idKey, in: index, transaction: transaction, lookups: &lookups
+                        ) { try consider(idKey, $0) }
+                        return outcome == true
+                    }
+                }
+            }
+            return
+        }
         let windows = IndexWindow.windows(for: scan, budget: index.componentBudget)
         var seen = Set<[UInt8]>()
         var stopped = false
-        var lookups = 0
-        defer { storage.noteRecordLookups(lookups) }
         for window in windows where !stopped {
             try window.visitEntries(index.database, in: transaction) { key, value in
                 guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
@@ -97,6 +111,17 @@ struct QueryExecutor {
                 return !stopped
             }
         }
+    }
+
+    /// The index that narrows `scan` of `index` and the walk over both windows, when the plan
+    /// has one and neither window's value was cut.
+    private func intersection(_ scan: QueryPlan.IndexScan, _ index: IndexTable) -> (IndexTable, IndexIntersection)? {
+        guard let narrowingScan = plan.intersection,
+            let narrowing = storage.readyIndexes.first(where: { $0.definition == narrowingScan.index }),
+            let primary = IndexIntersection.exactPrefix(of: scan, budget: index.componentBudget),
+            let secondary = IndexIntersection.exactPrefix(of: narrowingScan, budget: narrowing.componentBudget)
+        else { return nil }
+        return (narrowing, IndexIntersection(primary: primary, secondary: secondary))
     }
 
     /// Whether the record passes every condition; a record that cannot be read is named by its id.

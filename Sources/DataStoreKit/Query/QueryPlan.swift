@@ -45,6 +45,11 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     public var limitPushedDown: Bool
     /// The collection's name.
     public var collection: String
+    /// A second single-field index whose `==` condition narrows an index scan that fixes every
+    /// field of its own index: a record is read only for an id both windows hold, found by walking
+    /// the two in id order (``QueryPlan`` explains it as "narrowed by"). `nil` for every other plan,
+    /// and where a window's value is cut to fit its key (the scan then reads each candidate).
+    public var intersection: IndexScan?
 
     public var description: String {
         var parts: [String] = []
@@ -67,6 +72,14 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
             let kind = scan.covering ? "covering index scan" : "index scan"
             parts.append(
                 "\(kind) of \(scan.index.name) on \(collection) (\(shown)), \(scan.backward ? "backward" : "forward")")
+            if let narrowing = intersection {
+                let fixed = zip(narrowing.index.fields, narrowing.equalities).map {
+                    "\($0.name) == \($1.description(limit: Value.planTextLimit))"
+                }
+                parts.append(
+                    "narrowed by index \(narrowing.index.name) (\(fixed.joined(separator: ", "))): "
+                        + "records read only for ids in both")
+            }
         case .idRange(let range, let backward):
             let shown = range.map { "ids in \($0)" } ?? "all ids"
             parts.append("id range scan of \(collection) (\(shown)), \(backward ? "backward" : "forward")")

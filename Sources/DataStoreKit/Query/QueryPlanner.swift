@@ -58,6 +58,7 @@ package enum QueryPlanner {
         if let best, best.score >= idScore {
             plan.access = .indexScan(best.scan)
             plan.sortFromScan = best.sorted
+            plan.intersection = narrowing(best.scan, for: query, indexes: indexes, ranges: ranges)
         } else if idScore > 0 {
             plan.access = .idRange(idRange, backward: sortByID && !query.sort[0].ascending)
             plan.sortFromScan = sortByID
@@ -100,6 +101,27 @@ package enum QueryPlanner {
                 best.map { PlanCache.Choice.index(name: $0.scan.index.name, score: $0.score) } ?? .records, for: query)
         }
         return best
+    }
+
+    /// A single-field index that narrows `scan` (``QueryPlan/intersection``): one whose field an
+    /// `==` condition fixes and `scan`'s index does not hold, when `scan` fixes every field of its
+    /// own index by `==` alone, so that both windows come in id order.
+    private static func narrowing<Index: DeclaredIndex>(
+        _ scan: QueryPlan.IndexScan, for query: Query, indexes: [Index], ranges: FieldRanges
+    ) -> QueryPlan.IndexScan? {
+        guard scan.firstFieldValues == nil, scan.range == nil, !scan.index.multiValue,
+            scan.equalities.count == scan.index.fields.count
+        else { return nil }
+        for declared in indexes {
+            let index = declared.definition
+            guard index.fields.count == 1, !index.multiValue, index != scan.index,
+                !scan.index.fields.contains(where: { $0.name == index.fields[0].name }),
+                let value = ranges[index.fields[0].name]?.equals
+            else { continue }
+            return QueryPlan.IndexScan(
+                index: index, firstFieldValues: nil, equalities: [value], range: nil, backward: false)
+        }
+        return nil
     }
 
     /// The ids an `==` or `in` condition on the id field allows, intersected; `nil` when there is none.

@@ -54,11 +54,14 @@ package final class TableLayout: Sendable {
         planCache.forgetAll()
     }
 
-    /// The plan for `query`, chosen by the same planner as the LMDB store's.
+    /// The plan for `query`, chosen by the same planner as the LMDB store's, without the narrowing
+    /// by a second index, which the server's statements do not do (every candidate is re-checked).
     func plan(_ query: Query) -> QueryPlan {
         let generation = planCache.generation
-        return QueryPlanner.plan(
+        var plan = QueryPlanner.plan(
             query, idField: idField, indexes: indexes, collection: name, choices: (planCache, generation))
+        plan.intersection = nil
+        return plan
     }
 
     /// The record key of `id`.
