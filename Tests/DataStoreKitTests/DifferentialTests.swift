@@ -30,7 +30,9 @@ struct DifferentialTests {
             "docs", mapping: ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 }),
             indexes: [
                 IndexDefinition("a"), IndexDefinition("ab", fields: ["a", "b"]),
-                IndexDefinition("cb", fields: ["c", .descending("b")]), IndexDefinition("tags", multiValue: true)
+                IndexDefinition("cb", fields: ["c", .descending("b")]),
+                // Single-field beside "a" and "b_desc": `==` on two of them narrows one by the other.
+                IndexDefinition("c_only", fields: ["c"]), IndexDefinition("tags", multiValue: true)
             ])
     }
 
@@ -109,6 +111,8 @@ struct DifferentialTests {
                 IndexDefinition("b_desc", fields: [.descending("b")]),
                 IndexDefinition("ab", fields: ["a", "b"]),
                 IndexDefinition("cb", fields: ["c", .descending("b")]),
+                // Single-field beside "a" and "b_desc": `==` on two of them narrows one by the other.
+                IndexDefinition("c_only", fields: ["c"]),
                 IndexDefinition("tags", multiValue: true),
                 IndexDefinition("nx", fields: ["n.x"]),
                 IndexDefinition("nxy", fields: ["n.x", .descending("n.y")]),

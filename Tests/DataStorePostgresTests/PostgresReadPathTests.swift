@@ -224,6 +224,41 @@ struct PostgresReadPathTests {
         let context = store.newContext()
         let staged = try context.query(collection, params: ["n >=": 0, "odd": true], options: ["limit": 25])
         #expect(staged.map { $0["id"] } == Array(odd.prefix(25)))
+        // The versions it read are the stored ones: nothing changed underneath, so the save goes
+        // through; a record changed underneath another such read is a conflict.
+        _ = try context.add(["id": 1_000, "n": 1_000], to: collection)
+        try await context.save()
+        let second = store.newContext()
+        _ = try second.query(collection, params: ["n >=": 0, "odd": true], options: ["limit": 25])
+        _ = try second.add(["id": 1_001, "n": 1_001], to: collection)
+        _ = try await collection.put(id: 3, object: ["id": 3, "n": 3, "odd": true, "s": "changed"])
+        let conflict = await #expect(throws: DataStoreError.self) { try await second.save() }
+        #expect(conflict?.code == .conflict)
+    }
+
+    @Test("an id field whose name has a dot is read whole from the record when a scan pages or sorts by id")
+    func dottedIDField() async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let collection = try await store.collection(
+            PostgresTestServer.uniqueName("dotted"),
+            mapping: ObjectMapping<Document>(idField: "my.id", encode: { $0 }, decode: { $0 }),
+            indexes: [IndexDefinition("n")])
+        // A nested `my.id` that would be found if the name were taken for a path.
+        var documents: [Document] = []
+        for number in 0..<40 {
+            documents.append([
+                "my.id": .int(Int64(39 - number)), "my": ["id": .int(Int64(number))], "n": .int(Int64(number)),
+                "odd": .bool(number % 2 == 1)
+            ])
+        }
+        try await collection.add(contentsOf: documents)
+        let byIndex = try await collection.query(params: ["n >=": 0, "odd": true], options: ["limit": 12])
+        #expect(byIndex.map { $0["n"] } == stride(from: 1, to: 24, by: 2).map { .int(Int64($0)) })
+        let byID = try await collection.query(params: ["my.id >=": 0, "odd": true], options: ["limit": 12])
+        #expect(byID.map { $0["my.id"] } == stride(from: 0, to: 24, by: 2).map { .int(Int64($0)) })
+        let scanned = try await collection.query(params: ["odd": true], options: nil)
+        #expect(scanned.map { $0["my.id"] } == stride(from: 0, to: 40, by: 2).map { .int(Int64($0)) })
     }
 
     @Test("a whole-table scan is not sorted by the server, yet its results come in id order")

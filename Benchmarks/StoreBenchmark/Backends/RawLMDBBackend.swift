@@ -248,17 +248,14 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
         return try read { transaction in
             var prefix: [UInt8] = []
             RawLayout.appendString(sender, to: &prefix)
-            if compound { RawLayout.appendString(recipient, to: &prefix) }
+            RawLayout.appendString(recipient, to: &prefix)
             var found: [Message] = []
-            try scan(compound ? pair : from, from: prefix, in: transaction) { key in
+            try scan(pair, from: prefix, in: transaction) { key in
                 guard key.count > prefix.count, memcmp(key.baseAddress!, prefix, prefix.count) == 0 else {
                     return false
                 }
                 let record = try record(at: RawLayout.idKey(inIndexKey: key), in: transaction)
-                let fields = try RawLayout.fields(of: record)
-                if compound || RawLayout.equals(record, fields.to, recipient) {
-                    found.append(RawLayout.message(record, fields))
-                }
+                found.append(RawLayout.message(record, try RawLayout.fields(of: record)))
                 return true
             }
             return found

@@ -12,24 +12,21 @@ import Glibc
 /// Each window is one exact key prefix — every field of its index fixed, no value cut — so its
 /// entries are that prefix, then the record key: they come in id order. The walk zig-zags: each
 /// cursor seeks to the other's id, so it passes over the ids the other window lacks without reading
-/// them, and a record is read only for an id both hold. A seek that stays in the cursor's leaf page
-/// costs a search within that page; a record read costs a descent to a record that is rarely cached.
+/// them, and a record is read only for an id both hold. Each step moves one cursor past at least
+/// one entry, and a seek costs no more than the record read it can save (a descent, most often
+/// ending in the page the cursor is on), so the walk is never much dearer than reading every
+/// candidate of the first window, and is far cheaper when the windows share few ids.
 struct IndexIntersection {
     /// The key prefix of the window whose entries are handed on.
     let primary: [UInt8]
     /// The key prefix of the window that narrows it.
     let secondary: [UInt8]
 
-    /// After this many steps, a narrowing window that holds most of the primary's ids (more than a
-    /// quarter of the steps matched) saves fewer record reads than its seeks cost: the rest of the
-    /// primary window is walked entry by entry, each candidate checked as a plain scan checks it.
-    static let trialSteps = 32
-
     /// The exact key prefix of `scan` over an index with per-component budget `budget`, or `nil`
     /// when its entries need not come in id order: a field left free, a range, several seeks, a
     /// multi-value index, or a value cut to fit the key.
     static func exactPrefix(of scan: QueryPlan.IndexScan, budget: Int) -> [UInt8]? {
-        guard scan.firstFieldValues == nil, scan.range == nil, !scan.index.multiValue,
+        guard scan.firstFieldValues == nil, scan.range == nil, !scan.backward, !scan.index.multiValue,
             scan.equalities.count == scan.index.fields.count
         else { return nil }
         var prefix: [UInt8] = []
@@ -43,8 +40,7 @@ struct IndexIntersection {
 
     /// Calls `body` with the key and value of each entry of the primary window (under `primaryCursor`)
     /// whose record key the secondary window (under `secondaryCursor`) holds too, in id order, until
-    /// it returns `false` — or, once the trial steps showed the secondary window holding most ids,
-    /// with every entry left in the primary window.
+    /// it returns `false`.
     func visit(
         _ primaryCursor: borrowing Cursor, _ secondaryCursor: borrowing Cursor,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
@@ -57,14 +53,12 @@ struct IndexIntersection {
         var inFirst = try primaryCursor.withSeek(atOrAfter: primary) { key, _ in
             Self.copyID(key, within: primary, to: &firstID)
         }
+        guard inFirst == true else { return }
         var inSecond = try secondaryCursor.withSeek(atOrAfter: secondary) { key, _ in
             Self.copyID(key, within: secondary, to: &secondID)
         }
-        var steps = 0
-        var matches = 0
         while inFirst == true && inSecond == true {
             if firstID == secondID {
-                matches += 1
                 let more = try primaryCursor.withMove(.current) { key, value in try body(key, value) }
                 guard more == true else { return }
                 inFirst = try primaryCursor.withMove(.next) { key, _ in Self.copyID(key, within: primary, to: &firstID)
@@ -87,26 +81,6 @@ struct IndexIntersection {
                     Self.copyID(key, within: secondary, to: &secondID)
                 }
             }
-            steps += 1
-            if steps >= Self.trialSteps && matches * 4 > steps && inFirst == true {
-                try walkRest(primaryCursor, body)
-                return
-            }
-        }
-    }
-
-    /// Hands `body` the primary cursor's entry and every later one inside the primary window.
-    private func walkRest(
-        _ cursor: borrowing Cursor,
-        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
-    ) throws {
-        var move = Cursor.Move.current
-        while true {
-            let more = try cursor.withMove(move) { key, value in
-                Self.starts(key, with: primary) ? try body(key, value) : false
-            }
-            guard more == true else { return }
-            move = .next
         }
     }
 

@@ -17,7 +17,8 @@ import Glibc
 /// hold entries that do not match: when a condition's field is not in the window, or a value was
 /// cut to fit the key (it then fixes a window wider than the value). Otherwise the window's
 /// entries are exactly the matches, since a key component not cut is the value's exact encoding
-/// and ends before any other component can begin (docs/encoding.md). The compiled form belongs to
+/// and ends before any other component can begin (docs/encoding.md). Narrowed by a second index
+/// (``QueryPlan/intersection``), a call checks every record it reads. The compiled form belongs to
 /// the generation of the collection's index list it was made from (``PlanCache``), and is dropped
 /// with it.
 final class PointQuery: Sendable {

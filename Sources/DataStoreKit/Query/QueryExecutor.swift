@@ -87,7 +87,8 @@ struct QueryExecutor {
                         let outcome = try storage.withRecord(
                             ofEntry: value, idKey: idKey, in: index, transaction: transaction, lookups: &lookups
                         ) { try consider(idKey, $0) }
-                        return outcome == true
+                        // An entry without a record cannot happen inside one snapshot: go on, as a plain scan does.
+                        return outcome != false
                     }
                 }
             }

@@ -46,9 +46,10 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     /// The collection's name.
     public var collection: String
     /// A second single-field index whose `==` condition narrows an index scan that fixes every
-    /// field of its own index: a record is read only for an id both windows hold, found by walking
-    /// the two in id order (``QueryPlan`` explains it as "narrowed by"). `nil` for every other plan,
-    /// and where a window's value is cut to fit its key (the scan then reads each candidate).
+    /// field of its own index (not a covering one): a query reads a record only for an id both
+    /// windows hold, found by walking the two in id order. `nil` for every other plan. A call whose
+    /// value is cut to fit a key reads every candidate instead, as do streams and pages, which
+    /// scan the first index alone; every record read is re-checked either way.
     public var intersection: IndexScan?
 
     public var description: String {
@@ -78,7 +79,8 @@ public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
                 }
                 parts.append(
                     "narrowed by index \(narrowing.index.name) (\(fixed.joined(separator: ", "))): "
-                        + "records read only for ids in both")
+                        + "a query reads records only for ids in both windows (streams and pages, "
+                        + "and a value cut to fit a key, read every candidate)")
             }
         case .idRange(let range, let backward):
             let shown = range.map { "ids in \($0)" } ?? "all ids"

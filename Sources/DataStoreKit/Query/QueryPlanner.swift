@@ -105,12 +105,13 @@ package enum QueryPlanner {
 
     /// A single-field index that narrows `scan` (``QueryPlan/intersection``): one whose field an
     /// `==` condition fixes and `scan`'s index does not hold, when `scan` fixes every field of its
-    /// own index by `==` alone, so that both windows come in id order.
+    /// own index by `==` alone, so that both windows come in id order, and reads records (a
+    /// covering index reads none, so narrowing it would only add seeks).
     private static func narrowing<Index: DeclaredIndex>(
         _ scan: QueryPlan.IndexScan, for query: Query, indexes: [Index], ranges: FieldRanges
     ) -> QueryPlan.IndexScan? {
-        guard scan.firstFieldValues == nil, scan.range == nil, !scan.index.multiValue,
-            scan.equalities.count == scan.index.fields.count
+        guard scan.firstFieldValues == nil, scan.range == nil, !scan.backward, !scan.covering,
+            !scan.index.multiValue, scan.equalities.count == scan.index.fields.count
         else { return nil }
         for declared in indexes {
             let index = declared.definition

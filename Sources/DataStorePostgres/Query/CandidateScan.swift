@@ -100,7 +100,8 @@ struct CandidateScan {
     func idKey(row: Int, of result: QueryResult) throws(DataStoreError) -> [UInt8] {
         guard lean else { return result.bytes(row, 0) ?? [] }
         let id: Value?
-        do { id = try RecordCodec.value(atPath: layout.idField, in: result.unsafeBytes(row, recordColumn)) } catch {
+        // The id is a top-level field named whole, as the writer stored it, never a path.
+        do { id = try RecordCodec.field(layout.idField, in: result.unsafeBytes(row, recordColumn)) } catch {
             throw DataStoreError(.codec, "a record in \(layout.name) cannot be read", underlying: error)
         }
         guard let id else { throw DataStoreError(.codec, "a record in \(layout.name) has no \(layout.idField)") }
