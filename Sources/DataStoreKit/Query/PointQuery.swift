@@ -149,7 +149,7 @@ final class PointQuery: Sendable {
     ) throws {
         let primary = prefix(values)
         if let intersection = narrowingWindow(values, primary: primary), let narrowing {
-            // Entries past the trial steps may lie outside the narrowing window: each is checked.
+            // The two windows fix their own fields only: each record read is checked against every condition.
             var found = Found(checked: true)
             defer { storage.noteRecordLookups(found.lookups) }
             try transaction.withCursor(from: cursors) { first in
