@@ -16,9 +16,32 @@ extension Connection {
         _ name: String, _ parameters: [SQLParameter], pollingFor window: Duration = .zero,
         gate: CallerWaits = .shared
     ) async throws(PostgresError) -> QueryResult {
+        switch try executePreparedHere(name, parameters, pollingFor: window, gate: gate) {
+        case .answered(let result): return result
+        case .handedOver(let flushing, let first): return try await awaitAnswer(flushing: flushing, first: first)
+        }
+    }
+
+    /// How far ``executePreparedHere(_:_:pollingFor:gate:)`` got on the caller's thread.
+    enum HereAnswer {
+        /// The statement's answer.
+        case answered(QueryResult)
+        /// The answer is still to come: ``awaitAnswer(flushing:first:)`` waits for it (the
+        /// connection stays non-blocking until then).
+        case handedOver(flushing: Bool, first: Handoff<OpaquePointer>?)
+    }
+
+    /// The part of ``executePreparedAwaiting(_:_:pollingFor:gate:)`` on the caller's thread, with
+    /// no suspension point: a read answered within `window`, the common case, then costs no
+    /// asynchronous frame of its own.
+    func executePreparedHere(
+        _ name: String, _ parameters: [SQLParameter], pollingFor window: Duration = .zero,
+        gate: CallerWaits = .shared
+    ) throws(PostgresError) -> HereAnswer {
         // Non-blocking only while this statement is out: the connection's other callers block as before.
         guard PQsetnonblocking(handle, 1) == 0 else { throw lost("cannot send without blocking") }
-        defer { PQsetnonblocking(handle, 0) }
+        var handedOver = false
+        defer { if !handedOver { PQsetnonblocking(handle, 0) } }
         let sent = Self.withParameters(parameters) { count, values, lengths, formats in
             PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
         }
@@ -32,13 +55,21 @@ extension Connection {
             switch outcome {
             case .finished(let result):
                 gate.answered.add(1, ordering: .relaxed)
-                return try check(result)
+                return .answered(try check(result))
             case .pending(let partial):
                 gate.handedOver.add(1, ordering: .relaxed)
                 first = partial.map(Handoff.init)
             }
         }
-        return try check(await ReadEvents.shared.result(of: self, flushing: flushed == 1, first: first))
+        handedOver = true
+        return .handedOver(flushing: flushed == 1, first: first)
+    }
+
+    /// Waits on the process's event thread for the answer ``executePreparedHere(_:_:pollingFor:gate:)``
+    /// handed over, then makes the connection blocking again.
+    func awaitAnswer(flushing: Bool, first: Handoff<OpaquePointer>?) async throws(PostgresError) -> QueryResult {
+        defer { PQsetnonblocking(handle, 0) }
+        return try check(await ReadEvents.shared.result(of: self, flushing: flushing, first: first))
     }
 
     /// How far ``readHere(within:)`` got.

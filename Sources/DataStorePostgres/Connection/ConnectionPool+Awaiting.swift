@@ -20,16 +20,20 @@ extension ConnectionPool {
             threadReads.add(1, ordering: .relaxed)
             return try await readers.run(otherwise)
         }
-        try await slots.acquire()
+        if try !slots.tryAcquire() { try await slots.acquire() }
         defer { slots.release() }
         if let connection = takeIdle() {
             if let (name, waits) = connection.statements.useAwaited(sql, windowNanoseconds: callerPollNanoseconds) {
                 let result: QueryResult?
                 do throws(PostgresError) {
                     let started = DispatchTime.now().uptimeNanoseconds
-                    result = try await connection.executePreparedAwaiting(
-                        name, parameters, pollingFor: waits ? callerPoll : .zero, gate: callerWaits
-                    )
+                    switch try connection.executePreparedHere(
+                        name, parameters, pollingFor: waits ? callerPoll : .zero, gate: callerWaits)
+                    {
+                    case .answered(let answer): result = answer
+                    case .handedOver(let flushing, let first):
+                        result = try await connection.awaitAnswer(flushing: flushing, first: first)
+                    }
                     connection.statements.noteAnswer(
                         of: sql, nanoseconds: DispatchTime.now().uptimeNanoseconds &- started)
                 } catch {

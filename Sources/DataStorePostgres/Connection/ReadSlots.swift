@@ -15,16 +15,22 @@ final class ReadSlots: Sendable {
     /// `count` slots (at least one).
     init(count: Int) { state = Mutex(State(free: max(1, count))) }
 
-    /// Takes a slot, waiting for one when all are taken.
+    /// Takes a slot if one is free, without waiting: the common case, so that a read that finds
+    /// one pays for no suspension point.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.closed` once the store is closed.
-    func acquire() async throws {
-        let taken = try state.withLock { state throws(DataStoreError) -> Bool in
+    func tryAcquire() throws(DataStoreError) -> Bool {
+        try state.withLock { state throws(DataStoreError) -> Bool in
             guard !state.closed else { throw Self.closedError }
             guard state.free > 0 else { return false }
             state.free -= 1
             return true
         }
-        if taken { return }
+    }
+
+    /// Takes a slot, waiting for one when all are taken.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.closed` once the store is closed.
+    func acquire() async throws {
+        if try tryAcquire() { return }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let closed = state.withLock { state -> Bool in
                 if state.closed { return true }
