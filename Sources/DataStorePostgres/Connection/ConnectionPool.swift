@@ -8,7 +8,7 @@ final class ConnectionPool: Sendable {
     private let maxIdle: Int
     private let connectionsMade = Atomic<Int>(0)
     private let closed = Atomic<Bool>(false)
-    /// At most `maxIdle` awaited reads at once (``awaitRead(_:_:on:what:answer:otherwise:)``).
+    /// At most `maxIdle` awaited reads at once (``awaitResult(_:_:what:)``).
     let slots: ReadSlots
     /// Awaited reads answered on the event thread, and those handed to a reader thread, for tests.
     let awaitedReads = Atomic<Int>(0)

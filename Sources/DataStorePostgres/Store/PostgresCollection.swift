@@ -33,11 +33,15 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         guard store.pool.awaitsReads else { return try await store.readers.run { try self.object(id: id) } }
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
         let key = try layout.idKey(id)
-        let object = try await store.pool.awaitRead(
-            layout.recordByID, [.bytes(key)], on: store.readers, what: { "reading \(name)/\(id)" },
-            answer: { try record(in: $0, id: id) }, otherwise: { try self.record(id: id) })
-        guard let object else { throw DataStoreError(.notFound, "no object with id \(id) in \(name)") }
-        return object
+        if let result = try await store.pool.awaitResult(
+            layout.recordByID, [.bytes(key)], what: { "reading \(name)/\(id)" })
+        {
+            store.pool.awaitedReads.add(1, ordering: .relaxed)
+            guard result.rowCount == 1 else { throw DataStoreError(.notFound, "no object with id \(id) in \(name)") }
+            return try result.withBytes(0, 0) { try decode($0 ?? UnsafeRawBufferPointer(start: nil, count: 0), id: id) }
+        }
+        store.pool.threadReads.add(1, ordering: .relaxed)
+        return try await store.readers.run { try self.object(id: id) }
     }
 
     /// ``get(id:)`` on the caller's thread.
@@ -180,9 +184,15 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         guard store.pool.awaitsReads, let statement = runner.soleStatement else {
             return try await store.readers.run(fallback)
         }
-        return try await store.pool.awaitRead(
-            statement.sql, statement.parameters, on: store.readers, what: { "querying \(name)" },
-            answer: { try runner.answer(from: $0, idOrder: idOrder, materialize: materialize) }, otherwise: fallback)
+        if let result = try await store.pool.awaitResult(
+            statement.sql, statement.parameters, what: { "querying \(name)" }),
+            let items = try runner.answer(from: result, idOrder: idOrder, materialize: materialize)
+        {
+            store.pool.awaitedReads.add(1, ordering: .relaxed)
+            return items
+        }
+        store.pool.threadReads.add(1, ordering: .relaxed)
+        return try await store.readers.run(fallback)
     }
 
     func decode(_ body: UnsafeRawBufferPointer, id: Value?) throws -> Object {
