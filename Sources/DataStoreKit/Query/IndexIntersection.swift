@@ -93,8 +93,9 @@ struct IndexIntersection {
         return true
     }
 
+    /// Whether `key` starts with `prefix`: whether an entry lies in the window of a key prefix.
     @inline(__always)
-    private static func starts(_ key: UnsafeRawBufferPointer, with prefix: [UInt8]) -> Bool {
+    static func starts(_ key: UnsafeRawBufferPointer, with prefix: [UInt8]) -> Bool {
         guard key.count >= prefix.count else { return false }
         return prefix.withUnsafeBytes { memcmp(key.baseAddress!, $0.baseAddress!, $0.count) == 0 }
     }

@@ -1,10 +1,6 @@
 import DataStoreCore
 import LMDB
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A query of one shape — `==` conditions with scalar values on distinct fields, none the id
 /// field, no sort, limit or offset — that its plan answers from the one window of one index whose
 /// leading fields the conditions fix. Compiled once per shape, so that a call only encodes its
@@ -193,7 +189,7 @@ final class PointQuery: Sendable {
         _ values: borrowing PointValues, _ found: inout Found, _ storage: CollectionTable,
         _ transaction: borrowing ReadTransaction, _ take: (_ body: UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
-        guard Self.starts(key, with: prefix) else { return false }
+        guard IndexIntersection.starts(key, with: prefix) else { return false }
         guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
         _ = try storage.withRecord(
             ofEntry: value, idKey: idKey, in: index, transaction: transaction, lookups: &found.lookups
@@ -209,12 +205,5 @@ final class PointQuery: Sendable {
             }
         }
         return true
-    }
-
-    /// Whether `key` starts with `prefix`.
-    @inline(__always)
-    private static func starts(_ key: UnsafeRawBufferPointer, with prefix: [UInt8]) -> Bool {
-        guard key.count >= prefix.count else { return false }
-        return prefix.withUnsafeBytes { memcmp(key.baseAddress!, $0.baseAddress!, $0.count) == 0 }
     }
 }

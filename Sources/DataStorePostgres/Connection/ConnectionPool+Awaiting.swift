@@ -15,7 +15,7 @@ extension ConnectionPool {
     ///   for a statement the server refused.
     func awaitResult(_ sql: SQLText, _ parameters: [SQLParameter], what: () -> String) async throws -> QueryResult? {
         guard awaitsReads else { return nil }
-        if try !slots.tryAcquire() { try await slots.acquire() }
+        if try !slots.tryAcquire() { try await slots.waitForSlot() }
         defer { slots.release() }
         guard let connection = takeIdle() else { return nil }
         guard let (name, waits) = connection.statements.useAwaited(sql, windowNanoseconds: callerPollNanoseconds)

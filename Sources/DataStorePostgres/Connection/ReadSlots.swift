@@ -31,6 +31,12 @@ final class ReadSlots: Sendable {
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.closed` once the store is closed.
     func acquire() async throws {
         if try tryAcquire() { return }
+        try await waitForSlot()
+    }
+
+    /// Waits in line for a slot, after ``tryAcquire()`` found none free.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.closed` once the store is closed.
+    func waitForSlot() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let closed = state.withLock { state -> Bool in
                 if state.closed { return true }
