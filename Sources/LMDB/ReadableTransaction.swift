@@ -29,27 +29,39 @@ extension ReadableTransaction where Self: ~Copyable {
     /// The corresponding C function is `mdb_get`.
     /// - Complexity: O(log n) in the number of keys.
     /// - Throws: ``LMDBError`` `.badValueSize` for an empty or over-long key; whatever `body` throws.
+    @inlinable
     public func withValue<R>(
         forKey key: UnsafeRawBufferPointer,
         in database: Database,
         _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
+        guard let value = try lookUp(key, in: database) else { return nil }
+        return try body(value)
+    }
+
+    /// Lends the value stored under `key` to `body`, or returns `nil` when the key is absent.
+    @inlinable
+    public func withValue<R>(
+        forKey key: [UInt8],
+        in database: Database,
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
+        guard let value = try key.withUnsafeBytes({ try lookUp($0, in: database) }) else { return nil }
+        return try body(value)
+    }
+
+    /// The value stored under `key`, valid until the transaction ends, or `nil`. Not generic, so
+    /// that the inlinable lookups above specialize in their callers' modules: called across the
+    /// module boundary unspecialized, a lookup paid a generic-metadata lookup of its `R?`.
+    @usableFromInline
+    func lookUp(_ key: UnsafeRawBufferPointer, in database: Database) throws(LMDBError) -> UnsafeRawBufferPointer? {
         let handle = transactionHandle
         try validateKey(key.count, database, maxKeySize: handle.maxKeySize)
         var data = MDB_val()
         let code = LMDB.withValue(key) { mdb_get(handle.pointer, database.handle, &$0, &data) }
         if code == MDB_NOTFOUND { return nil }
         try check(code, "getting a key from \(database.name ?? "(main)")")
-        return try body(data.bytes)
-    }
-
-    /// Lends the value stored under `key` to `body`, or returns `nil` when the key is absent.
-    public func withValue<R>(
-        forKey key: [UInt8],
-        in database: Database,
-        _ body: (UnsafeRawBufferPointer) throws -> R
-    ) throws -> R? {
-        try key.withUnsafeBytes { try withValue(forKey: $0, in: database, body) }
+        return data.bytes
     }
 
     /// Returns a copy of the value stored under `key`, or `nil` when the key is absent.
