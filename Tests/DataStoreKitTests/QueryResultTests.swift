@@ -45,4 +45,25 @@ struct QueryResultTests {
         let absent = #expect(throws: DataStoreError.self) { try strict.get(id: "t99") }
         #expect(absent?.code == .notFound)
     }
+
+    @Test("a point query over an index fails alike on its first and its compiled calls when a record does not decode")
+    func failedDecodeInPointQuery() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let byType = [IndexDefinition("type")]
+        let notes = try await temporary.store.collection(Note.self, name: "notes", idField: "id", indexes: byType)
+        _ = try await notes.add(contentsOf: [note("p1", type: "a", tags: ["x"]), note("p2", type: "b")])
+        let strict = try await temporary.store.collection(
+            TaggedNote.self, name: "notes", idField: "id", indexes: byType)
+        for _ in 0..<3 {
+            #expect(try await strict.query(params: ["type": "a"], options: nil) == [TaggedNote(id: "p1", tags: ["x"])])
+            #expect(try await strict.query(params: ["type": "c"], options: nil).isEmpty)
+            let error = await #expect(throws: DataStoreError.self) {
+                try await strict.query(params: ["type": "b"], options: nil)
+            }
+            #expect(error?.code == .codec)
+            #expect(error?.message.contains("notes") == true)
+            #expect(error?.message.contains("p2") == true, "\(String(describing: error))")
+        }
+    }
 }

@@ -11,8 +11,10 @@ import Synchronization
 ///
 /// A type whose decoding refuses the placeholders (an enum with no case for `""`, a validating
 /// initializer) gives no answer: the probe is inconclusive, and `nil` is returned.
+@usableFromInline
 package enum CodingKeyProbe {
     /// The keys `type` reads at its top level, or `nil` when the probe cannot tell.
+    @usableFromInline
     package static func keys<T: Decodable>(of type: T.Type) -> Set<String>? {
         let recorder = KeyRecorder()
         do {

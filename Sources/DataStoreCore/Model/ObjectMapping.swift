@@ -22,10 +22,21 @@ public struct ObjectMapping<Object>: Sendable {
     public let encodeRecord: (@Sendable (Object) throws -> WrittenRecord)?
     /// The top-level fields the object type reads, when the mapping can tell (``codable(idField:)``
     /// probes the type's coding keys); `nil` otherwise. A store refuses an `idField` outside them.
+    @usableFromInline
     package let knownFields: @Sendable () -> Set<String>?
+    /// Decodes the records `fill` hands to its `add` into an array, in order, making room for
+    /// `capacity` at the first (none when nothing is added). Made where the mapping is made (the
+    /// factories below are inlinable), so that in the application's module it is compiled for
+    /// `Object`: the store's code, generic over `Object` and unspecialized there, would look up
+    /// the array's runtime metadata on every query that appends.
+    @usableFromInline
+    package let collectRecords:
+        @Sendable (_ capacity: Int, _ fill: (_ add: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws
+            -> [Object]
 
     /// A mapping from its functions. `decodeRecord` defaults to decoding a ``Document`` first;
     /// objects are stored through `encode`.
+    @inlinable
     public init(
         idField: String,
         encode: @escaping @Sendable (Object) throws -> Document,
@@ -38,6 +49,7 @@ public struct ObjectMapping<Object>: Sendable {
     }
 
     /// A mapping whose `recordWriter` writes records through ``RecordWriter``.
+    @inlinable
     init(
         idField: String,
         encode: @escaping @Sendable (Object) throws -> Document,
@@ -46,12 +58,21 @@ public struct ObjectMapping<Object>: Sendable {
         recordWriter: (@Sendable (Object) throws -> WrittenRecord)?,
         knownFields: @escaping @Sendable () -> Set<String>? = { nil }
     ) {
+        let decodeRecord = decodeRecord ?? { bytes in try decode(Self.recordDocument(bytes)) }
         self.idField = idField
         self.encode = encode
         self.decode = decode
-        self.decodeRecord = decodeRecord ?? { bytes in try decode(RecordCodec.decode(bytes)) }
+        self.decodeRecord = decodeRecord
         self.encodeRecord = recordWriter
         self.knownFields = knownFields
+        self.collectRecords = { capacity, fill in
+            var objects: [Object] = []
+            try fill { bytes in
+                if objects.isEmpty { objects.reserveCapacity(capacity) }
+                objects.append(try decodeRecord(bytes))
+            }
+            return objects
+        }
     }
 }
 
@@ -60,12 +81,13 @@ extension ObjectMapping where Object: RecordDecodable & RecordEncodable & Sendab
     /// ``RecordDecodable``), with no `Codable` and no ``Document`` on the way to or from disk.
     /// Documents are made only where one is asked for (``encode`` and ``decode``).
     /// - Parameter idField: The field the type writes its identifier in.
+    @inlinable
     public static func record(idField: String) -> ObjectMapping<Object> {
         ObjectMapping(
             idField: idField,
-            encode: { object in try RecordCodec.decode(object.recordBytes()) },
+            encode: { object in try recordDocument(object.recordBytes()) },
             decode: { document in
-                try RecordCodec.encode(document).withUnsafeBytes { try Object(record: RecordFields($0)) }
+                try recordBytes(of: document).withUnsafeBytes { try Object(record: RecordFields($0)) }
             },
             decodeRecord: { bytes in try Object(record: RecordFields(bytes)) },
             recordWriter: { object in try object.writtenRecord() }
@@ -76,6 +98,7 @@ extension ObjectMapping where Object: RecordDecodable & RecordEncodable & Sendab
 extension ObjectMapping where Object: ObjectCoder & SendableMetatype {
     /// The seed's mapping: `toDictionary()` and `init(dictionary:)`, identified by
     /// `identifierKey()`. The dictionary is converted to a document once, at this edge.
+    @inlinable
     public static var objectCoder: ObjectMapping<Object> {
         ObjectMapping(
             idField: Object.identifierKey(),
@@ -89,6 +112,7 @@ extension ObjectMapping where Object: Codable & SendableMetatype {
     /// A `Codable` mapping that never goes through JSON: ``DocumentEncoder`` to store, and
     /// ``RecordDecoder`` straight from the record bytes to read.
     /// - Parameter idField: The coding key of the identifier property.
+    @inlinable
     public static func codable(idField: String) -> ObjectMapping<Object> {
         ObjectMapping(
             idField: idField,
@@ -99,4 +123,18 @@ extension ObjectMapping where Object: Codable & SendableMetatype {
             knownFields: { CodingKeyProbe.keys(of: Object.self) }
         )
     }
+}
+
+extension ObjectMapping {
+    /// The document in record bytes (``RecordCodec``, for the inlinable mappings above).
+    @usableFromInline
+    static func recordDocument(_ bytes: UnsafeRawBufferPointer) throws -> Document { try RecordCodec.decode(bytes) }
+
+    /// The document in record bytes held in an array.
+    @usableFromInline
+    static func recordDocument(_ bytes: [UInt8]) throws -> Document { try RecordCodec.decode(bytes) }
+
+    /// The record bytes of `document`.
+    @usableFromInline
+    static func recordBytes(of document: Document) throws -> [UInt8] { try RecordCodec.encode(document) }
 }

@@ -28,6 +28,7 @@ public struct RecordFields: ~Copyable {
     /// Where the fields are, found once here rather than by every accessor.
     let index: RecordFieldIndex
 
+    @usableFromInline
     init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
         index = RecordFieldIndex(record: bytes)
@@ -116,6 +117,7 @@ public struct RecordFields: ~Copyable {
 
 extension ObjectMapping where Object: Codable & RecordDecodable & SendableMetatype {
     /// A `Codable` mapping that reads records through the type's ``RecordDecodable`` initialiser.
+    @inlinable
     public static func recordDecodable(idField: String) -> ObjectMapping<Object> {
         ObjectMapping(
             idField: idField,

@@ -30,6 +30,7 @@ extension RecordEncodable {
     }
 
     /// The record bytes of this object, with what writing them told about its field names.
+    @usableFromInline
     func writtenRecord() throws -> WrittenRecord {
         var writer = RecordWriter()
         try encode(to: &writer)

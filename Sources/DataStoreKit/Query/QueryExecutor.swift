@@ -18,25 +18,35 @@ struct QueryExecutor {
         in transaction: borrowing some ReadableTransaction & ~Copyable,
         materialize: (_ body: UnsafeRawBufferPointer, _ version: Int) throws -> Item
     ) throws -> [Item] {
-        if case .empty = plan.access { return [] }
+        var items = CollectedItems<Item>(capacity: ResultCollector.expectedCount(of: plan) ?? 16)
+        let collector = try take(in: transaction) { body, version in items.append(try materialize(body, version)) }
+        return collector?.results(items.array()) ?? []
+    }
+
+    /// Hands `take` the body and version of each record the plan admits, in the order found, and
+    /// returns the collector whose ``ResultCollector/results(_:)`` puts what `take` made in the
+    /// query's order and window (`nil` for an empty plan, which takes nothing).
+    ///
+    /// Not generic, so that a caller can collect in code compiled for its own item type.
+    func take(
+        in transaction: borrowing some ReadableTransaction & ~Copyable,
+        _ take: (_ body: UnsafeRawBufferPointer, _ version: Int) throws -> Void
+    ) throws -> ResultCollector? {
+        if case .empty = plan.access { return nil }
         var collector = ResultCollector(plan: plan, idField: storage.idField, collection: storage.name)
-        var items = CollectedItems<Item>(capacity: collector.expectedCount ?? 16)
         // Prepared at the first candidate: a query that finds none (a point query for a missing
         // value) does not pay for them.
         var predicates: [RecordPredicate]?
         try visitCandidates(in: transaction) { idKey, record in
-            // Most candidates of a filtered scan fail: check them in non-generic code first, so
-            // that only matches reach the code generic over `Item` (unspecialized when the
-            // caller's module cannot see it, and paying generic-metadata lookups per call).
             guard try candidateMatches(&predicates, idKey, record) else { return true }
             return try storage.namingRecord(idKey) {
                 let body = RecordVersion.body(record)
                 let admission = try collector.admit(body)
-                if admission != .stop { items.append(try materialize(body, try RecordVersion.read(record))) }
+                if admission != .stop { try take(body, try RecordVersion.read(record)) }
                 return admission == .take
             }
         }
-        return collector.results(items.array())
+        return collector
     }
 
     /// Calls `consider` with the record key and record of each candidate the plan's access

@@ -52,7 +52,7 @@ package struct ResultCollector {
         let offset = max(0, plan.query.offset)
         let limit = plan.query.limit.map { max(0, $0) }
         (self.offset, self.limit) = (offset, limit)
-        let stopEarly = plan.limitPushedDown ? limit.map { offset + $0 } : nil
+        let stopEarly = Self.stopEarly(of: plan)
         self.stopEarly = stopEarly
         if plan.sortFromScan, case .indexScan(let scan) = plan.access {
             sortBudget = StorageKeys.componentBudget(fieldCount: scan.index.fields.count)
@@ -66,6 +66,16 @@ package struct ResultCollector {
 
     /// Room for the items of a run that may stop early, as many as it can keep (at most 1 024).
     package var expectedCount: Int? { stopEarly.map { min($0, 1_024) } }
+
+    /// ``expectedCount`` of a collector for `plan`, before one is made.
+    package static func expectedCount(of plan: QueryPlan) -> Int? {
+        stopEarly(of: plan).map { min($0, 1_024) }
+    }
+
+    /// Where a run of `plan` may stop: `offset + limit` when the limit is pushed into the scan.
+    private static func stopEarly(of plan: QueryPlan) -> Int? {
+        plan.limitPushedDown ? plan.query.limit.map { max(0, plan.query.offset) + max(0, $0) } : nil
+    }
 
     /// Whether to keep a record that matched every condition (`body`, the document's bytes).
     package mutating func admit(_ body: UnsafeRawBufferPointer) throws -> Admission {

@@ -113,9 +113,13 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     /// The objects `point` finds for `values`, over one snapshot.
     func objects(_ point: PointQuery, _ values: PointValues) throws -> [Object] {
+        // Collected by the mapping, in code compiled for `Object`; the snapshot's closure returns
+        // nothing, since an `[Object]` result would cost this unspecialized code a metadata lookup.
         var objects: [Object] = []
         try read { transaction in
-            try point.run(values, storage: storage, in: transaction) { objects.append(try decode($0, id: nil)) }
+            objects = try mapping.collectRecords(1) { add in
+                try point.run(values, storage: storage, in: transaction) { try adding($0, with: add) }
+            }
         }
         return objects
     }
@@ -136,9 +140,16 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     func objects(planned plan: consuming QueryPlan) throws -> [Object] {
         // Made outside the closure, which would otherwise copy the plan it captures.
         let executor = QueryExecutor(storage: storage, plan: plan)
-        return try read { transaction in
-            try executor.run(in: transaction) { body, _ in try decode(body, id: nil) }
+        let capacity = ResultCollector.expectedCount(of: executor.plan) ?? 16
+        var objects: [Object] = []
+        try read { transaction in
+            var collector: ResultCollector?
+            let taken = try mapping.collectRecords(capacity) { add in
+                collector = try executor.take(in: transaction) { body, _ in try adding(body, with: add) }
+            }
+            objects = collector?.results(taken) ?? []
         }
+        return objects
     }
 
     /// Every object, in id order.
@@ -217,6 +228,16 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
 
     func plan(for query: Query) -> QueryPlan {
         storage.plan(query)
+    }
+
+    /// Hands `body` to a ``/DataStoreCore/ObjectMapping/collectRecords`` run's `add`, naming the
+    /// collection in the error when the record cannot be decoded, as ``decode(_:id:)`` does.
+    private func adding(_ body: UnsafeRawBufferPointer, with add: (UnsafeRawBufferPointer) throws -> Void) throws {
+        do {
+            try add(body)
+        } catch {
+            throw storage.undecodable(id: nil, into: Object.self, error)
+        }
     }
 
     func decode(_ body: UnsafeRawBufferPointer, id: Value?) throws -> Object {
