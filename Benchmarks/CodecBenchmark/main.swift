@@ -278,11 +278,12 @@ print("checksum \(checksum)")
 /// The hand-written fast path: each field read by name straight from the record's bytes.
 extension MessageRecord: RecordDecodable {
     init(record: borrowing RecordFields) throws {
-        id = try record.string("id") ?? ""
-        from_user_key = try record.string("from_user_key") ?? ""
-        to_user_key = try record.string("to_user_key") ?? ""
-        message = try record.string("message") ?? ""
-        type = try record.string("type") ?? ""
-        created_ts = try record.double("created_ts") ?? 0
+        self.init(
+            id: try record.string("id") ?? "",
+            from_user_key: try record.string("from_user_key") ?? "",
+            to_user_key: try record.string("to_user_key") ?? "",
+            message: try record.string("message") ?? "",
+            type: try record.string("type") ?? "",
+            created_ts: try record.double("created_ts") ?? 0)
     }
 }

@@ -154,12 +154,13 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
 /// the raw backend decodes and encodes its records by hand.
 extension Message: RecordDecodable, RecordEncodable {
     init(record: borrowing RecordFields) throws {
-        id = try record.string("id") ?? ""
-        from_user_key = try record.string("from_user_key") ?? ""
-        to_user_key = try record.string("to_user_key") ?? ""
-        message = try record.string("message") ?? ""
-        created_ts = try record.double("created_ts") ?? 0
-        type = try record.string("type") ?? ""
+        self.init(
+            id: try record.string("id") ?? "",
+            from_user_key: try record.string("from_user_key") ?? "",
+            to_user_key: try record.string("to_user_key") ?? "",
+            message: try record.string("message") ?? "",
+            created_ts: try record.double("created_ts") ?? 0,
+            type: try record.string("type") ?? "")
     }
 
     func encode(to record: inout RecordWriter) {

@@ -1,11 +1,14 @@
 /// A type that reads itself straight from a stored record, field by field — the fastest way to
 /// turn records into objects (as GRDB's `init(row:)`): no `Decoder`, no ``Document`` in between.
 ///
+/// Build the value in one call of its memberwise initializer, as below: a throwing initializer
+/// that assigns the properties one by one has the optimiser copy the finished value once more
+/// (a retain and a release for each of its strings).
+///
 /// ```swift
 /// extension Message: RecordDecodable {
 ///     init(record: borrowing RecordFields) throws {
-///         id = try record.string("id") ?? ""
-///         createdTS = try record.double("created_ts") ?? 0
+///         self.init(id: try record.string("id") ?? "", createdTS: try record.double("created_ts") ?? 0)
 ///     }
 /// }
 /// let messages = try await store.collection("Message", mapping: .codable(idField: "id"), …)   // or
