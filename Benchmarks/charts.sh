@@ -31,8 +31,15 @@ names = [row["workload"] for row in report["rows"] if row["unit"] in reads]
 names += [name for name in pg if name not in names]
 lmdb = {row["workload"]: row for row in report["rows"]}
 def label(name):
-    short = name.replace(" → objects", "").replace(" → object", "").replace("sender and recipient (", "pair, ")
-    return short.replace(" indexes)", " indexes").replace(" index)", " index").replace('"', "")
+    # Short enough to sit under its bars: the workload, then on a second line what sets it apart.
+    base = ("get" if name.startswith("get") else "range" if name.startswith("created_ts")
+            else "scan" if name.startswith("full scan") else "pair" if "sender and recipient" in name
+            else name.split(" → ")[0])
+    marks = [("single-field", "single-field" in name), ("compound", "compound" in name),
+             ("covering", "covering" in name), ("prepared", "prepared" in name),
+             ("record", "[RecordDecodable]" in name)]
+    extra = "\\n".join(mark for mark, present in marks if present)
+    return (base + ("\\n" + extra if extra else "")).replace('"', "")
 series = [("DSK ÷ raw LMDB", "#4477aa"), ("DSK ÷ SQLite", "#ee6677"), ("DSK on PG ÷ libpq", "#228833")]
 present = set()
 with open(f"{data}/reads.dat", "w") as file:
@@ -92,7 +99,7 @@ set grid ytics
 set yrange [0:*]
 set ylabel "ratio"
 set xtics nomirror font ",10"
-set bmargin 4
+set bmargin 6
 set termoption noenhanced
 set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 linewidth 1.5 front
 plot $(cat "$data/reads.plot")
