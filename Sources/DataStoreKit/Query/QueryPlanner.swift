@@ -19,6 +19,20 @@ package enum QueryPlanner {
             memory: choices.map { .shared($0.table, generation: $0.generation) })
     }
 
+    /// ``plan(_:idField:indexes:collection:choices:)`` over bare definitions, for a store in
+    /// another module: not generic, so that the planner runs compiled for its index type here
+    /// rather than unspecialized there, where every step over the indexes went through witness
+    /// tables and generic-metadata lookups.
+    package static func plan(
+        _ query: Query,
+        idField: String,
+        definitions: [IndexDefinition],
+        collection: String,
+        choices: (table: PlanCache, generation: Int)? = nil
+    ) -> QueryPlan {
+        plan(query, idField: idField, indexes: definitions, collection: collection, choices: choices)
+    }
+
     /// - Parameters:
     ///   - memory: where to look up and keep the choice for this query's shape; `nil` plans afresh.
     package static func plan<Index: DeclaredIndex>(

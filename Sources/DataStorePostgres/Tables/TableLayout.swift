@@ -13,7 +13,8 @@ package final class TableLayout: Sendable {
     let idField: String
     /// The number naming the table (`dsk_c<tag>`).
     let tag: Int
-    private let indexList: Mutex<[StoredIndex]>
+    /// The stored indexes, and their definitions as the planner takes them.
+    private let indexList: Mutex<(indexes: [StoredIndex], definitions: [IndexDefinition])>
     /// The planner's remembered choices, forgotten when the indexes change.
     let planCache = PlanCache()
     /// The candidate statements' texts, built once per shape.
@@ -23,7 +24,7 @@ package final class TableLayout: Sendable {
         self.name = name
         self.idField = idField
         self.tag = tag
-        self.indexList = Mutex(indexes)
+        self.indexList = Mutex((indexes, indexes.map(\.definition)))
         table = "dsk_c\(tag)"
         recordByID = SQLText("SELECT record FROM \(table) WHERE id = $1")
         recordsByIDs = SQLText("SELECT id, record, version FROM \(table) WHERE id = ANY($1::bytea[])")
@@ -44,13 +45,13 @@ package final class TableLayout: Sendable {
     }
 
     /// Every stored index.
-    var indexes: [StoredIndex] { indexList.withLock { $0 } }
+    var indexes: [StoredIndex] { indexList.withLock { $0.indexes } }
     /// Single-value indexes, whose entries are columns of the table.
     var columnIndexes: [StoredIndex] { indexes.filter { !$0.definition.multiValue } }
 
     /// Replaces the index list after a schema change.
     func replaceIndexes(_ indexes: [StoredIndex]) {
-        indexList.withLock { $0 = indexes }
+        indexList.withLock { $0 = (indexes, indexes.map(\.definition)) }
         planCache.forgetAll()
     }
 
@@ -59,7 +60,8 @@ package final class TableLayout: Sendable {
     func plan(_ query: Query) -> QueryPlan {
         let generation = planCache.generation
         var plan = QueryPlanner.plan(
-            query, idField: idField, indexes: indexes, collection: name, choices: (planCache, generation))
+            query, idField: idField, definitions: indexList.withLock { $0.definitions }, collection: name,
+            choices: (planCache, generation))
         plan.intersection = nil
         return plan
     }
