@@ -1,9 +1,9 @@
 /// A type that reads itself straight from a stored record, field by field — the fastest way to
 /// turn records into objects (as GRDB's `init(row:)`): no `Decoder`, no ``Document`` in between.
 ///
-/// Build the value in one call of its memberwise initializer, as below: a throwing initializer
-/// that assigns the properties one by one has the optimiser copy the finished value once more
-/// (a retain and a release for each of its strings).
+/// A struct of the application's own module can build the value in one call of its memberwise
+/// initializer, as below: a throwing initializer that assigns the properties one by one has the
+/// optimiser copy the finished value once more (a retain and a release for each of its strings).
 ///
 /// ```swift
 /// extension Message: RecordDecodable {

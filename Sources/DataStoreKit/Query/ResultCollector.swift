@@ -64,10 +64,8 @@ package struct ResultCollector {
         if let stopEarly, !plan.query.sort.isEmpty { rows.reserveCapacity(min(stopEarly, 1_024)) }
     }
 
-    /// Room for the items of a run that may stop early, as many as it can keep (at most 1 024).
-    package var expectedCount: Int? { stopEarly.map { min($0, 1_024) } }
-
-    /// ``expectedCount`` of a collector for `plan`, before one is made.
+    /// Room for the items of a run of `plan` that may stop early, as many as it can keep (at most
+    /// 1 024), known before a collector is made.
     package static func expectedCount(of plan: QueryPlan) -> Int? {
         stopEarly(of: plan).map { min($0, 1_024) }
     }
