@@ -191,7 +191,8 @@ struct PostgresWriterTests {
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(counts == Array(repeating: 20, count: 64))
-        // Two slots, so no more than two connections were ever made for reads.
+        // Two slots, held by awaited reads and reader-thread reads alike: no more than two
+        // connections were ever made for reads.
         #expect(store.pool.made <= 3, "\(store.pool.made) connections: reads escaped the slots")
         store.close()
         await #expect(throws: DataStoreError.self) { _ = try await collection.all() }

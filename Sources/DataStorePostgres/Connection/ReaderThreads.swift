@@ -16,13 +16,17 @@ final class ReaderThreads: Sendable {
     private let queue = Mutex(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let count: Int
+    /// The store's read slots, which a read holds while it runs here as an awaited read holds one
+    /// while it waits: so that the two paths together keep to the store's `readers`.
+    private let slots: ReadSlots?
     /// Released by each read's thread before it resumes its caller, acquired by the caller after:
     /// a continuation resumed from a thread of our own is a hand-off ThreadSanitizer does not see.
     private let handoffs = Atomic<Int>(0)
 
-    /// Starts `count` threads (at least one).
-    init(count: Int) {
+    /// Starts `count` threads (at least one), whose reads each hold one of `slots`, when given.
+    init(count: Int, slots: ReadSlots? = nil) {
         self.count = max(1, count)
+        self.slots = slots
         for number in 0..<self.count {
             // Named from inside: on Linux a name given before `start()` never reaches the thread.
             let thread = Thread { [self] in
@@ -33,9 +37,18 @@ final class ReaderThreads: Sendable {
         }
     }
 
-    /// Runs `body` on a reader thread and returns what it returns.
+    /// Runs `body` on a reader thread and returns what it returns, holding a read slot meanwhile.
     /// - Throws: what `body` throws; ``/DataStoreCore/DataStoreError`` `.closed` once the store is closed.
     func run<R>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
+        if let slots {
+            if try !slots.tryAcquire() { try await slots.waitForSlot() }
+        }
+        defer { slots?.release() }
+        return try await runHoldingSlot(body)
+    }
+
+    /// ``run(_:)`` once its slot, if any, is held.
+    private func runHoldingSlot<R>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
         defer { _ = handoffs.load(ordering: .acquiring) }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Handoff<R>, any Error>) in
             let accepted = queue.withLock { queue -> Bool in

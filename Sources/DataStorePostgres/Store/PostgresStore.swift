@@ -102,7 +102,7 @@ public final class PostgresStore: Sendable {
     public static func open(url: String, options: Options = Options()) async throws -> PostgresStore {
         let pool = ConnectionPool(
             conninfo: url, maxIdle: options.readers, awaitedReads: options.awaitedReads, callerPoll: options.callerPoll)
-        let readers = ReaderThreads(count: options.readers)
+        let readers = ReaderThreads(count: options.readers, slots: pool.slots)
         let ddl = TableDDL(engine: options.engine)
         let connection: Connection
         let source: PostgresChangeSource
