@@ -95,9 +95,12 @@ struct RecordPredicateWalkTests {
                 if length > 0 { text[position] = "é" }
                 let value = String(text)
                 for document: Document in [["t": .string(value)], ["aaaaaaaaaa": 1, "t": .string(value)]] {
-                    for probe in [value, value + "a", String(value.dropLast()), "a"] {
-                        let condition = Condition(field: "t", op: .equal, value: .string(probe))
-                        #expect(try walked([condition], on: document) == condition.matches(document), "\(condition)")
+                    for probe in [value, value + "a", String(value.dropLast()), "a", "b"] {
+                        for op in [Operator.equal, .notEqual] {
+                            let condition = Condition(field: "t", op: op, value: .string(probe))
+                            #expect(
+                                try walked([condition], on: document) == condition.matches(document), "\(condition)")
+                        }
                     }
                 }
             }

@@ -18,8 +18,12 @@ extension RecordPredicate {
         var next = 0
         // The next predicate's first name byte, kept in a register: most fields passed differ there.
         var leading = predicates[0].leadingByte
+        var remaining = count
         // Offsets stay within `size` and lengths below 2^32, so the arithmetic cannot overflow.
-        for _ in 0..<count {
+        while remaining > 0 {
+            passFields(before: leading, base, size, &offset, &remaining)
+            if remaining == 0 { break }
+            remaining &-= 1
             let length = RecordScan.varint(bytes, &offset)
             guard length >= 0, length <= size &- offset else { return nil }
             let field = base + offset
@@ -31,8 +35,14 @@ extension RecordPredicate {
                     leading < fieldLeading ? -1 : predicates[next].compareName(field, length, available: available)
                 if order > 0 { break }
                 // A predicate whose name sorts before this field's has no field in the record.
-                let holds =
-                    order < 0 ? predicates[next].matchesAbsent : try answer(predicates + next, bytes, at: offset)
+                let holds: Bool
+                if order < 0 {
+                    holds = predicates[next].matchesAbsent
+                } else if let quick = shortTextAnswer(predicates + next, base, size, at: offset) {
+                    holds = quick
+                } else {
+                    holds = try answer(predicates + next, bytes, at: offset)
+                }
                 guard holds else { return false }
                 next &+= 1
                 if next == end { return true }
@@ -44,6 +54,46 @@ extension RecordPredicate {
         guard offset == size else { return nil }
         for index in next..<end where !predicates[index].matchesAbsent { return false }
         return true
+    }
+
+    /// Moves `offset` past the fields whose names' first byte sorts before `leading`, counting
+    /// each off `remaining`, and stops at the first other field or the first it does not pass in
+    /// one step: a name of no or more than 127 bytes, a value whose length takes more than one byte,
+    /// damage. The walk's general step then takes that field.
+    ///
+    /// A walk passes most fields here: kept apart from the predicates' state, the loop keeps its
+    /// few values in registers.
+    @inline(__always)
+    private static func passFields(
+        before leading: Int, _ base: UnsafeRawPointer, _ size: Int, _ offset: inout Int, _ remaining: inout Int
+    ) {
+        var at = offset
+        var left = remaining
+        while left > 0, size &- at >= 2 {
+            let nameLength = Int(base.load(fromByteOffset: at, as: UInt8.self))
+            guard UInt(bitPattern: nameLength &- 1) < 0x7F,
+                Int(base.load(fromByteOffset: at &+ 1, as: UInt8.self)) < leading
+            else { break }
+            var value = at &+ 1 &+ nameLength
+            guard value < size else { break }
+            let tag = base.load(fromByteOffset: value, as: UInt8.self)
+            value &+= 1
+            let skip: Int
+            if tag <= RecordCodec.Tag.double {
+                skip = Int(truncatingIfNeeded: fixedSizes &>> (UInt64(tag) &* 4)) & 0xF
+                guard skip != 0xF else { break }
+            } else {
+                guard tag <= RecordCodec.Tag.object, value < size else { break }
+                skip = Int(base.load(fromByteOffset: value, as: UInt8.self))
+                guard skip < 0x80 else { break }
+                value &+= 1
+            }
+            guard skip <= size &- value else { break }
+            at = value &+ skip
+            left &-= 1
+        }
+        offset = at
+        remaining = left
     }
 
     /// Returns -1, 0 or 1 as this predicate's name sorts before, equal to or after the `length`
@@ -133,6 +183,29 @@ extension RecordPredicate {
 }
 
 extension RecordPredicate {
+    /// The answer of an `==` or `!=` on a string of at most 8 bytes (``hasShortText``) for an ASCII
+    /// string of at most 8 bytes whose tag is at `offset` in the `size` record bytes at `base`,
+    /// read as one word; `nil` for anything else, which ``answer(_:_:at:)`` then takes.
+    ///
+    /// Equal words mean equal strings; an ASCII string is valid UTF-8, as the decoder would check.
+    @inline(__always)
+    static func shortTextAnswer(
+        _ predicate: UnsafePointer<RecordPredicate>, _ base: UnsafeRawPointer, _ size: Int, at offset: Int
+    ) -> Bool? {
+        guard predicate.pointee.hasShortText, size &- offset >= 2,
+            base.load(fromByteOffset: offset, as: UInt8.self) == RecordCodec.Tag.string
+        else { return nil }
+        let length = Int(base.load(fromByteOffset: offset &+ 1, as: UInt8.self))
+        let end = offset &+ 2 &+ length
+        // The word ends where the payload does, so the record's bytes in front of it make it safe.
+        guard length <= 8, end <= size, end >= 8 else { return nil }
+        let word = UInt64(littleEndian: (base + (end &- 8)).loadUnaligned(as: UInt64.self))
+        let payload = length == 0 ? 0 : word &>> UInt64(64 &- 8 &* length)
+        guard payload & 0x8080_8080_8080_8080 == 0 else { return nil }
+        let equal = length == predicate.pointee.textCount && payload == predicate.pointee.shortText
+        return equal == (predicate.pointee.condition.op == .equal)
+    }
+
     /// The answer of a string condition for the string whose tag is at `offset`, or `nil` when
     /// its bytes are damaged (for the general path to report).
     @inline(__always)

@@ -34,6 +34,11 @@ package struct RecordPredicate: Sendable {
     let hasText: Bool
     /// The number of bytes in ``text``.
     let textCount: Int
+    /// ``text`` as one word, its first byte lowest, when ``hasShortText``.
+    let shortText: UInt64
+    /// Whether the condition is `==` or `!=` on a string of 1 to 8 bytes, which a record's string
+    /// is compared with in one step (``shortTextAnswer(_:_:_:at:)``).
+    let hasShortText: Bool
     /// The answer for a record without the field (`true` only for `exists false`).
     let matchesAbsent: Bool
 
@@ -49,6 +54,7 @@ package struct RecordPredicate: Sendable {
         }
         (text, hasText) = Self.text(of: condition)
         textCount = text.count
+        (shortText, hasShortText) = Self.shortText(condition.op, text, hasText)
         matchesAbsent = condition.matches(fieldValue: nil)
     }
 
@@ -63,6 +69,7 @@ package struct RecordPredicate: Sendable {
         )
         (text, hasText) = Self.text(of: condition)
         textCount = text.count
+        (shortText, hasShortText) = Self.shortText(condition.op, text, hasText)
         matchesAbsent = condition.matches(fieldValue: nil)
     }
 
@@ -77,6 +84,14 @@ package struct RecordPredicate: Sendable {
         default:
             ([], false)
         }
+    }
+
+    /// `text` packed for ``shortText``, and whether it qualifies.
+    private static func shortText(_ op: Operator, _ text: [UInt8], _ hasText: Bool) -> (UInt64, Bool) {
+        guard hasText, op == .equal || op == .notEqual, (1...8).contains(text.count) else { return (0, false) }
+        return (
+            text.enumerated().reduce(0) { word, byte in word | UInt64(byte.element) &<< UInt64(8 * byte.offset) }, true
+        )
     }
 
     /// The predicates of `conditions` in the order ``all(_:match:)`` needs: those on top-level

@@ -119,21 +119,26 @@ package struct IndexWindow {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         var prefetch = LeafPagePrefetch(for: transaction)
-        try transaction.withCursor(on: database) { cursor in
-            // Each step answers: nil when the cursor ran off the database; false to stop.
-            let step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool = { key, value in
-                if backward ? isBeforeStart(key) : isAfterEnd(key) { return false }
-                prefetch.enter(key)
-                if backward ? isAfterEnd(key) : isBeforeStart(key) { return true } // skip excluded bound
-                return try body(key, value)
-            }
-            var more: Bool?
-            if backward {
-                more = try positionAtEnd(cursor, step)
-                while more == true { more = try cursor.withMove(.previous, step) }
-            } else {
-                more = start.isEmpty ? try cursor.withMove(.first, step) : try cursor.withSeek(atOrAfter: start, step)
-                while more == true { more = try cursor.withMove(.next, step) }
+        // The step reaches the prefetch through a pointer: a captured `var` would be checked for
+        // exclusive access at run time on every entry.
+        try withUnsafeMutablePointer(to: &prefetch) { prefetch in
+            try transaction.withCursor(on: database) { cursor in
+                // Each step answers: nil when the cursor ran off the database; false to stop.
+                let step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool = { key, value in
+                    if backward ? isBeforeStart(key) : isAfterEnd(key) { return false }
+                    prefetch.pointee.enter(key)
+                    if backward ? isAfterEnd(key) : isBeforeStart(key) { return true } // skip excluded bound
+                    return try body(key, value)
+                }
+                var more: Bool?
+                if backward {
+                    more = try positionAtEnd(cursor, step)
+                    while more == true { more = try cursor.withMove(.previous, step) }
+                } else {
+                    more =
+                        start.isEmpty ? try cursor.withMove(.first, step) : try cursor.withSeek(atOrAfter: start, step)
+                    while more == true { more = try cursor.withMove(.next, step) }
+                }
             }
         }
     }
