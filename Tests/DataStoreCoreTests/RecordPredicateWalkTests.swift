@@ -107,6 +107,26 @@ struct RecordPredicateWalkTests {
         }
     }
 
+    @Test("numbers of every width compare with integer and double values as documents do")
+    func numbersAcrossKinds() throws {
+        let numbers: [Value] = [
+            0, -1, 127, -128, 300, -40_000, 70_000, .int(1 << 40), .int(Int64.max), .int(Int64.min),
+            .int(1 << 53), .int((1 << 53) + 1), 0.0, -0.0, 2.5, -2.5, .double(Double(1 << 53)), .double(.nan),
+            .double(.infinity), .double(-.infinity), .double(9_223_372_036_854_775_808.0), 127.0, 300.5
+        ]
+        for stored in numbers {
+            let document: Document = ["a": "before", "n": stored, "z": "after"]
+            for target in numbers {
+                for op in [Operator.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual] {
+                    let condition = Condition(field: "n", op: op, value: target)
+                    #expect(
+                        try walked([condition], on: document) == condition.matches(document),
+                        "\(stored) \(condition)")
+                }
+            }
+        }
+    }
+
     @Test("invalid UTF-8 anywhere in a short string is the decoder's error, never an answer")
     func damagedShortStrings() throws {
         for length in 1...9 {

@@ -119,6 +119,9 @@ extension RecordPredicate {
     static func answer(
         _ predicate: UnsafePointer<RecordPredicate>, _ bytes: UnsafeRawBufferPointer, at offset: Int
     ) throws(CodecError) -> Bool {
+        if let holds = numberAnswer(predicate, bytes.baseAddress.unsafelyUnwrapped, bytes.count, at: offset) {
+            return holds
+        }
         // Strings first: the filters a scan runs are mostly on them.
         if predicate.pointee.hasText, offset < bytes.count, bytes[offset] == RecordCodec.Tag.string,
             let holds = answerForText(predicate, bytes, at: offset)
@@ -183,7 +186,7 @@ extension RecordPredicate {
 }
 
 extension RecordPredicate {
-    /// The answer of an `==` or `!=` on a string of at most 8 bytes (``hasShortText``) for an ASCII
+    /// The answer of an `==` or `!=` on a string of at most 8 bytes (``QuickKind/shortText``) for an ASCII
     /// string of at most 8 bytes whose tag is at `offset` in the `size` record bytes at `base`,
     /// read as one word; `nil` for anything else, which ``answer(_:_:at:)`` then takes.
     ///
@@ -192,7 +195,7 @@ extension RecordPredicate {
     static func shortTextAnswer(
         _ predicate: UnsafePointer<RecordPredicate>, _ base: UnsafeRawPointer, _ size: Int, at offset: Int
     ) -> Bool? {
-        guard predicate.pointee.hasShortText, size &- offset >= 2,
+        guard predicate.pointee.quickKind == QuickKind.shortText, size &- offset >= 2,
             base.load(fromByteOffset: offset, as: UInt8.self) == RecordCodec.Tag.string
         else { return nil }
         let length = Int(base.load(fromByteOffset: offset &+ 1, as: UInt8.self))
@@ -202,8 +205,47 @@ extension RecordPredicate {
         let word = UInt64(littleEndian: (base + (end &- 8)).loadUnaligned(as: UInt64.self))
         let payload = length == 0 ? 0 : word &>> UInt64(64 &- 8 &* length)
         guard payload & 0x8080_8080_8080_8080 == 0 else { return nil }
-        let equal = length == predicate.pointee.textCount && payload == predicate.pointee.shortText
+        let equal = length == predicate.pointee.textCount && payload == predicate.pointee.quickValue
         return equal == (predicate.pointee.condition.op == .equal)
+    }
+
+    /// The answer of a condition on a number (``QuickKind/integer``, ``QuickKind/double``) for the double or integer whose tag is
+    /// at `offset` in the `size` record bytes at `base`, compared as ``Condition/matches(fieldValue:)``
+    /// compares numbers (exactly across integers and doubles, NaN below every number); `nil` for
+    /// any other value, which ``answer(_:_:at:)`` then takes.
+    @inline(__always)
+    static func numberAnswer(
+        _ predicate: UnsafePointer<RecordPredicate>, _ base: UnsafeRawPointer, _ size: Int, at offset: Int
+    ) -> Bool? {
+        let kind = predicate.pointee.quickKind
+        guard kind >= QuickKind.integer else { return nil }
+        let isDouble = kind == QuickKind.double
+        let bytes = UnsafeRawBufferPointer(start: base, count: size)
+        let bits = predicate.pointee.quickValue
+        let order: Int
+        if let value = RecordScan.double(bytes, at: offset) {
+            order =
+                isDouble
+                ? NumberOrder.compare(value, Double(bitPattern: bits))
+                : -NumberOrder.compare(Int64(bitPattern: bits), value)
+        } else if let value = RecordScan.int(bytes, at: offset) {
+            let target = Int64(bitPattern: bits)
+            order =
+                isDouble
+                ? NumberOrder.compare(value, Double(bitPattern: bits))
+                : (value == target ? 0 : (value < target ? -1 : 1))
+        } else {
+            return nil
+        }
+        switch predicate.pointee.condition.op {
+        case .equal: return order == 0
+        case .notEqual: return order != 0
+        case .less: return order < 0
+        case .lessOrEqual: return order <= 0
+        case .greater: return order > 0
+        case .greaterOrEqual: return order >= 0
+        case .in, .notIn, .prefix, .exists: return nil
+        }
     }
 
     /// The answer of a string condition for the string whose tag is at `offset`, or `nil` when

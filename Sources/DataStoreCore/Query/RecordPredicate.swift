@@ -34,11 +34,24 @@ package struct RecordPredicate: Sendable {
     let hasText: Bool
     /// The number of bytes in ``text``.
     let textCount: Int
-    /// ``text`` as one word, its first byte lowest, when ``hasShortText``.
-    let shortText: UInt64
-    /// Whether the condition is `==` or `!=` on a string of 1 to 8 bytes, which a record's string
-    /// is compared with in one step (``shortTextAnswer(_:_:_:at:)``).
-    let hasShortText: Bool
+    /// The condition's value as one word, for the comparisons ``quickKind`` names.
+    let quickValue: UInt64
+    /// Which value ``quickValue`` holds, if any (``QuickKind``).
+    let quickKind: UInt8
+
+    /// What ``quickValue`` holds: the value of a condition that a record's value is compared with
+    /// in a step or two, without building a ``Value``.
+    enum QuickKind {
+        /// Nothing: the condition is answered the general way.
+        static let none: UInt8 = 0
+        /// ``text``, its first byte lowest, for `==` or `!=` on a string of 1 to 8 bytes
+        /// (``shortTextAnswer(_:_:_:at:)``).
+        static let shortText: UInt8 = 1
+        /// An integer's bits, for `==`, `!=` or a range operator (``numberAnswer(_:_:_:at:)``).
+        static let integer: UInt8 = 2
+        /// A double's bits, for the same operators.
+        static let double: UInt8 = 3
+    }
     /// The answer for a record without the field (`true` only for `exists false`).
     let matchesAbsent: Bool
 
@@ -54,7 +67,7 @@ package struct RecordPredicate: Sendable {
         }
         (text, hasText) = Self.text(of: condition)
         textCount = text.count
-        (shortText, hasShortText) = Self.shortText(condition.op, text, hasText)
+        (quickValue, quickKind) = Self.quick(condition, text: text, hasText: hasText)
         matchesAbsent = condition.matches(fieldValue: nil)
     }
 
@@ -69,7 +82,7 @@ package struct RecordPredicate: Sendable {
         )
         (text, hasText) = Self.text(of: condition)
         textCount = text.count
-        (shortText, hasShortText) = Self.shortText(condition.op, text, hasText)
+        (quickValue, quickKind) = Self.quick(condition, text: text, hasText: hasText)
         matchesAbsent = condition.matches(fieldValue: nil)
     }
 
@@ -86,12 +99,25 @@ package struct RecordPredicate: Sendable {
         }
     }
 
-    /// `text` packed for ``shortText``, and whether it qualifies.
-    private static func shortText(_ op: Operator, _ text: [UInt8], _ hasText: Bool) -> (UInt64, Bool) {
-        guard hasText, op == .equal || op == .notEqual, (1...8).contains(text.count) else { return (0, false) }
-        return (
-            text.enumerated().reduce(0) { word, byte in word | UInt64(byte.element) &<< UInt64(8 * byte.offset) }, true
-        )
+    /// The ``quickValue`` and ``quickKind`` of `condition`, whose string value's bytes are `text`
+    /// when `hasText`.
+    private static func quick(_ condition: Condition, text: [UInt8], hasText: Bool) -> (UInt64, UInt8) {
+        switch (condition.op, condition.value) {
+        case (.equal, .string), (.notEqual, .string):
+            guard hasText, (1...8).contains(text.count) else { return (0, QuickKind.none) }
+            let word = text.enumerated().reduce(0) { word, byte in
+                word | UInt64(byte.element) &<< UInt64(8 * byte.offset)
+            }
+            return (word, QuickKind.shortText)
+        case (.equal, .int(let value)), (.notEqual, .int(let value)), (.less, .int(let value)),
+            (.lessOrEqual, .int(let value)), (.greater, .int(let value)), (.greaterOrEqual, .int(let value)):
+            return (UInt64(bitPattern: value), QuickKind.integer)
+        case (.equal, .double(let value)), (.notEqual, .double(let value)), (.less, .double(let value)),
+            (.lessOrEqual, .double(let value)), (.greater, .double(let value)), (.greaterOrEqual, .double(let value)):
+            return (value.bitPattern, QuickKind.double)
+        default:
+            return (0, QuickKind.none)
+        }
     }
 
     /// The predicates of `conditions` in the order ``all(_:match:)`` needs: those on top-level

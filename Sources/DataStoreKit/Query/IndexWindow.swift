@@ -88,14 +88,39 @@ package struct IndexWindow {
     }
 
     private func isBeforeStart(_ key: UnsafeRawBufferPointer) -> Bool {
-        if key.starts(with: start) { return !startInclusive }
-        return key.lexicographicallyPrecedes(start)
+        let (order, startsWith) = start.withUnsafeBytes { Self.position(of: key, against: $0) }
+        return startsWith ? !startInclusive : order < 0
     }
 
     private func isAfterEnd(_ key: UnsafeRawBufferPointer) -> Bool {
         guard let end else { return false }
-        if key.starts(with: end) { return !endInclusive }
-        return !key.lexicographicallyPrecedes(end)
+        let (order, startsWith) = end.withUnsafeBytes { Self.position(of: key, against: $0) }
+        return startsWith ? !endInclusive : order > 0
+    }
+
+    /// How `key` sorts against `bound` — -1, 0 or 1, unsigned bytes, a proper prefix first — and
+    /// whether it starts with `bound`. Eight bytes at a time: a window checks every key it meets.
+    @inline(__always)
+    private static func position(of key: UnsafeRawBufferPointer, against bound: UnsafeRawBufferPointer) -> (
+        order: Int, startsWith: Bool
+    ) {
+        let common = Swift.min(key.count, bound.count)
+        var index = 0
+        // Big-endian loads make the integers' order the bytes' order.
+        while index &+ 8 <= common {
+            let p = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let q = UInt64(bigEndian: bound.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if p != q { return (p < q ? -1 : 1, false) }
+            index &+= 8
+        }
+        while index < common {
+            let p = key[index]
+            let q = bound[index]
+            if p != q { return (p < q ? -1 : 1, false) }
+            index &+= 1
+        }
+        guard key.count >= bound.count else { return (-1, false) }
+        return (key.count == bound.count ? 0 : 1, true)
     }
 
     /// Calls `body` with the record key of each entry inside the window, in scan order, until it
