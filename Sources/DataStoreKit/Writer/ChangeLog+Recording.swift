@@ -11,10 +11,7 @@ extension ChangeLog {
         // a collection's first changes are taken as they are (their arrays shared, not copied).
         var merged: [CollectionChanges] = []
         for result in results {
-            // A context's save, the usual result, is cast to its own type first: a cast to a
-            // protocol looks up the conformance, several times the cost.
-            guard let changes = (result as? ContextSaveReport)?.changes ?? (result as? any ReportsChanges)?.changes
-            else { continue }
+            guard let changes = reportedChanges(result) else { continue }
             for change in changes
             where !(change.inserted.isEmpty && change.updated.isEmpty && change.removed.isEmpty) {
                 guard let position = merged.firstIndex(where: { $0.collection == change.collection }) else {

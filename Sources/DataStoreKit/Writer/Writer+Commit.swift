@@ -215,8 +215,7 @@ extension WriterCore {
     /// Whether a change set of `successes` changed a record, so that the commit wrote something.
     private static func changesRecords(_ successes: [any Sendable]) -> Bool {
         successes.contains { result in
-            guard let changes = (result as? ContextSaveReport)?.changes ?? (result as? any ReportsChanges)?.changes
-            else { return false }
+            guard let changes = reportedChanges(result) else { return false }
             return changes.contains { !($0.inserted.isEmpty && $0.updated.isEmpty && $0.removed.isEmpty) }
         }
     }
