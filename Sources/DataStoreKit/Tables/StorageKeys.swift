@@ -84,9 +84,7 @@ enum RecordVersion {
         guard record.count >= byteCount else {
             throw DataStoreError(.codec, "a stored record of \(record.count) bytes is too short to hold a version")
         }
-        var raw: UInt64 = 0
-        for index in 0..<byteCount { raw = raw << 8 | UInt64(record[index]) }
-        return Int(raw)
+        return Int(truncatingIfNeeded: UInt64(bigEndian: record.loadUnaligned(as: UInt64.self)))
     }
 
     /// The document bytes after the version.
