@@ -7,31 +7,30 @@ extension ReadableTransaction where Self: ~Copyable {
     /// The one cursor loop the layers above share: keys and values are borrowed, valid only inside
     /// `body`, so a walk copies only what it keeps. It loads each leaf page it enters at once
     /// (`LeafPagePrefetch`).
-    ///
-    /// Inlinable over the non-generic ``Cursor/step(from:prefetching:)``, so that `body` is compiled
-    /// into the caller's loop: a scan calls it for every entry of a database.
     /// - Complexity: O(log n) to position, then O(1) per entry.
     @inlinable
     public func walk(
         _ database: Database, from start: [UInt8]? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
+        // Inlinable over the non-generic cursor steps, so that `body` is compiled into the
+        // caller's loop: a scan calls it for every entry of a database.
         let handle = transactionHandle
         let cursor = try Cursor(transaction: handle, database: database)
         var prefetch = LeafPagePrefetch(pageSize: handle.pageSize)
         var entry = try cursor.step(from: start ?? [], prefetching: &prefetch)
         while let (key, value) = entry, try body(key, value) {
-            entry = try cursor.step(prefetching: &prefetch)
+            entry = try cursor.step(.next, prefetching: &prefetch)
         }
     }
 }
 
 extension Cursor {
     /// Moves the cursor to the first key at or after `start` (the first key when `start` is empty)
-    /// and returns that entry, lent from the map until the transaction ends or writes; `nil` when
-    /// there is none.
+    /// and returns that entry, lent from the map until the transaction ends or writes (unlike the
+    /// public moves, which lend to a closure or copy); `nil` when there is none.
     @usableFromInline
-    func step(
+    package func step(
         from start: [UInt8], prefetching prefetch: inout LeafPagePrefetch
     ) throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var key = MDB_val()
@@ -49,15 +48,15 @@ extension Cursor {
         return try landed(code, key, value, &prefetch)
     }
 
-    /// Moves the cursor to the next entry (`MDB_NEXT`) and returns it, lent as
-    /// ``step(from:prefetching:)`` lends; `nil` past the last.
+    /// Moves the cursor by `move` and returns the entry it lands on, lent as
+    /// ``step(from:prefetching:)`` lends; `nil` when there is none.
     @usableFromInline
-    func step(
-        prefetching prefetch: inout LeafPagePrefetch
+    package func step(
+        _ move: Move, prefetching prefetch: inout LeafPagePrefetch
     ) throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var key = MDB_val()
         var value = MDB_val()
-        let code = mdb_cursor_get(pointer, &key, &value, MDB_NEXT)
+        let code = mdb_cursor_get(pointer, &key, &value, move.operation)
         return try landed(code, key, value, &prefetch)
     }
 

@@ -1,5 +1,6 @@
-import DataStoreCore
 import Testing
+
+@testable import DataStoreCore
 
 /// The one-pass walk of ``RecordPredicate/all(_:match:)-([RecordPredicate],_)``: it skips every
 /// value it passes by its tag and length, so each kind of value, each length width and each way a
@@ -87,15 +88,16 @@ struct RecordPredicateWalkTests {
         }
     }
 
-    @Test("short strings of every length and position of a non-ASCII byte compare by their bytes")
+    @Test("short strings of every length, ASCII or with a non-ASCII byte anywhere, compare by their bytes")
     func shortStrings() throws {
         for length in 0...10 {
-            for position in 0..<max(length, 1) {
+            for position in -1..<length {
+                // Position -1 keeps the string ASCII, the case one word compares.
                 var text = Array(repeating: Character("a"), count: length)
-                if length > 0 { text[position] = "é" }
+                if position >= 0 { text[position] = "é" }
                 let value = String(text)
                 for document: Document in [["t": .string(value)], ["aaaaaaaaaa": 1, "t": .string(value)]] {
-                    for probe in [value, value + "a", String(value.dropLast()), "a", "b"] {
+                    for probe in [value, value + "a", value + "\u{0}", String(value.dropLast()), "a", "b", "\u{0}"] {
                         for op in [Operator.equal, .notEqual] {
                             let condition = Condition(field: "t", op: op, value: .string(probe))
                             #expect(
@@ -127,6 +129,53 @@ struct RecordPredicateWalkTests {
         }
     }
 
+    @Test(
+        "on well-formed records the one-pass walk answers by itself, and its quick comparisons answer ASCII and numbers"
+    )
+    func walkAnswersWellFormedRecords() throws {
+        let documents: [Document] = [
+            Self.everyKind, ["a": "before", "n": 2.5, "t": "video", "z": "after"],
+            ["body": "hello", "created_ts": 1_437_108_600, "from_user_key": "u1", "to_user_key": "u2", "type": "text"]
+        ]
+        for document in documents {
+            let record = try RecordCodec.encode(document)
+            for (name, value) in document.fields {
+                for op in [Operator.equal, .notEqual, .less, .greaterOrEqual] {
+                    let condition = Condition(field: name, op: op, value: value)
+                    let predicates = RecordPredicate.ordered([condition])
+                    let walked = try record.withUnsafeBytes { bytes in
+                        try predicates.withUnsafeBufferPointer { try RecordPredicate.walk($0.baseAddress!, 1, bytes) }
+                    }
+                    #expect(walked == condition.matches(document), "\(condition)")
+                    guard
+                        let offset = record.withUnsafeBytes({ bytes in
+                            name.utf8.withContiguousStorageIfAvailable { name in
+                                RecordScan.field(UnsafeRawBufferPointer(name), in: bytes)
+                            }
+                        }), case .found(let at) = offset
+                    else { continue }
+                    let quick = record.withUnsafeBytes { bytes in
+                        predicates.withUnsafeBufferPointer { predicate in
+                            RecordPredicate.shortTextAnswer(
+                                predicate.baseAddress!, bytes.baseAddress!, bytes.count, at: at)
+                                ?? RecordPredicate.numberAnswer(
+                                    predicate.baseAddress!, bytes.baseAddress!, bytes.count, at: at)
+                        }
+                    }
+                    let answersQuickly: Bool
+                    switch (op, value) {
+                    case (.equal, .string(let text)), (.notEqual, .string(let text)):
+                        answersQuickly = (1...8).contains(text.utf8.count) && text.utf8.allSatisfy { $0 < 0x80 }
+                    case (_, .int), (_, .double): answersQuickly = true
+                    default: answersQuickly = false
+                    }
+                    #expect((quick != nil) == answersQuickly, "\(condition)")
+                    if let quick { #expect(quick == condition.matches(document), "\(condition)") }
+                }
+            }
+        }
+    }
+
     @Test("invalid UTF-8 anywhere in a short string is the decoder's error, never an answer")
     func damagedShortStrings() throws {
         for length in 1...9 {
@@ -148,6 +197,7 @@ struct RecordPredicateWalkTests {
     func truncatedRecords() throws {
         let record = try RecordCodec.encode(Self.everyKind)
         let conditions = [
+            Condition(field: "f_int32", op: .greater, value: 0), Condition(field: "h_double", op: .equal, value: 2.5),
             Condition(field: "i_string", op: .equal, value: "hé"),
             Condition(field: "z_type", op: .equal, value: "video")
         ]
@@ -160,6 +210,8 @@ struct RecordPredicateWalkTests {
             let separately = prefix.withUnsafeBytes { bytes in
                 try? predicates.allSatisfy { try $0.matches(record: bytes) }
             }
+            // A cut the decoder rejects is never answered by the walk, and where both answer they agree.
+            #expect((together == nil) == (separately == nil), "cut at \(cut)")
             if let together, let separately { #expect(together == separately, "cut at \(cut)") }
             // Every byte near the fields' edges, then strides through the long values.
             cut += step

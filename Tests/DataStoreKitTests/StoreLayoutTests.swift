@@ -24,6 +24,20 @@ struct StoreLayoutTests {
         #expect(try Array(record.dropFirst(8)) == RecordCodec.encode(["id": "n1"]))
     }
 
+    @Test("a record's version is read back, and one beyond Int or a record too short is a codec error")
+    func recordVersionRead() throws {
+        var record: [UInt8] = []
+        RecordVersion.append(Int.max, to: &record)
+        #expect(try record.withUnsafeBytes { try RecordVersion.read($0) } == Int.max)
+        for damaged in [[0x80, 0, 0, 0, 0, 0, 0, 0], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], [0, 0, 7]]
+            as [[UInt8]]
+        {
+            #expect(throws: DataStoreError.self, "\(damaged)") {
+                try damaged.withUnsafeBytes { try RecordVersion.read($0) }
+            }
+        }
+    }
+
     @Test("index keys: components, record key, its length")
     func indexKeys() throws {
         let idKey = try StorageKeys.idKey("n1", collection: "c")

@@ -79,6 +79,33 @@ struct WalkTests {
         }
     }
 
+    @Test(
+        "an empty start walks from the first key; an over-long start and a throwing body end the walk with their errors"
+    )
+    func startsAndErrors() throws {
+        struct Stop: Error {}
+        try withFilled(count: 500, valueSize: 40) { env, db in
+            try env.read { txn throws in
+                #expect(try walked(txn, db, from: [], valueSize: 40) == Array(0..<500))
+                let error = #expect(throws: LMDBError.self) {
+                    try txn.walk(db, from: [UInt8](repeating: 1, count: 600)) { _, _ in true }
+                }
+                #expect(error?.code == .badValueSize)
+                var seen = 0
+                #expect(throws: Stop.self) {
+                    try txn.walk(db) { _, _ in
+                        seen += 1
+                        if seen == 250 { throw Stop() }
+                        return true
+                    }
+                }
+                #expect(seen == 250)
+                // The transaction still reads after a walk that threw.
+                #expect(try walked(txn, db, from: key(499), valueSize: 40) == [499])
+            }
+        }
+    }
+
     @Test("a walk in a write transaction lends the entries it changed as well as the others")
     func writeTransaction() throws {
         let count = 4_000

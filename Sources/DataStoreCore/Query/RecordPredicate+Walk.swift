@@ -122,7 +122,6 @@ extension RecordPredicate {
         if let holds = numberAnswer(predicate, bytes.baseAddress.unsafelyUnwrapped, bytes.count, at: offset) {
             return holds
         }
-        // Strings first: the filters a scan runs are mostly on them.
         if predicate.pointee.hasText, offset < bytes.count, bytes[offset] == RecordCodec.Tag.string,
             let holds = answerForText(predicate, bytes, at: offset)
         {
@@ -186,9 +185,9 @@ extension RecordPredicate {
 }
 
 extension RecordPredicate {
-    /// The answer of an `==` or `!=` on a string of at most 8 bytes (``QuickKind/shortText``) for an ASCII
-    /// string of at most 8 bytes whose tag is at `offset` in the `size` record bytes at `base`,
-    /// read as one word; `nil` for anything else, which ``answer(_:_:at:)`` then takes.
+    /// The answer of an `==` or `!=` on a string of 1 to 8 bytes (``QuickKind/shortText``) for an
+    /// ASCII string of at most 8 bytes whose tag is at `offset` in the `size` record bytes at
+    /// `base`, read as one word; `nil` for anything else, which ``answer(_:_:at:)`` then takes.
     ///
     /// Equal words mean equal strings; an ASCII string is valid UTF-8, as the decoder would check.
     @inline(__always)
@@ -209,10 +208,10 @@ extension RecordPredicate {
         return equal == (predicate.pointee.condition.op == .equal)
     }
 
-    /// The answer of a condition on a number (``QuickKind/integer``, ``QuickKind/double``) for the double or integer whose tag is
-    /// at `offset` in the `size` record bytes at `base`, compared as ``Condition/matches(fieldValue:)``
-    /// compares numbers (exactly across integers and doubles, NaN below every number); `nil` for
-    /// any other value, which ``answer(_:_:at:)`` then takes.
+    /// The answer of a condition on a number (``QuickKind/integer``, ``QuickKind/double``) for the
+    /// double or integer whose tag is at `offset` in the `size` record bytes at `base`, compared as
+    /// ``Condition/matches(fieldValue:)`` compares numbers (exactly across integers and doubles, NaN
+    /// below every number); `nil` for any other value, which ``answer(_:_:at:)`` then takes.
     @inline(__always)
     static func numberAnswer(
         _ predicate: UnsafePointer<RecordPredicate>, _ base: UnsafeRawPointer, _ size: Int, at offset: Int

@@ -4,8 +4,9 @@
 /// Queries re-check every candidate record against every condition, most of which a record
 /// fails (the other conditions of an index scan, a full scan's filter). Decoding the field into a
 /// ``Value`` for that allocates a `String` for every string field compared; here a string is
-/// compared as bytes where it lies (after the same UTF-8 check the decoder makes) and a number or
-/// a Boolean is read into a scalar ``Value``, which allocates nothing. Everything else — a null,
+/// compared as bytes where it lies (after the same UTF-8 check the decoder makes), a number with
+/// the condition's number, and a Boolean is read into a scalar ``Value``, which allocates nothing.
+/// Everything else — a null,
 /// bytes, arrays and objects, a record the fast scan does not handle — goes through
 /// ``RecordCodec/field(_:in:)-(_,UnsafeRawBufferPointer)`` and ``Condition/matches(fieldValue:)``,
 /// so the answer, and any error for damaged bytes, is theirs.
@@ -38,6 +39,8 @@ package struct RecordPredicate: Sendable {
     let quickValue: UInt64
     /// Which value ``quickValue`` holds, if any (``QuickKind``).
     let quickKind: UInt8
+    /// The answer for a record without the field (`true` only for `exists false`).
+    let matchesAbsent: Bool
 
     /// What ``quickValue`` holds: the value of a condition that a record's value is compared with
     /// in a step or two, without building a ``Value``.
@@ -52,8 +55,6 @@ package struct RecordPredicate: Sendable {
         /// A double's bits, for the same operators.
         static let double: UInt8 = 3
     }
-    /// The answer for a record without the field (`true` only for `exists false`).
-    let matchesAbsent: Bool
 
     /// Prepares `condition`.
     package init(_ condition: Condition) {

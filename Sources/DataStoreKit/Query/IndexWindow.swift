@@ -144,45 +144,34 @@ package struct IndexWindow {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         var prefetch = LeafPagePrefetch(for: transaction)
-        // The step reaches the prefetch through a pointer: a captured `var` would be checked for
-        // exclusive access at run time on every entry.
-        try withUnsafeMutablePointer(to: &prefetch) { prefetch in
-            try transaction.withCursor(on: database) { cursor in
-                // Each step answers: nil when the cursor ran off the database; false to stop.
-                let step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool = { key, value in
-                    if backward ? isBeforeStart(key) : isAfterEnd(key) { return false }
-                    prefetch.pointee.enter(key)
-                    if backward ? isAfterEnd(key) : isBeforeStart(key) { return true } // skip excluded bound
-                    return try body(key, value)
+        try transaction.withCursor(on: database) { cursor in
+            // The cursor's steps lend each entry here, so that `body` is called from this loop.
+            var entry =
+                backward
+                ? try positionAtEnd(cursor, &prefetch) : try cursor.step(from: start, prefetching: &prefetch)
+            while let (key, value) = entry {
+                if backward ? isBeforeStart(key) : isAfterEnd(key) { return }
+                // An excluded bound is passed over.
+                if !(backward ? isAfterEnd(key) : isBeforeStart(key)) {
+                    guard try body(key, value) else { return }
                 }
-                var more: Bool?
-                if backward {
-                    more = try positionAtEnd(cursor, step)
-                    while more == true { more = try cursor.withMove(.previous, step) }
-                } else {
-                    more =
-                        start.isEmpty ? try cursor.withMove(.first, step) : try cursor.withSeek(atOrAfter: start, step)
-                    while more == true { more = try cursor.withMove(.next, step) }
-                }
+                entry = try cursor.step(backward ? .previous : .next, prefetching: &prefetch)
             }
         }
     }
 
-    /// Moves to the last key not after the window's end and runs `step` on it.
-    private func positionAtEnd(
-        _ cursor: borrowing Cursor, _ step: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
-    ) throws -> Bool? {
-        guard let end else { return try cursor.withMove(.last, step) }
+    /// Moves to the last key not after the window's end and returns its entry.
+    private func positionAtEnd(_ cursor: borrowing Cursor, _ prefetch: inout LeafPagePrefetch) throws -> (
+        key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer
+    )? {
+        guard let end else { return try cursor.step(.last, prefetching: &prefetch) }
         // The first key past the window's end: past every key that starts with `end` when inclusive.
-        let beyond = endInclusive ? Self.successor(of: end) : end
-        let landed: Bool?
-        if let beyond, !beyond.isEmpty {
-            landed = try cursor.withSeek(atOrAfter: beyond) { _, _ in true }
-        } else {
-            landed = nil
+        if let beyond = endInclusive ? Self.successor(of: end) : end, !beyond.isEmpty,
+            try cursor.step(from: beyond, prefetching: &prefetch) != nil
+        {
+            return try cursor.step(.previous, prefetching: &prefetch)
         }
-        if landed == nil { return try cursor.withMove(.last, step) }
-        return try cursor.withMove(.previous, step)
+        return try cursor.step(.last, prefetching: &prefetch)
     }
 
     /// The smallest byte string greater than every string that starts with `prefix`, or `nil`

@@ -84,7 +84,11 @@ enum RecordVersion {
         guard record.count >= byteCount else {
             throw DataStoreError(.codec, "a stored record of \(record.count) bytes is too short to hold a version")
         }
-        return Int(truncatingIfNeeded: UInt64(bigEndian: record.loadUnaligned(as: UInt64.self)))
+        let raw = UInt64(bigEndian: record.loadUnaligned(as: UInt64.self))
+        guard let version = Int(exactly: raw) else {
+            throw DataStoreError(.codec, "a stored record's version \(raw) is beyond any this store writes")
+        }
+        return version
     }
 
     /// The document bytes after the version.
