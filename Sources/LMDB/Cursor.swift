@@ -14,7 +14,6 @@ public struct Cursor: ~Copyable {
     /// Where the cursor goes back when it ends, instead of being closed (``CursorPool``).
     private let pool: CursorPool?
 
-    @usableFromInline
     init(transaction: TransactionHandle, database: Database) throws(LMDBError) {
         var cursor: OpaquePointer?
         try check(

@@ -9,7 +9,6 @@ internal import CLMDB
 /// overflow pages (over about half a page) is not prefetched, and in a write transaction a page
 /// the transaction changed is a heap copy, which the page mask only roughly covers: either way a
 /// prefetch only costs time, it never faults.
-@usableFromInline
 package struct LeafPagePrefetch {
     /// The environment's page size, or 0 (prefetching off: every address then masks to 0).
     private let pageSize: UInt
@@ -17,15 +16,9 @@ package struct LeafPagePrefetch {
 
     /// A prefetch for walks in `transaction`, which has seen no page yet.
     package init(for transaction: borrowing some ReadableTransaction & ~Copyable) {
-        self.init(pageSize: transaction.transactionHandle.pageSize)
-    }
-
-    /// A prefetch for walks in an environment of `pageSize`-byte pages, which has seen no page yet.
-    @usableFromInline
-    init(pageSize: Int) {
         // A power of two, as LMDB's page sizes are; anything else turns prefetching off.
-        let size = UInt(pageSize)
-        self.pageSize = size >= 256 && size & (size &- 1) == 0 ? size : 0
+        let size = UInt(transaction.transactionHandle.pageSize)
+        pageSize = size >= 256 && size & (size &- 1) == 0 ? size : 0
     }
 
     /// Notes the entry whose key LMDB lent at `key` (a key lies in its leaf page; a value may lie
@@ -33,7 +26,6 @@ package struct LeafPagePrefetch {
     ///
     /// The page of the first entry is not prefetched: a seek has already brought in the part the
     /// walk starts at, and a point query that reads an entry or two would load the rest for nothing.
-    @inline(__always)
     package mutating func enter(_ key: UnsafeRawBufferPointer) {
         let address = UInt(bitPattern: key.baseAddress) & ~(pageSize &- 1)
         guard address != page else { return }

@@ -8,19 +8,25 @@ extension ReadableTransaction where Self: ~Copyable {
     /// `body`, so a walk copies only what it keeps. It loads each leaf page it enters at once
     /// (`LeafPagePrefetch`).
     /// - Complexity: O(log n) to position, then O(1) per entry.
-    @inlinable
     public func walk(
         _ database: Database, from start: [UInt8]? = nil,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
-        // Inlinable over the non-generic cursor steps, so that `body` is compiled into the
-        // caller's loop: a scan calls it for every entry of a database.
-        let handle = transactionHandle
-        let cursor = try Cursor(transaction: handle, database: database)
-        var prefetch = LeafPagePrefetch(pageSize: handle.pageSize)
-        var entry = try cursor.step(from: start ?? [], prefetching: &prefetch)
-        while let (key, value) = entry, try body(key, value) {
-            entry = try cursor.step(.next, prefetching: &prefetch)
+        // Kept in a captured variable, checked for exclusive access on every entry: held behind a
+        // pointer, or passed to inlined cursor steps, it took fewer instructions but scanned slower.
+        var prefetch = LeafPagePrefetch(for: self)
+        func prefetching(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool {
+            prefetch.enter(key)
+            return try body(key, value)
+        }
+        try withCursor(on: database) { cursor in
+            var more =
+                if let start, !start.isEmpty {
+                    try cursor.withSeek(atOrAfter: start, prefetching)
+                } else {
+                    try cursor.withMove(.first, prefetching)
+                }
+            while more == true { more = try cursor.withMove(.next, prefetching) }
         }
     }
 }
@@ -28,8 +34,8 @@ extension ReadableTransaction where Self: ~Copyable {
 extension Cursor {
     /// Moves the cursor to the first key at or after `start` (the first key when `start` is empty)
     /// and returns that entry, lent from the map until the transaction ends or writes (unlike the
-    /// public moves, which lend to a closure or copy); `nil` when there is none.
-    @usableFromInline
+    /// public moves, which lend to a closure or copy); `nil` when there is none. For loops that
+    /// call their own code on each entry (``IndexWindow``'s).
     package func step(
         from start: [UInt8], prefetching prefetch: inout LeafPagePrefetch
     ) throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
@@ -50,7 +56,6 @@ extension Cursor {
 
     /// Moves the cursor by `move` and returns the entry it lands on, lent as
     /// ``step(from:prefetching:)`` lends; `nil` when there is none.
-    @usableFromInline
     package func step(
         _ move: Move, prefetching prefetch: inout LeafPagePrefetch
     ) throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {

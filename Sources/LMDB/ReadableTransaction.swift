@@ -9,7 +9,7 @@ public struct TransactionHandle {
     /// The environment's `maxKeySize`, to refuse a key LMDB would.
     let maxKeySize: Int
     /// The environment's page size, for ``LeafPagePrefetch``.
-    @usableFromInline let pageSize: Int
+    let pageSize: Int
 }
 
 /// Operations every transaction offers: a ``WriteTransaction`` can be used wherever a
