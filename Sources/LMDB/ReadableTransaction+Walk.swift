@@ -35,7 +35,7 @@ extension Cursor {
     /// Moves the cursor to the first key at or after `start` (the first key when `start` is empty)
     /// and returns that entry, lent from the map until the transaction ends or writes (unlike the
     /// public moves, which lend to a closure or copy); `nil` when there is none. For loops that
-    /// call their own code on each entry (``IndexWindow``'s).
+    /// call their own code on each entry, such as the store's index windows.
     package func step(
         from start: [UInt8], prefetching prefetch: inout LeafPagePrefetch
     ) throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {

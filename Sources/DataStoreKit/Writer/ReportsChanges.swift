@@ -6,7 +6,7 @@ protocol ReportsChanges: Sendable {
 /// The changes `result`, a change set's result, reports; `nil` when it reports none.
 ///
 /// The store's own reports are cast to their types first: a cast to the protocol looks up the
-/// conformance, several times the cost, and the writer asks this twice of every change set.
+/// conformance, several times the cost, and the writer asks this of every change set it commits.
 func reportedChanges(_ result: any Sendable) -> [CollectionChanges]? {
     if let report = result as? ContextSaveReport { return report.changes }
     if let report = result as? WriteReport { return report.changes }
