@@ -22,9 +22,9 @@ struct PointQueryTests {
 
     /// The point query the collection compiled for `params`' shape, if any.
     static func compiled(_ collection: StoreCollection<Document>, _ params: [String: Value]) -> PointQuery? {
-        guard let digest = DictionaryShape.digest(params) else { return nil }
+        guard let digest = DictionaryDigest.of(params) else { return nil }
         var values = PointValues()
-        return collection.storage.dictionaryShape(of: params, digest: digest, values: &values)?.point
+        return collection.storage.dictionaryShape(of: params, digest: digest, values: &values) ?? nil
     }
 
     /// A value for `key`: often one a stored document holds under its field, so that queries find
@@ -267,7 +267,7 @@ struct PointQueryTests {
             _ = try await collection.query(params: params, options: nil)
             let point = try #require(Self.compiled(collection, params), "\(params)")
             var values = PointValues()
-            let digest = try #require(DictionaryShape.digest(params))
+            let digest = try #require(DictionaryDigest.of(params))
             _ = collection.storage.dictionaryShape(of: params, digest: digest, values: &values)
             #expect(point.window(values).checked == checked, "\(params)")
         }
@@ -275,16 +275,16 @@ struct PointQueryTests {
 
     @Test("a shape's keys bind in any order and only when they are exactly its keys")
     func binding() {
-        let shape = DictionaryShape(keys: ["a", "b ="], point: nil)
+        let shape = DictionaryShape(keys: ["a", "b ="])
         var values = PointValues()
         #expect(shape.bind(["b =": 2, "a": 1], to: &values))
         #expect(values[0] == 1 && values[1] == 2)
         #expect(!shape.bind(["a": 1], to: &values))
         #expect(!shape.bind(["a": 1, "b": 2], to: &values))
         #expect(!shape.bind(["a": 1, "b =": 2, "c": 3], to: &values))
-        #expect(DictionaryShape.digest(["a": 1, "b =": 2]) == DictionaryShape.digest(["b =": 3, "a": "x"]))
-        #expect(DictionaryShape.digest(["a": .array([])]) == nil)
-        #expect(DictionaryShape.digest([:]) == nil)
+        #expect(DictionaryDigest.of(["a": 1, "b =": 2]) == DictionaryDigest.of(["b =": 3, "a": "x"]))
+        #expect(DictionaryDigest.of(["a": .array([])]) == nil)
+        #expect(DictionaryDigest.of([:]) == nil)
     }
 
     @Test("a point query that matches nothing reads no record; one that matches reads only its window")

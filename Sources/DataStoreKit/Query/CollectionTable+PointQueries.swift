@@ -1,10 +1,11 @@
 import DataStoreCore
 
 extension CollectionTable {
-    /// What the parameter dictionary `params` (with `digest`, ``DictionaryShape/digest(_:)``)
-    /// compiles to: its shape with its values bound to `values`, or `nil` when the shape is not
-    /// known yet (``learnShape(of:digest:query:plan:generation:)`` then records it).
-    func dictionaryShape(of params: [String: Value], digest: Int, values: inout PointValues) -> DictionaryShape? {
+    /// What the parameter dictionary `params` (with `digest`, ``DictionaryDigest/of(_:)``)
+    /// compiles to, with its values bound to `values`: its point query, `.some(nil)` for a shape
+    /// the general path answers, or `nil` when the shape is not known yet
+    /// (``learnShape(of:digest:query:plan:generation:)`` then records it).
+    func dictionaryShape(of params: [String: Value], digest: Int, values: inout PointValues) -> PointQuery?? {
         // A compiled form skips planning, so it checks here what `plan` would: whether another
         // process changed the indexes (a reload forgets every shape).
         schemaWatch?.refreshIfStale()
@@ -17,20 +18,8 @@ extension CollectionTable {
     func learnShape(of params: [String: Value], digest: Int, query: Query, plan: QueryPlan, generation: Int) {
         // Fewer conditions than keys: two keys said the same, which no point shape does.
         let point = query.conditions.count == params.count ? pointQuery(query, plan: plan) : nil
-        // Each condition's key: one per distinct field for a point shape, else any order will do.
-        var keys: [String] = []
-        keys.reserveCapacity(params.count)
-        if let point {
-            for field in point.fields {
-                guard let key = params.keys.first(where: { (try? Condition.parse(key: $0).field) == field }) else {
-                    return
-                }
-                keys.append(key)
-            }
-        } else {
-            keys = Array(params.keys)
-        }
-        planCache.remember(DictionaryShape(keys: keys, point: point), digest: digest, generation: generation)
+        guard let shape = DictionaryShape(of: params, query: query, compiled: point != nil) else { return }
+        planCache.remember(shape, point: point, digest: digest, generation: generation)
     }
 
     /// `query` compiled to a ``PointQuery`` over the index `plan` scans, or `nil` when the query

@@ -1,16 +1,35 @@
 import DataStoreCore
 
-/// The keys of a seed parameter dictionary whose values are all scalars, and what a query with
-/// those keys compiles to: a ``PointQuery``, or nothing, when the general path must answer it.
+/// The keys of a seed parameter dictionary whose values are all scalars, in the order of the
+/// conditions they parse to, which a store's compiled form of the query binds values in.
 ///
-/// Which of the two depends on the keys alone: every key `==` on its own field, none the id
-/// field, plans to one window of one index whatever scalar values it is given (see
-/// ``PointQuery``), and any other set of keys never does.
-struct DictionaryShape: Sendable {
+/// Whether a query with those keys compiles depends on the keys alone: every key `==` on its own
+/// field, none the id field, plans to one window of one index whatever scalar values it is given
+/// (``QueryPlan/pointScan(idField:)``), and any other set of keys never does.
+package struct DictionaryShape: Sendable {
     /// The keys, in the order of the conditions they parse to.
     let keys: [String]
-    /// The compiled query, or `nil` for a shape the general path answers.
-    let point: PointQuery?
+
+    init(keys: [String]) { self.keys = keys }
+
+    /// The shape of `params`, which parsed to `query`; for a shape that compiled (`compiled`),
+    /// its keys in the order of `query`'s conditions, `nil` when they do not each have their own
+    /// condition.
+    package init?(of params: [String: Value], query: Query, compiled: Bool) {
+        guard compiled else {
+            self.keys = Array(params.keys)
+            return
+        }
+        guard query.conditions.count == params.count else { return nil }
+        var keys: [String] = []
+        keys.reserveCapacity(params.count)
+        for condition in query.conditions {
+            guard let key = params.keys.first(where: { (try? Condition.parse(key: $0).field) == condition.field })
+            else { return nil }
+            keys.append(key)
+        }
+        self.keys = keys
+    }
 
     /// Whether `params` has exactly these keys; if so, their values are put in `values` in
     /// condition order.
@@ -22,12 +41,15 @@ struct DictionaryShape: Sendable {
         }
         return true
     }
+}
 
-    /// An order-independent digest of `params`' keys, for finding their shape without hashing
-    /// every key's bytes; `nil` when the dictionary cannot have a point shape (no key, more than
-    /// ``PointQuery/maxConditions``, or a value that is an array or an object).
-    static func digest(_ params: [String: Value]) -> Int? {
-        guard !params.isEmpty, params.count <= PointQuery.maxConditions else { return nil }
+/// An order-independent digest of a parameter dictionary's keys, for finding its
+/// ``DictionaryShape`` without hashing every key's bytes.
+package enum DictionaryDigest {
+    /// The digest of `params`' keys; `nil` when the dictionary cannot have a point shape (no key,
+    /// more than ``PointValues/capacity``, or a value that is an array or an object).
+    package static func of(_ params: [String: Value]) -> Int? {
+        guard !params.isEmpty, params.count <= PointValues.capacity else { return nil }
         var digest = params.count
         for (key, value) in params {
             switch value {

@@ -87,20 +87,14 @@ package final class PlanCache: Sendable {
 
     /// Shapes remembered per collection, and dictionary shapes, before all are forgotten (queries
     /// built from user input could otherwise grow the tables without bound).
-    static let capacity = 256
+    package static let capacity = 256
 
-    /// The choices, the dictionary shapes (``DictionaryShape``, by ``DictionaryShape/digest(_:)``),
-    /// and the generation both belong to.
+    /// The choices, the dictionary shapes, and the generation both belong to.
     private struct State {
         var generation = 0
         var table: [Shape: Choice] = [:]
-        /// Shapes in ``shapeBuckets`` lists, chosen by the digest's low bits: found without hashing.
-        var shapes: [[(digest: Int, shape: DictionaryShape)]] = Array(repeating: [], count: PlanCache.shapeBuckets)
-        var shapeCount = 0
+        var shapes = ShapeTable<PointQuery>()
     }
-
-    /// How many lists the dictionary shapes are spread over (a power of two).
-    static let shapeBuckets = 64
 
     private let state = Mutex(State())
     /// ``State/generation``, readable without the lock (a plan reads it before its index list).
@@ -129,36 +123,28 @@ package final class PlanCache: Sendable {
     /// How many shapes are remembered (for tests).
     var count: Int { state.withLock { $0.table.count } }
 
-    /// The shape of `params`, whose keys have `digest`, with the values bound to `values` in its
-    /// condition order; `nil` when no shape with these keys is known.
-    func dictionaryShape(digest: Int, _ params: [String: Value], values: inout PointValues) -> DictionaryShape? {
+    /// The point query of the shape of `params`, whose keys have `digest`, with the values bound
+    /// to `values` in its condition order: `.some(nil)` for a shape the general path answers,
+    /// `nil` when no shape with these keys is known.
+    func dictionaryShape(digest: Int, _ params: [String: Value], values: inout PointValues) -> PointQuery?? {
         state.withLock { state in
-            state.shapes[digest & (Self.shapeBuckets - 1)].first {
-                $0.digest == digest && $0.shape.bind(params, to: &values)
-            }?
-            .shape
+            state.shapes.shapes.slot(digest: digest, params, values: &values).map { state.shapes.compiled[$0] }
         }
     }
 
-    /// Remembers `shape` under `digest`, unless the index list changed since `generation`.
-    func remember(_ shape: DictionaryShape, digest: Int, generation: Int) {
+    /// Remembers `shape` and its `point` query (`nil`: the general path) under `digest`, unless
+    /// the index list changed since `generation`.
+    func remember(_ shape: DictionaryShape, point: PointQuery?, digest: Int, generation: Int) {
         state.withLock { state in
-            // Two readers may compile the same shape at once: one copy is kept.
-            let bucket = digest & (Self.shapeBuckets - 1)
-            guard state.generation == generation, !state.shapes[bucket].contains(where: { $0.shape.keys == shape.keys })
-            else { return }
-            if state.shapeCount >= Self.capacity { Self.forgetShapes(&state) }
-            state.shapes[bucket].append((digest, shape))
-            state.shapeCount += 1
+            guard state.generation == generation else { return }
+            state.shapes.insert(shape, point, digest: digest, capacity: Self.capacity)
         }
     }
 
     /// How many dictionary shapes are remembered, and how many of them compiled to a point query
     /// (for tests).
     var dictionaryShapeCounts: (all: Int, points: Int) {
-        state.withLock { state in
-            (state.shapeCount, state.shapes.reduce(0) { $0 + $1.filter { $0.shape.point != nil }.count })
-        }
+        state.withLock { ($0.shapes.shapes.count, $0.shapes.compiledCount) }
     }
 
     /// Forgets every choice and every dictionary shape (the indexes changed).
@@ -167,12 +153,7 @@ package final class PlanCache: Sendable {
             state.generation += 1
             currentGeneration.store(state.generation, ordering: .releasing)
             state.table.removeAll()
-            Self.forgetShapes(&state)
+            state.shapes.removeAll()
         }
-    }
-
-    private static func forgetShapes(_ state: inout State) {
-        for bucket in state.shapes.indices { state.shapes[bucket].removeAll() }
-        state.shapeCount = 0
     }
 }

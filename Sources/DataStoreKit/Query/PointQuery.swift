@@ -1,15 +1,10 @@
 import DataStoreCore
 import LMDB
 
-/// A query of one shape — `==` conditions with scalar values on distinct fields, none the id
-/// field, no sort, limit or offset — that its plan answers from the one window of one index whose
-/// leading fields the conditions fix. Compiled once per shape, so that a call only encodes its
-/// values into the window's key, seeks, and re-checks what it finds.
-///
-/// For such a shape the plan does not depend on the values: an `==` on a scalar is one value
-/// (never a contradiction), no id is fixed, and each index scores by which of its fields are
-/// fixed. So the plan made for the first call's values is the plan the planner makes for any
-/// other scalar values. A candidate is checked against the conditions only when the window can
+/// A query of point shape (``QueryPlan/pointScan(idField:)``: `==` conditions with scalar values
+/// that its plan answers from the one window of one index whose leading fields they fix),
+/// compiled once per shape, so that a call only encodes its values into the window's key, seeks,
+/// and re-checks what it finds. A candidate is checked against the conditions only when the window can
 /// hold entries that do not match: when a condition's field is not in the window, or a value was
 /// cut to fit the key (it then fixes a window wider than the value). Otherwise the window's
 /// entries are exactly the matches, since a key component not cut is the value's exact encoding
@@ -18,9 +13,6 @@ import LMDB
 /// the generation of the collection's index list it was made from (``PlanCache``), and is dropped
 /// with it.
 final class PointQuery: Sendable {
-    /// The most conditions a point query has (``PointValues`` holds them inline).
-    static let maxConditions = 4
-
     /// The index scanned.
     let index: IndexTable
     /// Each condition's field, in ``/DataStoreCore/Query/conditions`` order.
@@ -49,24 +41,10 @@ final class PointQuery: Sendable {
     /// The point query for `plan`, made for `query`, or `nil` when the query is not of a point
     /// shape or its plan is not one window of `index` (the table `plan` scans).
     init?(_ query: Query, plan: QueryPlan, index: IndexTable, narrowingIndex: IndexTable?, idField: String) {
-        guard query.sort.isEmpty, query.limit == nil, query.offset == 0,
-            (1...Self.maxConditions).contains(query.conditions.count),
-            case .indexScan(let scan) = plan.access, scan.index == index.definition,
-            scan.firstFieldValues == nil, scan.range == nil, !scan.backward, !scan.equalities.isEmpty,
-            !index.definition.multiValue
+        guard let (scan, positions) = plan.pointScan(idField: idField), scan.index == index.definition
         else { return nil }
         let conditions = query.conditions
-        for (position, condition) in conditions.enumerated() {
-            guard condition.op == .equal, condition.field != idField, Self.isScalar(condition.value),
-                position == 0 || conditions[position - 1].field != condition.field
-            else { return nil }
-        }
         let fixed = index.definition.fields.prefix(scan.equalities.count)
-        var positions: [Int] = []
-        for field in fixed {
-            guard let position = conditions.firstIndex(where: { $0.field == field.name }) else { return nil }
-            positions.append(position)
-        }
         self.index = index
         self.fields = conditions.map(\.field)
         self.prefixPositions = positions
@@ -84,13 +62,6 @@ final class PointQuery: Sendable {
             narrowing = (narrowingIndex, position, CursorPool(database: narrowingIndex.database))
         } else {
             narrowing = nil
-        }
-    }
-
-    private static func isScalar(_ value: Value) -> Bool {
-        switch value {
-        case .array, .object: false
-        case .null, .bool, .int, .double, .string, .bytes: true
         }
     }
 

@@ -1,12 +1,17 @@
 import DataStoreCore
 
-/// The values of a ``PointQuery``'s conditions, in condition order, held inline: binding a call's
+/// The values of a point query's conditions, in condition order, held inline: binding a call's
 /// values allocates nothing.
-struct PointValues {
+package struct PointValues {
+    /// The most conditions a point query has.
+    package static let capacity = 4
+
     private var values: (Value, Value, Value, Value) = (.null, .null, .null, .null)
 
-    /// The value of the condition at `position` (below ``PointQuery/maxConditions``).
-    subscript(position: Int) -> Value {
+    package init() {}
+
+    /// The value of the condition at `position` (below ``capacity``).
+    package subscript(position: Int) -> Value {
         get {
             switch position {
             case 0: values.0

@@ -4,7 +4,7 @@ import DataStoreCore
 /// parameter's value at its condition's position, checked against its kind.
 struct PreparedBinding: Sendable {
     /// The prepared conditions' values (parameters holding placeholders); `nil` when there are
-    /// more than ``PointQuery/maxConditions``.
+    /// more than ``PointValues/capacity``.
     private let fixed: [Value]?
     /// The parameters' keys, and for each its kind and the position of its condition.
     private let keys: [String]
@@ -16,7 +16,7 @@ struct PreparedBinding: Sendable {
     init(_ template: QueryTemplate) {
         let conditions = template.preparedConditions
         conditionCount = conditions.count
-        fixed = conditions.count <= PointQuery.maxConditions ? conditions.map(\.value) : nil
+        fixed = conditions.count <= PointValues.capacity ? conditions.map(\.value) : nil
         let parameters = template.parameterPositions
         (keys, kinds, positions) = (parameters.map(\.key), parameters.map(\.kind), parameters.map(\.position))
     }

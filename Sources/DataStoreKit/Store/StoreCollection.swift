@@ -94,12 +94,12 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     /// before that compiled to a ``PointQuery`` runs it with its values; any other is parsed and
     /// planned, and its shape learnt.
     private func objects(params: [String: Value]?, options: [String: Value]?) throws -> [Object] {
-        guard options?.isEmpty ?? true, let params, let digest = DictionaryShape.digest(params) else {
+        guard options?.isEmpty ?? true, let params, let digest = DictionaryDigest.of(params) else {
             return try objects(matching: Query(params: params, options: options))
         }
         var values = PointValues()
-        if let shape = storage.dictionaryShape(of: params, digest: digest, values: &values) {
-            if let point = shape.point { return try objects(point, values) }
+        if let known = storage.dictionaryShape(of: params, digest: digest, values: &values) {
+            if let point = known { return try objects(point, values) }
             return try objects(matching: Query(params: params, options: options))
         }
         // The generation before the plan's index list: a shape learnt from a list that changed

@@ -51,6 +51,11 @@ struct CandidateScan {
         }
     }
 
+    /// The scan of `window` of the single-value index `index`, the one window of its plan.
+    init(_ layout: TableLayout, window: IndexWindow, of index: StoredIndex, versions: Bool) {
+        self.init(layout, .column(index.column), window, versions, .recordEntry(index))
+    }
+
     private init(
         _ layout: TableLayout, _ source: StatementShape.Source, _ window: IndexWindow, _ versions: Bool,
         _ rowKey: RowKey

@@ -21,13 +21,27 @@ struct PostgresQueryRunner: Sendable {
     /// (a collection's reads, which do not use it, so the server sends one column fewer per row).
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` when the plan's index is gone.
     init(layout: TableLayout, plan: QueryPlan, versions: Bool = true) throws(DataStoreError) {
+        self.init(
+            layout: layout, plan: plan, predicates: RecordPredicate.ordered(plan.query.conditions),
+            scans: try CandidateScan.scans(plan, layout: layout, versions: versions),
+            collector: ResultCollector(plan: plan, idField: layout.idField, collection: layout.name), versions: versions
+        )
+    }
+
+    /// The runner of `plan` with its parts made already (a compiled query's,
+    /// ``PostgresPointQuery``): `predicates` in `RecordPredicate.ordered(_:)` order, the candidate
+    /// `scans`, and the empty `collector` of its results.
+    init(
+        layout: TableLayout, plan: QueryPlan, predicates: [RecordPredicate], scans: [CandidateScan],
+        collector: ResultCollector, versions: Bool = false
+    ) {
         self.layout = layout
         self.plan = plan
-        predicates = RecordPredicate.ordered(plan.query.conditions)
-        scans = try CandidateScan.scans(plan, layout: layout, versions: versions)
+        self.predicates = predicates
+        self.scans = scans
         // A primary-key lookup's rows are `id`, `record`, `version`, as a scan's that is not lean.
         versionColumn = versions ? scans.first?.versionColumn ?? 2 : nil
-        emptyCollector = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name)
+        emptyCollector = collector
     }
 
     /// Whether the plan takes several statements whatever the rows (several windows), and so

@@ -69,7 +69,21 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
 
     /// The objects matching `params`, shaped by `options` (docs/queries.md).
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
-        try await query(try Query(params: params, options: options))
+        guard options?.isEmpty ?? true, let params, let digest = DictionaryDigest.of(params) else {
+            return try await query(try Query(params: params, options: options))
+        }
+        // A dictionary of a shape met before that compiled runs its plan with these values in
+        // place; any other is parsed and planned, and its shape learnt.
+        var values = PointValues()
+        if let known = layout.dictionaryShape(of: params, digest: digest, values: &values) {
+            guard let point = known else { return try await query(try Query(params: params, options: nil)) }
+            return try await objects(point.runner(values, layout: layout))
+        }
+        let generation = layout.planCache.generation
+        let query = try Query(params: params, options: nil)
+        let plan = layout.plan(query)
+        layout.learnShape(of: params, digest: digest, query: query, plan: plan, generation: generation)
+        return try await objects(planned: plan)
     }
 
     /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot, on the caller's thread.
@@ -82,7 +96,17 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// the server answers.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec`, `.network`.
     public func query(_ query: Query) async throws -> [Object] {
-        try await awaitRun(query, otherwise: { runner in try self.run(runner, self.object) }, object)
+        try await objects(planned: layout.plan(query))
+    }
+
+    /// The objects `plan` finds.
+    private func objects(planned plan: QueryPlan) async throws -> [Object] {
+        try await objects(PostgresQueryRunner(layout: layout, plan: plan, versions: false))
+    }
+
+    /// The objects `runner`'s query finds.
+    private func objects(_ runner: PostgresQueryRunner) async throws -> [Object] {
+        try await awaitRun(runner, otherwise: { runner in try self.run(runner, self.object) }, object)
     }
 
     /// The object in a row's record bytes (its version unused).
@@ -179,7 +203,17 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         _ query: Query, idOrder: Bool = true, otherwise: @escaping @Sendable (PostgresQueryRunner) throws -> [Item],
         _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
     ) async throws -> [Item] {
-        let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query), versions: false)
+        try await awaitRun(
+            PostgresQueryRunner(layout: layout, plan: layout.plan(query), versions: false), idOrder: idOrder,
+            otherwise: otherwise, materialize)
+    }
+
+    /// ``awaitRun(_:idOrder:otherwise:_:)`` for a query already planned into `runner`.
+    func awaitRun<Item>(
+        _ runner: PostgresQueryRunner, idOrder: Bool = true,
+        otherwise: @escaping @Sendable (PostgresQueryRunner) throws -> [Item],
+        _ materialize: (UnsafeRawBufferPointer, Int64) throws -> Item
+    ) async throws -> [Item] {
         let fallback: @Sendable () throws -> [Item] = { try otherwise(runner) }
         guard store.pool.awaitsReads, let statement = runner.soleStatement else {
             return try await store.readers.run(fallback)

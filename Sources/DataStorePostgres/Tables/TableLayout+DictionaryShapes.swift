@@ -1,0 +1,33 @@
+import DataStoreCore
+import DataStoreKit
+
+extension TableLayout {
+    /// What the parameter dictionary `params` (with `digest`, `DictionaryDigest.of(_:)`) compiles
+    /// to, with its values bound to `values`: its compiled query, `.some(nil)` for a shape the
+    /// general path answers, or `nil` when the shape is not known under the current index list
+    /// (``learnShape(of:digest:query:plan:generation:)`` then records it).
+    func dictionaryShape(of params: [String: Value], digest: Int, values: inout PointValues) -> PostgresPointQuery?? {
+        let generation = planCache.generation
+        return dictionaryShapes.withLock { shapes in
+            guard shapes.generation == generation,
+                let slot = shapes.table.shapes.slot(digest: digest, params, values: &values)
+            else { return nil }
+            return .some(shapes.table.compiled[slot])
+        }
+    }
+
+    /// Records the shape of `params`, which parsed to `query` and was planned as `plan` over the
+    /// index list of `generation` (read before planning): compiled when the query and the plan have
+    /// a point shape, else marked for the general path. Shapes of an earlier index list are
+    /// forgotten first; one planned over a list that changed meanwhile is not kept.
+    func learnShape(of params: [String: Value], digest: Int, query: Query, plan: QueryPlan, generation: Int) {
+        // Fewer conditions than keys: two keys said the same, which no point shape does.
+        let point = query.conditions.count == params.count ? PostgresPointQuery(plan: plan, layout: self) : nil
+        guard let shape = DictionaryShape(of: params, query: query, compiled: point != nil) else { return }
+        dictionaryShapes.withLock { shapes in
+            guard generation == planCache.generation else { return }
+            if shapes.generation != generation { (shapes.generation, shapes.table) = (generation, ShapeTable()) }
+            shapes.table.insert(shape, point, digest: digest, capacity: PlanCache.capacity)
+        }
+    }
+}
