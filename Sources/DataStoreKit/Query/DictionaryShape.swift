@@ -9,13 +9,17 @@ import DataStoreCore
 package struct DictionaryShape: Sendable {
     /// The keys, in the order of the conditions they parse to.
     let keys: [String]
+    /// Whether the dictionary came with a `limit` option (its only option), whose value a call
+    /// binds beside the keys'.
+    let limited: Bool
 
-    init(keys: [String]) { self.keys = keys }
+    init(keys: [String], limited: Bool = false) { (self.keys, self.limited) = (keys, limited) }
 
-    /// The shape of `params`, which parsed to `query`; for a shape that compiled (`compiled`),
-    /// its keys in the order of `query`'s conditions, `nil` when they do not each have their own
-    /// condition.
-    package init?(of params: [String: Value], query: Query, compiled: Bool) {
+    /// The shape of `params`, which parsed to `query` (with a `limit` option when `limited`); for
+    /// a shape that compiled (`compiled`), its keys in the order of `query`'s conditions, `nil`
+    /// when they do not each have their own condition.
+    package init?(of params: [String: Value], query: Query, limited: Bool = false, compiled: Bool) {
+        self.limited = limited
         guard compiled else {
             self.keys = Array(params.keys)
             return
@@ -31,10 +35,10 @@ package struct DictionaryShape: Sendable {
         self.keys = keys
     }
 
-    /// Whether `params` has exactly these keys; if so, their values are put in `values` in
-    /// condition order.
-    func bind(_ params: [String: Value], to values: inout PointValues) -> Bool {
-        guard params.count == keys.count else { return false }
+    /// Whether `params` has exactly these keys (and a limit when the shape has one); if so, their
+    /// values are put in `values` in condition order.
+    func bind(_ params: [String: Value], limited: Bool, to values: inout PointValues) -> Bool {
+        guard params.count == keys.count, limited == self.limited else { return false }
         for (key, value) in params {
             guard let position = keys.firstIndex(of: key) else { return false }
             values[position] = value
@@ -46,11 +50,12 @@ package struct DictionaryShape: Sendable {
 /// An order-independent digest of a parameter dictionary's keys, for finding its
 /// ``DictionaryShape`` without hashing every key's bytes.
 package enum DictionaryDigest {
-    /// The digest of `params`' keys; `nil` when the dictionary cannot have a point shape (no key,
-    /// more than ``PointValues/capacity``, or a value that is an array or an object).
-    package static func of(_ params: [String: Value]) -> Int? {
+    /// The digest of `params`' keys (and of a `limit` option, when `limited`); `nil` when the
+    /// dictionary cannot have a compiled shape (no key, more than ``PointValues/capacity``, or a
+    /// value that is an array or an object).
+    package static func of(_ params: [String: Value], limited: Bool = false) -> Int? {
         guard !params.isEmpty, params.count <= PointValues.capacity else { return nil }
-        var digest = params.count
+        var digest = params.count &+ (limited ? 0x5851_F42D : 0)
         for (key, value) in params {
             switch value {
             case .array, .object: return nil

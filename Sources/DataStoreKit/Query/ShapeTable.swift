@@ -43,16 +43,22 @@ package struct ShapeIndex: Sendable {
     /// How many shapes are kept; each one's slot is the count when it was kept.
     package private(set) var count = 0
 
-    /// The slot of the shape of `params`, whose keys have `digest`, with the values bound to
-    /// `values` in its condition order; `nil` when no shape with these keys is known.
-    package func slot(digest: Int, _ params: [String: Value], values: inout PointValues) -> Int? {
-        buckets[digest & (Self.bucketCount - 1)].first { $0.digest == digest && $0.shape.bind(params, to: &values) }?
-            .slot
+    /// The slot of the shape of `params` (with a `limit` option when `limited`), whose keys have
+    /// `digest`, with the values bound to `values` in its condition order; `nil` when no shape
+    /// with these keys is known.
+    package func slot(digest: Int, _ params: [String: Value], limited: Bool = false, values: inout PointValues) -> Int?
+    {
+        buckets[digest & (Self.bucketCount - 1)].first {
+            $0.digest == digest && $0.shape.bind(params, limited: limited, to: &values)
+        }?
+        .slot
     }
 
     /// Whether a shape with `shape`'s keys is kept under `digest`.
     func contains(_ shape: DictionaryShape, digest: Int) -> Bool {
-        buckets[digest & (Self.bucketCount - 1)].contains { $0.shape.keys == shape.keys }
+        buckets[digest & (Self.bucketCount - 1)].contains {
+            $0.shape.keys == shape.keys && $0.shape.limited == shape.limited
+        }
     }
 
     /// Keeps `shape` under `digest` in the next slot.

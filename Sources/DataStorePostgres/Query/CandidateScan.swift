@@ -52,7 +52,7 @@ struct CandidateScan {
     }
 
     /// The scan of `window` of the single-value index `index`, the one window of its plan.
-    init(_ layout: TableLayout, window: IndexWindow, of index: StoredIndex, versions: Bool) {
+    init(_ layout: TableLayout, window: IndexWindow, of index: StoredIndex, versions: Bool = false) {
         self.init(layout, .column(index.column), window, versions, .recordEntry(index))
     }
 

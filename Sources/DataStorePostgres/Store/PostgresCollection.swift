@@ -69,21 +69,31 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
 
     /// The objects matching `params`, shaped by `options` (docs/queries.md).
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
-        guard options?.isEmpty ?? true, let params, let digest = DictionaryDigest.of(params) else {
-            return try await query(try Query(params: params, options: options))
-        }
+        guard let params, let limit = Self.compiledLimit(options),
+            let digest = DictionaryDigest.of(params, limited: limit != nil)
+        else { return try await query(try Query(params: params, options: options)) }
         // A dictionary of a shape met before that compiled runs its plan with these values in
         // place; any other is parsed and planned, and its shape learnt.
         var values = PointValues()
-        if let known = layout.dictionaryShape(of: params, digest: digest, values: &values) {
-            guard let point = known else { return try await query(try Query(params: params, options: nil)) }
-            return try await objects(point.runner(values, layout: layout))
+        if let known = layout.dictionaryShape(of: params, limited: limit != nil, digest: digest, values: &values) {
+            if let window = known, let runner = window.runner(values, limit: limit, layout: layout) {
+                return try await objects(runner)
+            }
+            return try await query(try Query(params: params, options: options))
         }
         let generation = layout.planCache.generation
-        let query = try Query(params: params, options: nil)
+        let query = try Query(params: params, options: options)
         let plan = layout.plan(query)
         layout.learnShape(of: params, digest: digest, query: query, plan: plan, generation: generation)
         return try await objects(planned: plan)
+    }
+
+    /// The limit of `options` when a compiled shape can take them: `.some(nil)` for none, the
+    /// limit for a positive integer `limit` alone; `nil` for any other options, which are parsed.
+    private static func compiledLimit(_ options: [String: Value]?) -> Int?? {
+        guard let options, !options.isEmpty else { return .some(nil) }
+        guard options.count == 1, case .int(let limit)? = options["limit"], limit > 0 else { return nil }
+        return .some(Int(limit))
     }
 
     /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot, on the caller's thread.

@@ -19,9 +19,9 @@ package final class TableLayout: Sendable {
     let planCache = PlanCache()
     /// The candidate statements' texts, built once per shape.
     let statementTexts = StatementTexts()
-    /// The parameter dictionaries' shapes met (``PostgresPointQuery`` where compiled), and the
+    /// The parameter dictionaries' shapes met (``PostgresWindowQuery`` where compiled), and the
     /// generation of ``planCache`` they were planned under.
-    let dictionaryShapes = Mutex<(generation: Int, table: ShapeTable<PostgresPointQuery>)>((0, ShapeTable()))
+    let dictionaryShapes = Mutex<(generation: Int, table: ShapeTable<PostgresWindowQuery>)>((0, ShapeTable()))
 
     init(name: String, idField: String, tag: Int, indexes: [StoredIndex]) {
         self.name = name
