@@ -4,9 +4,9 @@ import LMDB
 /// A query of point shape (``QueryPlan/pointScan(idField:)``: `==` conditions with scalar values
 /// that its plan answers from the one window of one index whose leading fields they fix),
 /// compiled once per shape, so that a call only encodes its values into the window's key, seeks,
-/// and re-checks what it finds. A candidate is checked against the conditions only when the window can
-/// hold entries that do not match: when a condition's field is not in the window, or a value was
-/// cut to fit the key (it then fixes a window wider than the value). Otherwise the window's
+/// and re-checks what it finds. A candidate is checked against the conditions only when the
+/// window can hold entries that do not match: when a condition's field is not in the window, or a
+/// value was cut to fit the key (it then fixes a window wider than the value). Otherwise the window's
 /// entries are exactly the matches, since a key component not cut is the value's exact encoding
 /// and ends before any other component can begin (docs/encoding.md). Narrowed by a second index
 /// (``QueryPlan/intersection``), a call checks every record it reads. The compiled form belongs to
