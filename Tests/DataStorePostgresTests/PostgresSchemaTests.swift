@@ -33,6 +33,47 @@ struct PostgresSchemaTests {
         #expect(try await indexed.count(params: ["n": 3]) == 6)
     }
 
+    @Test(
+        "a handle opened before an index was declared, here or by another store, writes that index's entries",
+        arguments: [false, true])
+    func handleOpenedBeforeADeclaration(elsewhere: Bool) async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let other = elsewhere ? try await PostgresTestServer.store() : store
+        defer { if elsewhere { other.close() } }
+        let name = PostgresTestServer.uniqueName("stale")
+        let early = try await store.collection(name, mapping: Self.mapping, indexes: [IndexDefinition("a")])
+        _ = try await early.add(object: ["id": 1, "a": 1, "b": "x", "tags": ["p"]])
+        let later = try await other.collection(
+            name, mapping: Self.mapping,
+            indexes: [IndexDefinition("a"), IndexDefinition("b"), IndexDefinition("tags", multiValue: true)])
+        _ = try await early.add(object: ["id": 2, "a": 2, "b": "x", "tags": ["p", "q"]])
+        _ = try await early.put(id: 1, object: ["id": 1, "a": 1, "b": "y", "tags": ["q"]])
+        #expect(try await later.query(params: ["b": "x"], options: nil).map { $0["id"] } == [2])
+        #expect(try await later.query(params: ["b": "y"], options: nil).map { $0["id"] } == [1])
+        #expect(try await later.query(params: ["tags": "q"], options: nil).map { $0["id"] } == [1, 2])
+        #expect(try store.check(collections: [name]).isEmpty)
+    }
+
+    @Test("an index declared after another was dropped never takes its column number")
+    func columnNumbersNotReused() async throws {
+        let store = try await PostgresTestServer.store()
+        defer { store.close() }
+        let name = PostgresTestServer.uniqueName("columns")
+        let first = try await store.collection(
+            name, mapping: Self.mapping, indexes: [IndexDefinition("a"), IndexDefinition("b")])
+        let dropped = try #require(first.layout.indexes.first { $0.definition.name == "b" }).column
+        _ = try await store.collection(
+            name, mapping: Self.mapping, indexes: [IndexDefinition("a")], undeclaredIndexes: .drop)
+        let third = try await store.collection(
+            name, mapping: Self.mapping, indexes: [IndexDefinition("a"), IndexDefinition("c")])
+        let added = try #require(third.layout.indexes.first { $0.definition.name == "c" }).column
+        #expect(added > dropped)
+        _ = try await third.add(object: ["id": 1, "a": 1, "c": "x"])
+        // A handle that still knows the dropped index finds its column gone, never another index's keys.
+        await #expect(throws: (any Error).self) { _ = try await first.query(params: ["b": "x"], options: nil) }
+    }
+
     @Test("explainOnServer shows the planner's choice and the server's plan of its statement")
     func explainOnServer() async throws {
         let store = try await PostgresTestServer.store()

@@ -33,7 +33,7 @@ extension SchemaCatalog {
                 }
             }
             for definition in plan.build {
-                let column = ((layout.indexes + indexes).map(\.column).max() ?? 0) + 1
+                let column = try nextColumn(after: (layout.indexes + indexes).map(\.column).max() ?? 0, on: connection)
                 let index = StoredIndex(definition: definition, column: column, declared: true)
                 try build(index, of: layout, chunk: chunk, ddl: ddl, on: connection)
                 indexes.append(index)
@@ -54,6 +54,21 @@ extension SchemaCatalog {
             }
             throw error
         }
+    }
+
+    /// The number for a new index's columns: above `highest` and above every number given before
+    /// in this database, so that a number is never used twice, even after its index was dropped —
+    /// a handle that still knows the dropped index then finds its columns gone, rather than
+    /// reading another index's keys under its old name.
+    private static func nextColumn(after highest: Int, on connection: Connection) throws -> Int {
+        try connection.execute("CREATE SEQUENCE IF NOT EXISTS dsk_index_columns")
+        let result = try connection.execute(
+            "SELECT setval('dsk_index_columns', GREATEST(nextval('dsk_index_columns'), $1))",
+            [.int(Int64(highest + 1))])
+        guard let column = result.int(0, 0) else {
+            throw PostgresError(.connectionFailure, "the next index column number was not answered")
+        }
+        return Int(column)
     }
 
     /// Drops an index's columns or side table, data and all.

@@ -25,8 +25,18 @@ enum SchemaCatalog {
         guard result.rowCount == 1, let tag = result.int(0, 0), let idField = result.text(0, 1),
             let encoded = result.bytes(0, 2)
         else { return nil }
-        let indexes = (try? JSONDecoder().decode([StoredIndex].self, from: Data(encoded))) ?? []
-        return TableLayout(name: name, idField: idField, tag: Int(tag), indexes: indexes)
+        return TableLayout(
+            name: name, idField: idField, tag: Int(tag), indexes: indexes(decoding: encoded), encoded: encoded)
+    }
+
+    /// The bytes `_meta` holds for `indexes`.
+    static func encode(_ indexes: [StoredIndex]) -> [UInt8] {
+        Array((try? JSONEncoder().encode(indexes)) ?? Data("[]".utf8))
+    }
+
+    /// The index list `_meta` holds in `encoded`.
+    static func indexes(decoding encoded: [UInt8]) -> [StoredIndex] {
+        (try? JSONDecoder().decode([StoredIndex].self, from: Data(encoded))) ?? []
     }
 
     /// The names of every collection stored.
@@ -37,9 +47,8 @@ enum SchemaCatalog {
 
     /// Records `layout`'s index list.
     static func save(_ layout: TableLayout, indexes: [StoredIndex], on connection: Connection) throws {
-        let encoded = try JSONEncoder().encode(indexes)
         try connection.execute(
-            "UPDATE _meta SET indexes = $2 WHERE collection = $1", [.text(layout.name), .bytes(Array(encoded))])
+            "UPDATE _meta SET indexes = $2 WHERE collection = $1", [.text(layout.name), .bytes(encode(indexes))])
     }
 
     /// Creates the table of a new collection, as `ddl` declares tables, and records it.

@@ -7,7 +7,7 @@ import Foundation
 struct StoredIndex: Sendable, Codable, Hashable, DeclaredIndex {
     /// What the index orders documents by.
     var definition: IndexDefinition
-    /// The number in its column names, never reused within its table while the index exists.
+    /// The number in its column names, never given to another index of the database.
     var column: Int
     /// Whether the application's last declaration named it.
     var declared: Bool

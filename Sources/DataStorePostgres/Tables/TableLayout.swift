@@ -13,8 +13,9 @@ package final class TableLayout: Sendable {
     let idField: String
     /// The number naming the table (`dsk_c<tag>`).
     let tag: Int
-    /// The stored indexes, and their definitions as the planner takes them.
-    private let indexList: Mutex<(indexes: [StoredIndex], definitions: [IndexDefinition])>
+    /// The stored indexes, their definitions as the planner takes them, and the bytes `_meta`
+    /// holds for them (``SchemaCatalog``), which a write batch compares with the stored ones.
+    private let indexList: Mutex<(indexes: [StoredIndex], definitions: [IndexDefinition], encoded: [UInt8])>
     /// The planner's remembered choices, forgotten when the indexes change.
     let planCache = PlanCache()
     /// The candidate statements' texts, built once per shape.
@@ -23,11 +24,13 @@ package final class TableLayout: Sendable {
     /// generation of ``planCache`` they were planned under.
     let dictionaryShapes = Mutex<(generation: Int, table: ShapeTable<PostgresWindowQuery>)>((0, ShapeTable()))
 
-    init(name: String, idField: String, tag: Int, indexes: [StoredIndex]) {
+    /// The layout of the collection `name` stored with `indexes`, which `_meta` holds as `encoded`
+    /// (by default, as ``SchemaCatalog`` writes them).
+    init(name: String, idField: String, tag: Int, indexes: [StoredIndex], encoded: [UInt8]? = nil) {
         self.name = name
         self.idField = idField
         self.tag = tag
-        self.indexList = Mutex((indexes, indexes.map(\.definition)))
+        self.indexList = Mutex((indexes, indexes.map(\.definition), encoded ?? SchemaCatalog.encode(indexes)))
         table = "dsk_c\(tag)"
         recordByID = SQLText("SELECT record FROM \(table) WHERE id = $1")
         recordsByIDs = SQLText("SELECT id, record, version FROM \(table) WHERE id = ANY($1::bytea[])")
@@ -52,9 +55,30 @@ package final class TableLayout: Sendable {
     /// Single-value indexes, whose entries are columns of the table.
     var columnIndexes: [StoredIndex] { indexes.filter { !$0.definition.multiValue } }
 
-    /// Replaces the index list after a schema change.
-    func replaceIndexes(_ indexes: [StoredIndex]) {
-        indexList.withLock { $0 = (indexes, indexes.map(\.definition)) }
+    /// The bytes `_meta` held for the index list when this layout last read or wrote it.
+    var encodedIndexes: [UInt8] { indexList.withLock { $0.encoded } }
+
+    /// Takes the index list `_meta` holds as `encoded`: replaces this layout's when it holds other
+    /// indexes, or the same in other columns (whether the application declared them does not
+    /// count), and returns whether it did.
+    func adopt(stored encoded: [UInt8]) -> Bool {
+        let stored = SchemaCatalog.indexes(decoding: encoded)
+        let current = indexes
+        let differs =
+            current.count != stored.count
+            || zip(current, stored).contains { $0.definition != $1.definition || $0.column != $1.column }
+        if differs {
+            replaceIndexes(stored, encoded: encoded)
+        } else {
+            indexList.withLock { $0.encoded = encoded }
+        }
+        return differs
+    }
+
+    /// Replaces the index list after a schema change; `encoded` is how `_meta` holds it.
+    func replaceIndexes(_ indexes: [StoredIndex], encoded: [UInt8]? = nil) {
+        let encoded = encoded ?? SchemaCatalog.encode(indexes)
+        indexList.withLock { $0 = (indexes, indexes.map(\.definition), encoded) }
         planCache.forgetAll()
     }
 

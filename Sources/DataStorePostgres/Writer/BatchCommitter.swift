@@ -106,7 +106,7 @@ final class BatchCommitter: @unchecked Sendable {
             try connection.reconnect()
             mustReconnect = false
         }
-        try connection.execute("BEGIN")
+        try beginUnderSchemaLock(&entries)
         var next = 0
         while next < entries.count {
             var statements: [(sql: String, parameters: [SQLParameter])] = []
@@ -137,6 +137,54 @@ final class BatchCommitter: @unchecked Sendable {
         }
         outbox?.committed(result[1...])
         return commit
+    }
+
+    /// Begins the batch's transaction holding the schema lock shared, so that a declaration (which
+    /// takes it alone) waits for the commit, and brings each collection the change sets write up
+    /// to its index list as stored now, making their statements again when it changed: a
+    /// collection opened before another handle, store or process declared an index would otherwise
+    /// write rows without that index's entries. One round trip, as `BEGIN` alone was, while the
+    /// stored lists are the ones the layouts know (the server compares them).
+    private func beginUnderSchemaLock(_ entries: inout [Entry]) throws {
+        var layouts: [ObjectIdentifier: TableLayout] = [:]
+        for entry in entries where entry.failure == nil {
+            for row in entry.statements { layouts[ObjectIdentifier(row.operation.layout)] = row.operation.layout }
+        }
+        let touched = Array(layouts.values)
+        // The lock in a statement of its own: each later statement reads `_meta` as committed once
+        // the lock is held (a statement's snapshot is taken before it waits for a lock).
+        let outcomes = try connection.pipeline(
+            [("BEGIN", []), ("SELECT pg_advisory_xact_lock_shared($1)", [.int(SchemaCatalog.lockKey)])]
+                + touched.map { layout in
+                    (
+                        "SELECT indexes = $2 FROM _meta WHERE collection = $1",
+                        [.text(layout.name), .bytes(layout.encodedIndexes)]
+                    )
+                })
+        var changed = false
+        for (position, outcome) in outcomes.enumerated() {
+            switch outcome {
+            case .failed(let error): throw error
+            case .skipped: throw PostgresError(.connectionFailure, "the batch's transaction did not begin")
+            case .done(let result):
+                // A collection no longer stored keeps its layout: its statements fail on their own.
+                guard position >= 2, result.rowCount == 1, result.bool(0, 0) == false else { continue }
+                let layout = touched[position - 2]
+                let stored = try connection.execute(
+                    "SELECT indexes FROM _meta WHERE collection = $1", [.text(layout.name)])
+                if let encoded = stored.bytes(0, 0), layout.adopt(stored: encoded) { changed = true }
+            }
+        }
+        guard changed else { return }
+        for position in entries.indices where entries[position].failure == nil {
+            do {
+                entries[position].statements = try entries[position].statements.map { row throws(DataStoreError) in
+                    try RowStatements(row.operation, clock: clock)
+                }
+            } catch {
+                entries[position].failure = error
+            }
+        }
     }
 
     /// The commit's identity, the outbox rows of what the change sets that succeeded did (and a
