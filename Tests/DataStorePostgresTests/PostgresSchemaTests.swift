@@ -55,6 +55,22 @@ struct PostgresSchemaTests {
         #expect(try store.check(collections: [name]).isEmpty)
     }
 
+    @Test("on a server without shared advisory locks, writes compare the index lists alone and go on")
+    func withoutSchemaLock() async throws {
+        var options = PostgresStore.Options()
+        options.schemaLockFunction = "dsk_no_such_lock"
+        let store = try await PostgresTestServer.store(options: options)
+        defer { store.close() }
+        let name = PostgresTestServer.uniqueName("nolock")
+        let early = try await store.collection(name, mapping: Self.mapping, indexes: [IndexDefinition("a")])
+        _ = try await early.add(object: ["id": 1, "a": 1, "b": "x"])
+        let later = try await store.collection(
+            name, mapping: Self.mapping, indexes: [IndexDefinition("a"), IndexDefinition("b")])
+        _ = try await early.add(object: ["id": 2, "a": 2, "b": "x"])
+        #expect(try await later.query(params: ["b": "x"], options: nil).map { $0["id"] } == [1, 2])
+        #expect(try store.check(collections: [name]).isEmpty)
+    }
+
     @Test("an index declared after another was dropped never takes its column number")
     func columnNumbersNotReused() async throws {
         let store = try await PostgresTestServer.store()

@@ -24,6 +24,7 @@ package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible
         package static let undefinedObject = Code(rawValue: "42704")
         /// A feature the server does not support; also "cached plan must not change result type".
         package static let featureNotSupported = Code(rawValue: "0A000")
+        package static let undefinedFunction = Code(rawValue: "42883")
 
         package var description: String { rawValue }
     }

@@ -45,6 +45,9 @@ public final class PostgresStore: Sendable {
         /// most wait so at a time; the others hand over at once, as do seven runs in eight of a
         /// statement that last took longer than this to answer.
         public var callerPoll: Duration
+        /// The function a write batch takes the schema lock with (tests name one the server lacks,
+        /// as an engine without advisory locks would); a constant, never user input.
+        package var schemaLockFunction = "pg_advisory_xact_lock_shared"
 
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
         /// kept 7 days and at most 64 MiB, woken by `LISTEN/NOTIFY`, tables declared for PostgreSQL,
@@ -127,6 +130,7 @@ public final class PostgresStore: Sendable {
         var limits = PostgresWriter.Limits()
         limits.maxBatch = options.maxBatch
         limits.maxAttempts = options.maxAttempts
+        limits.schemaLockFunction = options.schemaLockFunction
         let feed =
             options.changeFeed.isEnabled
             ? FeedSettings(

@@ -15,6 +15,9 @@ final class BatchCommitter: @unchecked Sendable {
     /// The server reported that it is going away (57P01–57P03): libpq may still call the
     /// connection good until it next reads from it, so it is made again before the next batch.
     private var mustReconnect = false
+    /// Whether the server has shared advisory locks; an engine without them has batches compare
+    /// the index lists alone, which misses a declaration committing while a batch runs.
+    private var hasSchemaLock = true
 
     init(
         connection: Connection, limits: PostgresWriter.Limits, clock: CommitClock, feed: FeedSettings?,
@@ -153,23 +156,30 @@ final class BatchCommitter: @unchecked Sendable {
         let touched = Array(layouts.values)
         // The lock in a statement of its own: each later statement reads `_meta` as committed once
         // the lock is held (a statement's snapshot is taken before it waits for a lock).
+        let lock: [(sql: String, parameters: [SQLParameter])] =
+            hasSchemaLock ? [("SELECT \(limits.schemaLockFunction)($1)", [.int(SchemaCatalog.lockKey)])] : []
         let outcomes = try connection.pipeline(
-            [("BEGIN", []), ("SELECT pg_advisory_xact_lock_shared($1)", [.int(SchemaCatalog.lockKey)])]
+            [("BEGIN", [])] + lock
                 + touched.map { layout in
                     (
                         "SELECT indexes = $2 FROM _meta WHERE collection = $1",
                         [.text(layout.name), .bytes(layout.encodedIndexes)]
                     )
                 })
+        let first = 1 + lock.count
         var changed = false
         for (position, outcome) in outcomes.enumerated() {
             switch outcome {
+            case .failed(let error) where position == 1 && hasSchemaLock && error.code == .undefinedFunction:
+                hasSchemaLock = false
+                try connection.execute("ROLLBACK")
+                return try beginUnderSchemaLock(&entries)
             case .failed(let error): throw error
             case .skipped: throw PostgresError(.connectionFailure, "the batch's transaction did not begin")
             case .done(let result):
                 // A collection no longer stored keeps its layout: its statements fail on their own.
-                guard position >= 2, result.rowCount == 1, result.bool(0, 0) == false else { continue }
-                let layout = touched[position - 2]
+                guard position >= first, result.rowCount == 1, result.bool(0, 0) == false else { continue }
+                let layout = touched[position - first]
                 let stored = try connection.execute(
                     "SELECT indexes FROM _meta WHERE collection = $1", [.text(layout.name)])
                 if let encoded = stored.bytes(0, 0), layout.adopt(stored: encoded) { changed = true }

@@ -19,6 +19,8 @@ final class PostgresWriter: Sendable {
         var maxAttempts = 6
         /// The first back-off before a retry, doubled each time.
         var firstBackoff: Duration = .milliseconds(2)
+        /// The function each batch takes the schema lock with (``PostgresStore/Options``).
+        var schemaLockFunction = "pg_advisory_xact_lock_shared"
     }
 
     private let queue = WriterQueue()
