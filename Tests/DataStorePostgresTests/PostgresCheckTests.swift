@@ -43,6 +43,28 @@ struct PostgresCheckTests {
         #expect(try store.check(collections: [collection.name]).isEmpty)
     }
 
+    @Test("statistics and check read on while another store drops and declares indexes")
+    func whileIndexesChange() async throws {
+        let (store, collection, _) = try await Self.seeded()
+        defer { store.close() }
+        let other = try await PostgresTestServer.store()
+        defer { other.close() }
+        let name = collection.name
+        let kept = collection.indexes
+        let churn = Task {
+            for round in 0..<12 {
+                _ = try await other.collection(
+                    name, mapping: Self.mapping, indexes: kept + [IndexDefinition("x\(round)")],
+                    undeclaredIndexes: .drop)
+            }
+        }
+        for _ in 0..<12 {
+            _ = try store.statistics()
+            #expect(try store.check(collections: [name]).isEmpty)
+        }
+        try await churn.value
+    }
+
     @Test("a wrong key, a missing side entry, a stray one, a changed jsonb and an undecodable record are each named")
     func damage() async throws {
         let (store, collection, table) = try await Self.seeded()

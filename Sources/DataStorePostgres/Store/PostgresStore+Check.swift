@@ -13,8 +13,7 @@ extension PostgresStore {
     /// ``check()`` of the collections named.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming a collection that is not stored.
     public func check(collections names: [String]) throws -> [IntegrityProblem] {
-        try pool.read("checking the store") { connection in
-            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try readSchemaAndTables("checking the store") { connection in
             var problems: [IntegrityProblem] = []
             for name in names {
                 guard let layout = try SchemaCatalog.load(name, on: connection) else {
@@ -24,8 +23,29 @@ extension PostgresStore {
                 try check.run(on: connection)
                 problems += check.problems
             }
-            try connection.execute("COMMIT")
             return problems
+        }
+    }
+
+    /// Runs `body` in one `REPEATABLE READ READ ONLY` transaction that reads `_meta` and the tables
+    /// it names, with `_meta` locked against declarations from before the snapshot is taken: the
+    /// catalog is not kept with the snapshot, so an index dropped by a declaration committing
+    /// meanwhile would be gone from its table while `_meta` still named it. (A declaration locks
+    /// `_meta` before it changes any table.) On an engine without `LOCK TABLE` it reads unlocked.
+    func readSchemaAndTables<R>(_ what: @autoclosure () -> String, _ body: (Connection) throws -> R) throws -> R {
+        try pool.read(what()) { connection in
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            // `LOCK TABLE` takes no snapshot: the first query after it does.
+            try connection.execute("SAVEPOINT schema")
+            do {
+                try connection.execute("LOCK TABLE _meta IN SHARE MODE")
+                try connection.execute("RELEASE SAVEPOINT schema")
+            } catch {
+                try connection.execute("ROLLBACK TO SAVEPOINT schema")
+            }
+            let result = try body(connection)
+            try connection.execute("COMMIT")
+            return result
         }
     }
 }

@@ -9,8 +9,7 @@ extension PostgresStore {
         let names = try collectionNames()
         let feed = changeSource.options.isEnabled
         let clock = changeSource.clock
-        return try pool.read("reading statistics") { connection in
-            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        return try readSchemaAndTables("reading statistics") { connection in
             let server = try connection.execute(
                 "SELECT current_setting('server_version'), current_database(), "
                     + "\(clock.snapshotXmin) - 1, "
@@ -20,7 +19,6 @@ extension PostgresStore {
                 guard let layout = try SchemaCatalog.load(name, on: connection) else { continue }
                 collections.append(try Self.statistics(of: layout, on: connection))
             }
-            try connection.execute("COMMIT")
             return PostgresStatistics(
                 serverVersion: server.text(0, 0) ?? "", database: server.text(0, 1) ?? "", collections: collections,
                 lastCommit: Int(server.int(0, 2) ?? 0), retainedCommits: Int(server.int(0, 3) ?? 0))

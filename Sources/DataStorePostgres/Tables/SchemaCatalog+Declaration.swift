@@ -18,6 +18,9 @@ extension SchemaCatalog {
         do {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(lockKey)])
             try connection.execute(createMeta)
+            // Before any table changes: a reader of `_meta` and the tables (`check()`) waits for
+            // the whole declaration, and this for it, never each for the other's second lock.
+            try connection.execute("LOCK TABLE _meta IN SHARE ROW EXCLUSIVE MODE")
             let layout = try load(name, on: connection) ?? create(name, idField: idField, ddl: ddl, on: connection)
             guard layout.idField == idField else {
                 throw DataStoreError(
