@@ -18,6 +18,7 @@ package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible
         package static let cannotConnect = Code(rawValue: "08001")
         /// The table does not exist.
         package static let undefinedTable = Code(rawValue: "42P01")
+        package static let undefinedColumn = Code(rawValue: "42703")
         /// No prepared statement has the name given (the session lost it).
         package static let invalidStatementName = Code(rawValue: "26000")
         /// An object the statement names does not exist, such as an unknown setting.
