@@ -22,6 +22,9 @@ extension SchemaCatalog {
             // the whole declaration, and this for it, never each for the other's second lock.
             try connection.execute("LOCK TABLE _meta IN SHARE ROW EXCLUSIVE MODE")
             let layout = try load(name, on: connection) ?? create(name, idField: idField, ddl: ddl, on: connection)
+            try connection.execute(
+                "SELECT pg_advisory_xact_lock($1::int4, $2::int4)", [.int(collectionLockSpace), .int(Int64(layout.tag))]
+            )
             guard layout.idField == idField else {
                 throw DataStoreError(
                     .schemaMismatch,

@@ -9,6 +9,10 @@ import Foundation
 enum SchemaCatalog {
     /// The advisory lock key of schema changes (any fixed number: "DSK" in ASCII).
     static let lockKey: Int64 = 0x44_534B
+    /// The first of the two keys of each collection's advisory lock (the second is its tag):
+    /// a declaration holds it alone while it changes the collection, each write batch shares it
+    /// for every collection it writes, so that a declaration stalls that collection's writers only.
+    static let collectionLockSpace: Int64 = 0x44_534C
 
     static let createMeta = """
         CREATE TABLE IF NOT EXISTS _meta (

@@ -142,8 +142,8 @@ final class BatchCommitter: @unchecked Sendable {
         return commit
     }
 
-    /// Begins the batch's transaction holding the schema lock shared, so that a declaration (which
-    /// takes it alone) waits for the commit, and brings each collection the change sets write up
+    /// Begins the batch's transaction holding each written collection's lock shared, so that a
+    /// declaration of one (which takes it alone) waits for the commit, and brings each up
     /// to its index list as stored now, making their statements again when it changed: a
     /// collection opened before another handle, store or process declared an index would otherwise
     /// write rows without that index's entries. One round trip, as `BEGIN` alone was, while the
@@ -154,10 +154,19 @@ final class BatchCommitter: @unchecked Sendable {
             for row in entry.statements { layouts[ObjectIdentifier(row.operation.layout)] = row.operation.layout }
         }
         let touched = Array(layouts.values)
-        // The lock in a statement of its own: each later statement reads `_meta` as committed once
-        // the lock is held (a statement's snapshot is taken before it waits for a lock).
+        // The written collections' locks, shared, in a statement of their own: each later statement
+        // reads `_meta` as committed once they are held (a statement's snapshot is taken before it
+        // waits for a lock).
+        let function = limits.schemaLockFunction
         let lock: [(sql: String, parameters: [SQLParameter])] =
-            hasSchemaLock ? [("SELECT \(limits.schemaLockFunction)($1)", [.int(SchemaCatalog.lockKey)])] : []
+            hasSchemaLock && !touched.isEmpty
+            ? [
+                (
+                    "SELECT "
+                        + touched.indices.map { "\(function)($1::int4, $\($0 + 2)::int4)" }.joined(separator: ", "),
+                    [.int(SchemaCatalog.collectionLockSpace)] + touched.map { .int(Int64($0.tag)) }
+                )
+            ] : []
         let outcomes = try connection.pipeline(
             [("BEGIN", [])] + lock
                 + touched.map { layout in
