@@ -179,6 +179,7 @@ struct PostgresChangeFeedTests {
             commits.append(try #require(try await context.save()))
             try await Task.sleep(for: .milliseconds(20))
         }
+        try await PostgresTestServer.awaitHorizon(store, past: commits[2])
         let error = #expect(throws: DataStoreError.self) { _ = try store.changes(after: commits[0]) }
         #expect(error?.code == .changesTrimmed)
         let trimmed = error?.underlying as? ChangesTrimmed

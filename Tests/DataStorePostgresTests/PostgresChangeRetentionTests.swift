@@ -67,6 +67,7 @@ struct PostgresChangeRetentionTests {
             let notes = try await store.collection("sized", mapping: Self.mapping)
             var commits: [CommitID] = []
             for index in 0..<40 { commits.append(try await Self.save("n\(index)", to: notes, in: store)) }
+            try await PostgresTestServer.awaitHorizon(store, past: try #require(commits.last))
             #expect(try Self.sizesAgree(database))
             let largest = try #require(Int(try Self.query(database, "SELECT max(bytes)::text FROM _changes")[0] ?? ""))
             let kept = try #require(Int(try Self.query(database, "SELECT sum(bytes)::text FROM _changes")[0] ?? ""))

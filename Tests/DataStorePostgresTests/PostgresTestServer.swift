@@ -27,6 +27,16 @@ enum PostgresTestServer {
 
     private static let shared = Task { try await store(options: PostgresStore.Options(readers: 8)) }
 
+    /// Waits, at most 30 s, until `store`'s change feed horizon has passed `commit`: a write
+    /// transaction running anywhere on the server (another test's, in parallel) holds it back
+    /// until it ends, as docs/postgres.md says of the feed.
+    static func awaitHorizon(_ store: PostgresStore, past commit: CommitID) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try store.statistics().lastCommit < commit.rawValue, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// A collection name no other test uses.
     static func uniqueName(_ prefix: String) -> String {
         "\(prefix)-\(UUID().uuidString.prefix(8))"
