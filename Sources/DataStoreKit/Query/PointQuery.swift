@@ -25,11 +25,8 @@ final class PointQuery: Sendable {
     private let budget: Int
     /// Reused cursors on the index (``/LMDB/CursorPool``).
     let cursors: CursorPool
-    /// Each condition's predicate with the first call's value, in ``/DataStoreCore/RecordPredicate/ordered(_:)``
-    /// order: a call's predicates copy their field's parts and take its values.
-    private let predicateTemplates: [RecordPredicate]
-    /// For each predicate template, the position of its condition.
-    private let predicatePositions: [Int]
+    /// The conditions' checks, made for each call that checks its candidates.
+    private let checks: PointPredicates
     /// Whether the window fixes every condition's field, so that only a cut value leaves
     /// candidates to check.
     private let windowFixesEveryField: Bool
@@ -51,10 +48,7 @@ final class PointQuery: Sendable {
         self.descending = fixed.map(\.descending)
         self.budget = index.componentBudget
         self.cursors = CursorPool(database: index.database)
-        let templates = RecordPredicate.ordered(conditions)
-        self.predicateTemplates = templates
-        let names = conditions.map(\.field)
-        self.predicatePositions = templates.map { template in names.firstIndex(of: template.condition.field)! }
+        self.checks = PointPredicates(conditions)
         self.windowFixesEveryField = positions.count == conditions.count
         if let narrowingIndex, positions.count == index.definition.fields.count,
             let position = conditions.firstIndex(where: { $0.field == narrowingIndex.definition.fields[0].name })
@@ -97,13 +91,6 @@ final class PointQuery: Sendable {
             values[narrowing.position], descending: field.descending, budget: narrowing.index.componentBudget,
             to: &secondary)
         return cut ? nil : IndexIntersection(primary: primary.prefix, secondary: secondary)
-    }
-
-    /// The predicates of a call with `values`, in ``/DataStoreCore/RecordPredicate/ordered(_:)`` order.
-    private func predicates(_ values: borrowing PointValues) -> [RecordPredicate] {
-        predicateTemplates.indices.map {
-            RecordPredicate(predicateTemplates[$0], value: values[predicatePositions[$0]])
-        }
     }
 
     /// Calls `take` with the document bytes of each record that matches a call with `values`,
@@ -167,7 +154,7 @@ final class PointQuery: Sendable {
         ) { record in
             let body = RecordVersion.body(record)
             if found.checked {
-                if found.predicates == nil { found.predicates = predicates(values) }
+                if found.predicates == nil { found.predicates = checks.predicates(values) }
                 guard try storage.recordMatches(found.predicates!, body, idKey: idKey) else { return }
             }
             try storage.namingRecord(idKey) {

@@ -20,10 +20,8 @@ final class PostgresWindowQuery: Sendable {
     private let rangePosition: Int?
     /// Each condition's field and operator, in condition order.
     private let conditions: [(field: String, op: DataStoreCore.Operator)]
-    /// Each condition's check with the first call's value, in `RecordPredicate.ordered(_:)` order,
-    /// and for each, the position of its condition.
-    private let predicateTemplates: [RecordPredicate]
-    private let predicatePositions: [Int]
+    /// The conditions' checks.
+    private let checks: PointPredicates
     /// What the rows of a call with the template's limit are collected by: nothing of it depends
     /// on the values.
     private let collector: ResultCollector
@@ -39,10 +37,7 @@ final class PostgresWindowQuery: Sendable {
         equalityPositions = window.equalityPositions
         rangePosition = window.rangePosition
         conditions = plan.query.conditions.map { ($0.field, $0.op) }
-        let templates = RecordPredicate.ordered(plan.query.conditions)
-        predicateTemplates = templates
-        let fields = plan.query.conditions.map(\.field)
-        predicatePositions = templates.map { template in fields.firstIndex(of: template.condition.field)! }
+        checks = PointPredicates(plan.query.conditions)
         collector = ResultCollector(plan: plan, idField: layout.idField, collection: layout.name)
     }
 
@@ -57,9 +52,7 @@ final class PostgresWindowQuery: Sendable {
             guard let range, !range.isEmpty, range.equals == nil else { return nil }
             if position == rangePosition { scan.range = range }
         }
-        let predicates = predicateTemplates.indices.map {
-            RecordPredicate(predicateTemplates[$0], value: values[predicatePositions[$0]])
-        }
+        let predicates = checks.predicates(values)
         let scans = [CandidateScan(layout, window: IndexWindow(scan: scan, budget: index.componentBudget), of: index)]
         guard limit != template.query.limit else {
             return PostgresQueryRunner(

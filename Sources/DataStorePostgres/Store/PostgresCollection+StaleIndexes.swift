@@ -29,7 +29,7 @@ extension PostgresCollection {
     /// Takes the index list `_meta` holds now (nothing when the collection is gone).
     private func refreshIndexes() throws {
         let encoded = try store.pool.read("reading the indexes of \(name)") { connection in
-            try connection.execute("SELECT indexes FROM _meta WHERE collection = $1", [.text(name)]).bytes(0, 0)
+            try SchemaCatalog.storedIndexes(of: name, on: connection)
         }
         if let encoded { _ = layout.adopt(stored: encoded) }
     }

@@ -38,6 +38,11 @@ enum SchemaCatalog {
         Array((try? JSONEncoder().encode(indexes)) ?? Data("[]".utf8))
     }
 
+    /// The bytes `_meta` holds for the index list of collection `name`, or `nil` when it is not stored.
+    static func storedIndexes(of name: String, on connection: Connection) throws(PostgresError) -> [UInt8]? {
+        try connection.execute("SELECT indexes FROM _meta WHERE collection = $1", [.text(name)]).bytes(0, 0)
+    }
+
     /// The index list `_meta` holds in `encoded`.
     static func indexes(decoding encoded: [UInt8]) -> [StoredIndex] {
         (try? JSONDecoder().decode([StoredIndex].self, from: Data(encoded))) ?? []

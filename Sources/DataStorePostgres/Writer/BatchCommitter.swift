@@ -189,9 +189,11 @@ final class BatchCommitter: @unchecked Sendable {
                 // A collection no longer stored keeps its layout: its statements fail on their own.
                 guard position >= first, result.rowCount == 1, result.bool(0, 0) == false else { continue }
                 let layout = touched[position - first]
-                let stored = try connection.execute(
-                    "SELECT indexes FROM _meta WHERE collection = $1", [.text(layout.name)])
-                if let encoded = stored.bytes(0, 0), layout.adopt(stored: encoded) { changed = true }
+                if let encoded = try SchemaCatalog.storedIndexes(of: layout.name, on: connection),
+                    layout.adopt(stored: encoded)
+                {
+                    changed = true
+                }
             }
         }
         guard changed else { return }
