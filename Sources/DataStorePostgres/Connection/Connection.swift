@@ -82,6 +82,15 @@ package final class Connection: @unchecked Sendable {
         return try check(result)
     }
 
+    /// Runs `sql`, which may hold several statements and no parameters, in one round trip; the
+    /// result is the last statement's, and the first that fails stops the rest.
+    ///
+    /// The corresponding C function is `PQexec`.
+    @discardableResult
+    package func executeScript(_ sql: String) throws(PostgresError) -> QueryResult {
+        try check(PQexec(handle, sql))
+    }
+
     /// Checks a result: the rows or command status, or the error it carries.
     func check(_ result: OpaquePointer?) throws(PostgresError) -> QueryResult {
         guard let result else { throw lost("no result") }

@@ -9,7 +9,8 @@ extension PostgresContext {
     /// on one chain run one at a time (a connection serves one statement at a time).
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.snapshotExpired` once the snapshot's connection was lost
-    ///   after being read, until `refresh()`; `.network` when the server cannot be reached.
+    ///   after being read, until `refresh()`; `.network` when the server cannot be reached. A
+    ///   statement the server refuses throws its error and leaves the snapshot readable.
     func withSnapshot<R>(_ what: String, _ body: (Connection) throws -> R) throws -> R {
         let root = self.root
         return try root.state.withLock { state in
@@ -18,11 +19,15 @@ extension PostgresContext {
             do {
                 return try body(state.snapshot!.connection)
             } catch let error as PostgresError {
-                guard error.isUnavailable else { throw DataStoreError.postgres(error, what) }
+                // A statement the server refused (one naming an index another store dropped, whose
+                // caller refreshes its index list and reads again) leaves the snapshot readable.
+                if !error.isUnavailable, (try? state.snapshot?.recover()) != nil {
+                    throw DataStoreError.postgres(error, what)
+                }
                 // Its reads cannot go on over another snapshot without the view changing under them.
-                state.snapshot = nil
+                if let lost = state.snapshot.take() { root.store.pool.checkIn(lost.connection) }
                 state.snapshotEnded =
-                    "this context's snapshot was lost with its connection (\(error.message)); call refresh() "
+                    "this context's snapshot was lost (\(error.message)); call refresh() "
                     + "to read the latest commits (staged changes and conflict checks are kept) or discard()"
                 throw DataStoreError.postgres(error, what)
             }
@@ -103,11 +108,13 @@ extension PostgresContext {
         try viewDocuments(
             matching: query, in: layout.name, idField: layout.idField, table: layout, document: { $0.document }
         ) { query in
-            let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query))
-            return try withSnapshot("querying \(layout.name)") { connection in
-                try runner.run(on: connection) { body, version in
-                    (document: try RecordCodec.decode(body), version: Optional(Int(version)))
-                } ?? []
+            try store.refreshingIndexes(of: layout) {
+                let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query))
+                return try withSnapshot("querying \(layout.name)") { connection in
+                    try runner.run(on: connection) { body, version in
+                        (document: try RecordCodec.decode(body), version: Optional(Int(version)))
+                    } ?? []
+                }
             }
         }
     }

@@ -5,32 +5,44 @@ extension PostgresCollection {
     /// met the column or side table of an index this handle knew that is gone (dropped through
     /// another handle, store or process): the handle then plans over the indexes that exist.
     func refreshingIndexes<R>(_ read: () throws -> R) throws -> R {
-        do { return try read() } catch let error as DataStoreError where Self.namesGoneIndex(error) {
-            try refreshIndexes()
-            return try read()
-        }
+        try store.refreshingIndexes(of: layout, read)
     }
 
     /// ``refreshingIndexes(_:)`` of an asynchronous read.
     func refreshingIndexes<R>(_ read: () async throws -> R) async throws -> R {
-        do { return try await read() } catch let error as DataStoreError where Self.namesGoneIndex(error) {
-            try refreshIndexes()
+        do { return try await read() } catch let error as DataStoreError where PostgresStore.namesGoneIndex(error) {
+            try store.refreshIndexes(of: layout)
             return try await read()
+        }
+    }
+}
+
+extension PostgresStore {
+    /// ``PostgresCollection/refreshingIndexes(_:)`` for any reader of `layout`, such as a context.
+    func refreshingIndexes<R>(of layout: TableLayout, _ read: () throws -> R) throws -> R {
+        do { return try read() } catch let error as DataStoreError where Self.namesGoneIndex(error) {
+            try refreshIndexes(of: layout)
+            return try read()
         }
     }
 
     /// Whether `error` is the server's answer to a statement naming a column or table that is
     /// not there.
-    private static func namesGoneIndex(_ error: DataStoreError) -> Bool {
+    static func namesGoneIndex(_ error: DataStoreError) -> Bool {
         guard let underlying = error.underlying as? PostgresError else { return false }
-        return underlying.code == .undefinedColumn || underlying.code == .undefinedTable
+        return underlying.namesMissingRelation
     }
 
-    /// Takes the index list `_meta` holds now (nothing when the collection is gone).
-    private func refreshIndexes() throws {
-        let encoded = try store.pool.read("reading the indexes of \(name)") { connection in
-            try SchemaCatalog.storedIndexes(of: name, on: connection)
+    /// Takes the index list `_meta` holds now into `layout` (nothing when the collection is gone).
+    func refreshIndexes(of layout: TableLayout) throws {
+        let encoded = try pool.read("reading the indexes of \(layout.name)") { connection in
+            try SchemaCatalog.storedIndexes(of: layout.name, on: connection)
         }
         if let encoded { _ = layout.adopt(stored: encoded) }
     }
+}
+
+extension PostgresError {
+    /// Whether the statement named a column or table that is not there.
+    var namesMissingRelation: Bool { code == .undefinedColumn || code == .undefinedTable }
 }
