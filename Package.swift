@@ -47,8 +47,10 @@ let package = Package(
             name: "datastore", dependencies: ["DataStoreKit", "DataStorePostgres"], swiftSettings: strict),
 
         // Benchmarks: release-only executables (they refuse to run in debug builds).
+        // What the benchmarks share: the least `Codable`'s own machinery costs (`FloorDecoder`).
+        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: strict),
         .executableTarget(
-            name: "CodecBenchmark", dependencies: ["DataStoreCore"],
+            name: "CodecBenchmark", dependencies: ["DataStoreCore", "BenchmarkSupport"],
             path: "Benchmarks/CodecBenchmark", swiftSettings: strict),
         // SQLite is linked only here, as a peer to measure against; libpq directly, as the PostgreSQL floor.
         .systemLibrary(
@@ -56,7 +58,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
             name: "StoreBenchmark",
-            dependencies: ["DataStoreKit", "DataStorePostgres", "CLMDB", "CSQLite", "CPostgres"],
+            dependencies: ["DataStoreKit", "DataStorePostgres", "CLMDB", "CSQLite", "CPostgres", "BenchmarkSupport"],
             path: "Benchmarks/StoreBenchmark", swiftSettings: strict),
 
         // The memory bound of lazy reads at full size (docs/queries.md, Reading lazily).

@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 size=${1:-20000}
 operations=${2:-2000}
 saves=${3:-1000}
-read -r -a workloads <<<"${WORKLOADS:-get get-codable range range-codable range-covering pair-compound pair-compound-prepared empty empty-prepared scan raw-get raw-pair-compound raw-empty raw-scan sqlite-scan}"
+read -r -a workloads <<<"${WORKLOADS:-get get-codable range range-codable range-covering pair-compound pair-compound-codable pair-compound-prepared empty empty-prepared scan raw-get raw-pair-compound raw-empty raw-scan sqlite-scan}"
 [ "$operations" -gt 0 ] || workloads=()
 # The savers, the writer and the threads that resume savers all work for a save, and a toggle
 # counts one thread only: each of these runs twice on every thread, saving N and then 2N events of

@@ -9,6 +9,7 @@
 // Batches are timed with the thread's CPU clock (CLOCK_THREAD_CPUTIME_ID), not the wall clock,
 // so time the thread spends descheduled on a busy machine is not counted.
 // Every case folds its result into a checksum that is printed, so no work can be optimised away.
+import BenchmarkSupport
 import DataStoreCore
 import Foundation
 #if canImport(Glibc)

@@ -74,7 +74,8 @@ struct Configuration: Sendable {
                              caller's), poll=MICROSECONDS (the caller waits that long first)
           --postgres-size N  messages in the PostgreSQL rows (default the size, at most 100 000)
           --profile W        load DataStoreKit alone, then loop over one of its workloads for a profiler:
-                             load, get, get-codable, range, range-codable, pair, pair-compound, empty (a
+                             load, get, get-codable, range, range-codable, pair, pair-compound,
+                             pair-compound-codable (the same through Codable), empty (a
                              compound query that matches nothing), pair-compound-prepared and
                              empty-prepared (the same through a prepared query), scan, range-covering (the range
                              through a covering index), commit (64 tasks), events (the event log alone,

@@ -95,7 +95,8 @@ extension BenchmarkRun {
     static let profileWorkloads =
         [
             "load", "get", "get-codable", "range", "range-codable", "range-covering", "pair", "pair-compound",
-            "pair-compound-prepared", "empty", "empty-prepared", "scan", "build", "commit", "commit1", "events",
+            "pair-compound-codable", "pair-compound-prepared", "empty", "empty-prepared", "scan", "build", "commit",
+            "commit1", "events",
             "events1",
             "events4", "raw-events1", "raw-events4", "raw-single1", "raw-commit1"
         ] + rawReadProfiles
@@ -123,7 +124,9 @@ extension BenchmarkRun {
         )
         if workload == "load" { return }
         if workload == "build" { return try await profileBuilds() }
-        if ["pair-compound", "pair-compound-prepared", "empty", "empty-prepared"].contains(workload) {
+        if ["pair-compound", "pair-compound-codable", "pair-compound-prepared", "empty", "empty-prepared"].contains(
+            workload)
+        {
             try await store.buildPairIndex()
         }
         if workload == "range-covering" { try await store.coverCreated() }
@@ -160,10 +163,11 @@ extension BenchmarkRun {
             operations = try profiled(seconds: seconds, operations: configuration.profileOperations) {
                 fold(try store.created(since: starts[$0 % starts.count], codable: codable), full: false).checksum
             }
-        case "pair", "pair-compound":
+        case "pair", "pair-compound", "pair-compound-codable":
+            let codable = workload.hasSuffix("-codable")
             operations = try profiled(seconds: seconds, operations: configuration.profileOperations) { index in
                 let pair = pairs[index % pairs.count]
-                return fold(try store.messages(from: pair.from, to: pair.to), full: false).checksum
+                return fold(try store.messages(from: pair.from, to: pair.to, codable: codable), full: false).checksum
             }
         case "pair-compound-prepared":
             operations = try profiled(seconds: seconds, operations: configuration.profileOperations) { index in

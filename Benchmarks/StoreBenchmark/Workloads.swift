@@ -2,6 +2,7 @@
 // recipient, full scan); the compound index; updates that move index entries; group commit at
 // several concurrency levels; then cross-backend verification. Each runs on the three backends in
 // turn, on identical data, and their results must agree. Then the PostgreSQL rows (PostgresBenchmark).
+import BenchmarkSupport
 import DataStoreCore
 import DataStoreKit
 import Foundation
@@ -189,8 +190,12 @@ final class BenchmarkRun {
     private var samples: Int { 7 }
 
     /// Measures one read workload on the three backends — DataStoreKit through both mappings — and
-    /// records two rows: the `Codable` mapping most users write, which the goal is for, and
-    /// `RecordDecodable` beside it, both against the same raw and SQLite figures.
+    /// records three rows, all against the same raw and SQLite figures: the `Codable` mapping most
+    /// users write, which the goal is for; `RecordDecodable` beside it; and the `Codable` ceiling:
+    /// the `RecordDecodable` read, then each document it returned given once more to its synthesized
+    /// `init(from:)` through ``FloorDecoder``, which reads nothing. That is what a `Codable` read
+    /// would cost if its decoder read the bytes as fast as `init(record:)` does, so it bounds what
+    /// any decoder can reach through `Codable` in this run.
     func read(
         _ workload: String, unit: String, inputs: Int, perSample: Int, goal: Goal?,
         store storeOperation: (_ input: Int, _ codable: Bool) throws -> [Message],
@@ -198,23 +203,31 @@ final class BenchmarkRun {
         sqlite sqliteOperation: (Int) throws -> [Message]
     ) throws {
         progress("\(workload): \(samples) samples of \(grouped(Double(perSample))) operations per backend…")
-        let measured = try sampleInterleaved(backends: 4, inputs: inputs, perSample: perSample, samples: samples) {
+        let floor = FloorValues(strings: ["a", "b", "c", "d", "e"], doubles: [1])
+        var floorSink = 0
+        let measured = try sampleInterleaved(backends: 5, inputs: inputs, perSample: perSample, samples: samples) {
             backend, input, full in
             switch backend {
-            case 0: try fold(storeOperation(input, true), full: full)
-            case 1: try fold(rawOperation(input), full: full)
-            case 2: try fold(sqliteOperation(input), full: full)
-            default: try fold(storeOperation(input, false), full: full)
+            case 0: return try fold(storeOperation(input, true), full: full)
+            case 1: return try fold(rawOperation(input), full: full)
+            case 2: return try fold(sqliteOperation(input), full: full)
+            case 3: return try fold(storeOperation(input, false), full: full)
+            default:
+                let messages = try storeOperation(input, false)
+                for _ in messages { floorSink &+= try Message(from: FloorDecoder(values: floor)).message.utf8.count }
+                return fold(messages, full: full)
             }
         }
-        for value in measured { report.checksum &+= value.checksum }
+        blackHole(UInt64(truncatingIfNeeded: floorSink))
+        for value in measured[0..<4] { report.checksum &+= value.checksum }
         let agree = Set(measured.map(\.results)).count == 1 && Set(measured.map(\.checksum)).count == 1
         progress(
             "  " + measured.map { grouped($0.operationsPerSecond) }.joined(separator: " / ")
-                + " \(unit) (Codable / raw / SQLite / RecordDecodable)"
+                + " \(unit) (Codable / raw / SQLite / RecordDecodable / Codable ceiling)"
                 + (agree ? "" : "   RESULTS DIFFER: \(measured.map(\.results)) \(measured.map(\.checksum))"))
         for (name, store, rowGoal) in [
-            (workload, measured[0], goal), (workload + " [RecordDecodable]", measured[3], nil)
+            (workload, measured[0], goal), (workload + " [RecordDecodable]", measured[3], nil),
+            (workload + " [Codable ceiling]", measured[4], nil)
         ] {
             report.rows.append(
                 ThroughputRow(

@@ -1,30 +1,34 @@
 /// The least any `Decoder` can cost a synthesized `init(from:)`: a decoder that reads nothing and
 /// hands out ready-made values in the order the initializer asks for them. What it costs above a
 /// memberwise initializer given the same values is the price of `Codable`'s machinery alone — the
-/// keyed container and its type-erasing box, made per object, and a dynamic call per field — which
-/// no store's decoder can go below.
-struct FloorDecoder: Decoder {
-    let values: FloorValues
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+/// keyed container and its type-erasing box, made per object, and a dynamic call per field — of
+/// which a store's decoder can avoid only the making (by handing out one container again).
+public struct FloorDecoder: Decoder {
+    public let values: FloorValues
+    public var codingPath: [any CodingKey] { [] }
+    public var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    /// A decoder handing out `values`, from the first.
+    public init(values: FloorValues) { self.values = values }
+
+    public func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         values.next = 0
         return KeyedDecodingContainer(FloorContainer<Key>(values: values))
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw FloorValues.unsupported }
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { throw FloorValues.unsupported }
+    public func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw FloorValues.unsupported }
+    public func singleValueContainer() throws -> any SingleValueDecodingContainer { throw FloorValues.unsupported }
 }
 
 /// The values a ``FloorDecoder`` hands out, strings then doubles, each in order.
-final class FloorValues {
+public final class FloorValues {
     static let unsupported = DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not in the floor"))
-    let strings: [String]
-    let doubles: [Double]
+    public let strings: [String]
+    public let doubles: [Double]
     var next = 0
 
-    init(strings: [String], doubles: [Double]) {
+    /// The values to hand out: strings in turn (round and round), and the first double.
+    public init(strings: [String], doubles: [Double]) {
         self.strings = strings
         self.doubles = doubles
     }
