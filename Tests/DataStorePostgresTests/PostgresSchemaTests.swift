@@ -93,6 +93,28 @@ struct PostgresSchemaTests {
         #expect(try await first.count(params: ["c": "x"]) == 1)
     }
 
+    @Test("a handle's reads use an index declared elsewhere once its index list is older than indexListMaxAge")
+    func readsTakeIndexesDeclaredElsewhere() async throws {
+        let name = PostgresTestServer.uniqueName("laterindex")
+        let checking = try await PostgresTestServer.store(options: PostgresStore.Options(indexListMaxAge: .zero))
+        defer { checking.close() }
+        let trusting = try await PostgresTestServer.store(
+            options: PostgresStore.Options(indexListMaxAge: .seconds(3_600)))
+        defer { trusting.close() }
+        let checked = try await checking.collection(name, mapping: Self.mapping)
+        let trusted = try await trusting.collection(name, mapping: Self.mapping)
+        _ = try await checked.add(contentsOf: (0..<6).map { ["id": .int(Int64($0)), "n": .int(Int64($0 % 3))] })
+        let declaring = try await PostgresTestServer.store()
+        defer { declaring.close() }
+        _ = try await declaring.collection(name, mapping: Self.mapping, indexes: [IndexDefinition("n")])
+        let context = checking.newContext()
+        #expect(try context.query(checked, params: ["n": 2]).map { $0["id"] } == [2, 5])
+        #expect(try checked.explain(params: ["n": 1]).description.hasPrefix("index scan of n"))
+        #expect(try await checked.query(params: ["n": 1], options: nil).map { $0["id"] } == [1, 4])
+        #expect(try await trusted.query(params: ["n": 1], options: nil).map { $0["id"] } == [1, 4])
+        #expect(!(try trusted.explain(params: ["n": 1]).description.hasPrefix("index scan of n")))
+    }
+
     @Test("a context whose old handle meets a dropped index reads on, over the same snapshot")
     func contextMeetsDroppedIndex() async throws {
         let store = try await PostgresTestServer.store()

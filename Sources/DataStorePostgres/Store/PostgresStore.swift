@@ -45,6 +45,11 @@ public final class PostgresStore: Sendable {
         /// most wait so at a time; the others hand over at once, as do seven runs in eight of a
         /// statement that last took longer than this to answer.
         public var callerPoll: Duration
+        /// How long a collection handle plans its reads over the index list it last read before it
+        /// reads `_meta`'s once more (one short statement, made by one read of the handle): an index
+        /// another handle, store or process declares is used by this handle's reads within about this
+        /// time. `.zero` reads the list before every read; a year at most.
+        public var indexListMaxAge: Duration
         /// The function a write batch takes the schema lock with (tests name one the server lacks,
         /// as an engine without advisory locks would); a constant, never user input.
         package var schemaLockFunction = "pg_advisory_xact_lock_shared"
@@ -52,13 +57,14 @@ public final class PostgresStore: Sendable {
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
         /// kept 7 days and at most 64 MiB, woken by `LISTEN/NOTIFY`, tables declared for PostgreSQL,
         /// awaited reads that wait up to 1 ms on the caller's thread, transaction-id functions
-        /// chosen by what the server has.
+        /// chosen by what the server has, index lists read again after a second.
         public init(
             readers: Int = 4, maxBatch: Int = 64, maxAttempts: Int = 6,
             changeFeed: ChangeFeedOptions = ChangeFeedOptions(), changeNotifications: ChangeNotifications = .listen,
             engine: PostgresEngine = .postgreSQL, awaitedReads: Bool = true, callerPoll: Duration = .milliseconds(1),
-            transactionIDFunctions: TransactionIDFunctions = .automatic
+            transactionIDFunctions: TransactionIDFunctions = .automatic, indexListMaxAge: Duration = .seconds(1)
         ) {
+            self.indexListMaxAge = min(max(.zero, indexListMaxAge), .seconds(365 * 86_400))
             self.transactionIDFunctions = transactionIDFunctions
             self.awaitedReads = awaitedReads
             // An hour at most: a wait is counted in nanoseconds.
@@ -83,11 +89,15 @@ public final class PostgresStore: Sendable {
     let observations: ObservationCenter
     /// How the store declares the tables and b-trees it creates.
     let ddl: TableDDL
+    /// ``Options/indexListMaxAge`` in nanoseconds.
+    let indexListMaxAge: UInt64
 
     private init(
         url: String, pool: ConnectionPool, readers: ReaderThreads, writer: PostgresWriter,
-        changeSource: PostgresChangeSource, ddl: TableDDL
+        changeSource: PostgresChangeSource, ddl: TableDDL, indexListMaxAge: Duration
     ) {
+        let age = indexListMaxAge.components
+        self.indexListMaxAge = UInt64(age.seconds) * 1_000_000_000 + UInt64(age.attoseconds / 1_000_000_000)
         self.url = url
         self.ddl = ddl
         self.pool = pool
@@ -140,7 +150,9 @@ public final class PostgresStore: Sendable {
             [signal = source.signal] in
             signal.committed(Int($0))
         }
-        return PostgresStore(url: url, pool: pool, readers: readers, writer: writer, changeSource: source, ddl: ddl)
+        return PostgresStore(
+            url: url, pool: pool, readers: readers, writer: writer, changeSource: source, ddl: ddl,
+            indexListMaxAge: options.indexListMaxAge)
     }
 
     /// The writer's connection, and the transaction-id functions the server has (checked before

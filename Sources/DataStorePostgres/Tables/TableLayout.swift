@@ -1,5 +1,6 @@
 import DataStoreCore
 import DataStoreKit
+import Dispatch
 import Synchronization
 
 /// One collection as the PostgreSQL store holds it: its table, its id field and its indexes.
@@ -16,6 +17,9 @@ package final class TableLayout: Sendable {
     /// The stored indexes, their definitions as the planner takes them, and the bytes `_meta`
     /// holds for them (``SchemaCatalog``), which a write batch compares with the stored ones.
     private let indexList: Mutex<(indexes: [StoredIndex], definitions: [IndexDefinition], encoded: [UInt8])>
+    /// When the index list was last read from `_meta` or compared with it (`DispatchTime`'s
+    /// nanoseconds: an atomic integer, read by every query for little).
+    private let indexListChecked = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     /// The planner's remembered choices, forgotten when the indexes change.
     let planCache = PlanCache()
     /// The candidate statements' texts, built once per shape.
@@ -62,6 +66,7 @@ package final class TableLayout: Sendable {
     /// indexes, or the same in other columns (whether the application declared them does not
     /// count), and returns whether it did.
     func adopt(stored encoded: [UInt8]) -> Bool {
+        indexListChecked.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         let stored = SchemaCatalog.indexes(decoding: encoded)
         let current = indexes
         let differs =
@@ -73,6 +78,15 @@ package final class TableLayout: Sendable {
             indexList.withLock { $0.encoded = encoded }
         }
         return differs
+    }
+
+    /// Whether the index list was checked against `_meta` longer than `maxAge` nanoseconds ago;
+    /// if so, it counts as checked now, so that of the reads asking at once, one reads `_meta`.
+    func claimIndexListCheck(olderThan maxAge: UInt64) -> Bool {
+        let checked = indexListChecked.load(ordering: .relaxed)
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now >= checked, now - checked >= maxAge else { return false }
+        return indexListChecked.compareExchange(expected: checked, desired: now, ordering: .relaxed).exchanged
     }
 
     /// Replaces the index list after a schema change; `encoded` is how `_meta` holds it.
