@@ -52,5 +52,8 @@ package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible
         code.rawValue.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(code.rawValue)
     }
 
+    /// Whether the statement named a column or table that is not there.
+    package var namesMissingColumnOrTable: Bool { code == .undefinedColumn || code == .undefinedTable }
+
     package var description: String { "PostgreSQL \(code): \(message)" }
 }

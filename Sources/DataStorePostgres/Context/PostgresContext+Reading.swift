@@ -8,26 +8,36 @@ extension PostgresContext {
     /// Runs `body` on the root's snapshot connection, beginning the snapshot on first use. Calls
     /// on one chain run one at a time (a connection serves one statement at a time).
     ///
-    /// - Throws: ``/DataStoreCore/DataStoreError`` `.snapshotExpired` once the snapshot's connection was lost
-    ///   after being read, until `refresh()`; `.network` when the server cannot be reached. A
-    ///   statement the server refuses throws its error and leaves the snapshot readable.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.snapshotExpired` once the snapshot was lost
+    ///   after being read (its connection went away, or the rollback of a refused statement
+    ///   failed), until `refresh()`; `.network` when the server cannot be reached. A statement the
+    ///   server refuses throws its error and leaves the snapshot readable.
     func withSnapshot<R>(_ what: String, _ body: (Connection) throws -> R) throws -> R {
+        try withSnapshot(what) { snapshot in try body(snapshot.connection) }
+    }
+
+    /// ``withSnapshot(_:_:)-(_,(Connection)->R)`` lending the snapshot itself.
+    func withSnapshot<R>(_ what: String, _ body: (ContextSnapshot) throws -> R) throws -> R {
         let root = self.root
         return try root.state.withLock { state in
             if let ended = state.snapshotEnded { throw DataStoreError(.snapshotExpired, ended) }
             if state.snapshot == nil { state.snapshot = try root.beginSnapshot(what) }
             do {
-                return try body(state.snapshot!.connection)
+                return try body(state.snapshot!)
             } catch let error as PostgresError {
                 // A statement the server refused (one naming an index another store dropped, whose
                 // caller refreshes its index list and reads again) leaves the snapshot readable.
-                if !error.isUnavailable, (try? state.snapshot?.recover()) != nil {
-                    throw DataStoreError.postgres(error, what)
+                var lostBecause = error.message
+                if !error.isUnavailable {
+                    guard let failure = state.snapshot?.recoveryFailure() else {
+                        throw DataStoreError.postgres(error, what)
+                    }
+                    lostBecause += "; rolling back to the snapshot's savepoint failed: \(failure.message)"
                 }
                 // Its reads cannot go on over another snapshot without the view changing under them.
                 if let lost = state.snapshot.take() { root.store.pool.checkIn(lost.connection) }
                 state.snapshotEnded =
-                    "this context's snapshot was lost (\(error.message)); call refresh() "
+                    "this context's snapshot was lost (\(lostBecause)); call refresh() "
                     + "to read the latest commits (staged changes and conflict checks are kept) or discard()"
                 throw DataStoreError.postgres(error, what)
             }
@@ -109,9 +119,11 @@ extension PostgresContext {
             matching: query, in: layout.name, idField: layout.idField, table: layout, document: { $0.document }
         ) { query in
             try store.refreshingIndexes(of: layout) {
-                let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query))
-                return try withSnapshot("querying \(layout.name)") { connection in
-                    try runner.run(on: connection) { body, version in
+                try withSnapshot("querying \(layout.name)") { (snapshot: ContextSnapshot) in
+                    // Only the indexes whose keys the snapshot's rows hold can find them.
+                    let plan = layout.plan(query, over: try snapshot.indexes(of: layout))
+                    return try PostgresQueryRunner(layout: layout, plan: plan).run(on: snapshot.connection) {
+                        body, version in
                         (document: try RecordCodec.decode(body), version: Optional(Int(version)))
                     } ?? []
                 }

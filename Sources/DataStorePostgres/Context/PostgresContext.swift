@@ -30,8 +30,9 @@ public final class PostgresContext: Sendable {
     struct State: Sendable {
         var snapshot: ContextSnapshot?
         var work = StagedWork<PreparedRow, TableLayout>()
-        /// Why the snapshot was lost after it had been read (its connection went away): reads
-        /// throw `.snapshotExpired` with this until `refresh()`, `discard()` or a save.
+        /// Why the snapshot was lost after it had been read (its connection went away, or a
+        /// refused statement could not be rolled back): reads throw `.snapshotExpired` with this
+        /// until `refresh()`, `discard()` or a save.
         var snapshotEnded: String?
     }
 

@@ -168,7 +168,8 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
 
     /// How the store would answer `params` and `options`: the planner's choice, as on LMDB.
     public func explain(params: [String: Value]?, options: [String: Value]? = nil) throws -> QueryPlan {
-        layout.plan(try Query(params: params, options: options))
+        store.refreshIndexesIfOld(of: layout)
+        return layout.plan(try Query(params: params, options: options))
     }
 
     /// The planner's choice and the server's `EXPLAIN` of the first statement it runs.

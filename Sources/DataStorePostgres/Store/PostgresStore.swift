@@ -45,10 +45,10 @@ public final class PostgresStore: Sendable {
         /// most wait so at a time; the others hand over at once, as do seven runs in eight of a
         /// statement that last took longer than this to answer.
         public var callerPoll: Duration
-        /// How long a collection handle plans its reads over the index list it last read before it
-        /// reads `_meta`'s once more (one short statement, made by one read of the handle): an index
-        /// another handle, store or process declares is used by this handle's reads within about this
-        /// time. `.zero` reads the list before every read; a year at most.
+        /// How long a collection handle plans its reads over the index list it last read or wrote
+        /// with before one of its reads reads `_meta`'s once more (one short statement): an index
+        /// another handle, store or process declares serves this handle's reads within about this
+        /// time. With `.zero`, a read finds the list checked unless another read is checking it.
         public var indexListMaxAge: Duration
         /// The function a write batch takes the schema lock with (tests name one the server lacks,
         /// as an engine without advisory locks would); a constant, never user input.
@@ -64,7 +64,7 @@ public final class PostgresStore: Sendable {
             engine: PostgresEngine = .postgreSQL, awaitedReads: Bool = true, callerPoll: Duration = .milliseconds(1),
             transactionIDFunctions: TransactionIDFunctions = .automatic, indexListMaxAge: Duration = .seconds(1)
         ) {
-            self.indexListMaxAge = min(max(.zero, indexListMaxAge), .seconds(365 * 86_400))
+            self.indexListMaxAge = indexListMaxAge
             self.transactionIDFunctions = transactionIDFunctions
             self.awaitedReads = awaitedReads
             // An hour at most: a wait is counted in nanoseconds.
@@ -96,8 +96,7 @@ public final class PostgresStore: Sendable {
         url: String, pool: ConnectionPool, readers: ReaderThreads, writer: PostgresWriter,
         changeSource: PostgresChangeSource, ddl: TableDDL, indexListMaxAge: Duration
     ) {
-        let age = indexListMaxAge.components
-        self.indexListMaxAge = UInt64(age.seconds) * 1_000_000_000 + UInt64(age.attoseconds / 1_000_000_000)
+        self.indexListMaxAge = indexListMaxAge.saturatingNanoseconds
         self.url = url
         self.ddl = ddl
         self.pool = pool

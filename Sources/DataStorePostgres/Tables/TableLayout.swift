@@ -17,8 +17,8 @@ package final class TableLayout: Sendable {
     /// The stored indexes, their definitions as the planner takes them, and the bytes `_meta`
     /// holds for them (``SchemaCatalog``), which a write batch compares with the stored ones.
     private let indexList: Mutex<(indexes: [StoredIndex], definitions: [IndexDefinition], encoded: [UInt8])>
-    /// When the index list was last read from `_meta` or compared with it (`DispatchTime`'s
-    /// nanoseconds: an atomic integer, read by every query for little).
+    /// When the index list was last read from `_meta`, or found the same as `_meta`'s by a write
+    /// batch (`DispatchTime`'s nanoseconds: an atomic integer, read by every query for little).
     private let indexListChecked = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     /// The planner's remembered choices, forgotten when the indexes change.
     let planCache = PlanCache()
@@ -66,7 +66,7 @@ package final class TableLayout: Sendable {
     /// indexes, or the same in other columns (whether the application declared them does not
     /// count), and returns whether it did.
     func adopt(stored encoded: [UInt8]) -> Bool {
-        indexListChecked.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        noteIndexListChecked()
         let stored = SchemaCatalog.indexes(decoding: encoded)
         let current = indexes
         let differs =
@@ -78,6 +78,11 @@ package final class TableLayout: Sendable {
             indexList.withLock { $0.encoded = encoded }
         }
         return differs
+    }
+
+    /// Notes that the index list is `_meta`'s as of now.
+    func noteIndexListChecked() {
+        indexListChecked.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
     /// Whether the index list was checked against `_meta` longer than `maxAge` nanoseconds ago;
@@ -103,6 +108,15 @@ package final class TableLayout: Sendable {
         var plan = QueryPlanner.plan(
             query, idField: idField, definitions: indexList.withLock { $0.definitions }, collection: name,
             choices: (planCache, generation))
+        plan.intersection = nil
+        return plan
+    }
+
+    /// The plan for `query` over `indexes` alone (a context's snapshot may hold fewer than the
+    /// collection has now), chosen afresh.
+    func plan(_ query: Query, over indexes: [StoredIndex]) -> QueryPlan {
+        var plan = QueryPlanner.plan(
+            query, idField: idField, definitions: indexes.map(\.definition), collection: name)
         plan.intersection = nil
         return plan
     }

@@ -187,8 +187,12 @@ final class BatchCommitter: @unchecked Sendable {
             case .skipped: throw PostgresError(.connectionFailure, "the batch's transaction did not begin")
             case .done(let result):
                 // A collection no longer stored keeps its layout: its statements fail on their own.
-                guard position >= first, result.rowCount == 1, result.bool(0, 0) == false else { continue }
+                guard position >= first, result.rowCount == 1 else { continue }
                 let layout = touched[position - first]
+                guard result.bool(0, 0) == false else {
+                    layout.noteIndexListChecked()
+                    continue
+                }
                 if let encoded = try SchemaCatalog.storedIndexes(of: layout.name, on: connection),
                     layout.adopt(stored: encoded)
                 {
