@@ -272,6 +272,17 @@ final class SQLiteBackend: @unchecked Sendable {
         }
     }
 
+    /// The bytes of the pages `table` (its b-tree, not its indexes') uses (SQLite's `dbstat`,
+    /// which a build without it lacks: the statement then fails to prepare).
+    func tableBytes(_ table: String) throws -> Int {
+        try lock.withLock { _ in
+            let statement = try Statement("SELECT sum(pgsize) FROM dbstat WHERE name = ?1", in: database)
+            statement.bind(1, table)
+            _ = try statement.step()
+            return statement.int(0)
+        }
+    }
+
     func count() throws -> Int {
         try lock.withLock { _ in
             let statement = try Statement("SELECT count(*) FROM messages", in: database)
