@@ -43,6 +43,8 @@ final class BenchmarkRun {
     let sqlite: SQLiteBackend
     /// A second DataStoreKit store whose `created_ts` index covers the documents (`--only covering`).
     let covering: DataStoreKitBackend?
+    /// The saves of the single durable commits row, which the final count expects too.
+    var singleCommitSaves = (dataStoreKit: 0, raw: 0)
     private let started = Clock.wall()
 
     init(_ configuration: Configuration) async throws {
@@ -444,18 +446,16 @@ final class BenchmarkRun {
             ) { try sqlite.insertOne($0) }
             try record(tasks: tasks, backend: CommitBackend.sqlite, sqliteResult, meanBatch: 1)
             if tasks == 1 {
-                singleRates = [CommitBackend.dataStoreKitOnePerSave, CommitBackend.rawOnePerSave, CommitBackend.sqlite]
-                    .map { name in
-                        report.commits.last { $0.backend == name }!.commitsPerSecond
-                    }
+                singleRates = [report.commits.last { $0.backend == CommitBackend.sqlite }!.commitsPerSecond]
             }
         }
         if !singleRates.isEmpty {
+            let (storeRate, rawRate) = try await alternatingSingleCommits()
             report.rows.append(
                 ThroughputRow(
-                    workload: "single durable commits, 1 writer", unit: "commits/s", dataStoreKit: singleRates[0],
-                    rawLMDB: singleRates[1],
-                    sqlite: singleRates[2], results: [1, 1, 1], agree: true, goal: nil))
+                    workload: "single durable commits, 1 writer", unit: "commits/s", dataStoreKit: storeRate,
+                    rawLMDB: rawRate, sqlite: singleRates[0], results: [1, 1, 1], agree: true,
+                    goal: Goal(minimumVersusRaw: 0.95)))
         }
     }
 
@@ -519,8 +519,9 @@ final class BenchmarkRun {
         let rawCounts = try raw.counts()
         let found = [try store.count(), rawCounts[0], try sqlite.count()]
         let expected = [
-            base + saves(CommitBackend.dataStoreKit, CommitBackend.dataStoreKitOnePerSave),
-            base + saves(CommitBackend.rawOnePerSave, CommitBackend.rawCoalescer),
+            base + saves(CommitBackend.dataStoreKit, CommitBackend.dataStoreKitOnePerSave)
+                + singleCommitSaves.dataStoreKit,
+            base + saves(CommitBackend.rawOnePerSave, CommitBackend.rawCoalescer) + singleCommitSaves.raw,
             base + saves(CommitBackend.sqlite)
         ]
         report.checks.append(
