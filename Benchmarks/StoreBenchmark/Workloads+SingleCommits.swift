@@ -9,8 +9,8 @@ extension BenchmarkRun {
     /// DataStoreKit (its writer reopened to commit each save alone) and raw LMDB, one saver each
     /// adding one new message at a time as its own durable commit, in ``singleCommitRounds``
     /// alternating rounds that share the row's time budget, each round's first backend swapped
-    /// from the last. The disk's pace drifts over seconds: measured one backend after the other,
-    /// the row carried that drift. Returns each backend's saves over its rounds' time.
+    /// from the last, so that the disk's pace, which drifts over seconds, weighs on both alike.
+    /// Returns each backend's saves over its rounds' time.
     func alternatingSingleCommits() async throws -> (dataStoreKit: Double, raw: Double) {
         let rounds = Self.singleCommitRounds
         let seconds = configuration.secondsPerConfiguration / Double(rounds)

@@ -13,11 +13,11 @@ extension PostgresContext {
     ///   failed), until `refresh()`; `.network` when the server cannot be reached. A statement the
     ///   server refuses throws its error and leaves the snapshot readable.
     func withSnapshot<R>(_ what: String, _ body: (Connection) throws -> R) throws -> R {
-        try withSnapshot(what) { snapshot in try body(snapshot.connection) }
+        try withContextSnapshot(what) { snapshot in try body(snapshot.connection) }
     }
 
-    /// ``withSnapshot(_:_:)-(_,(Connection)->R)`` lending the snapshot itself.
-    func withSnapshot<R>(_ what: String, _ body: (ContextSnapshot) throws -> R) throws -> R {
+    /// ``withSnapshot(_:_:)`` lending the snapshot itself.
+    func withContextSnapshot<R>(_ what: String, _ body: (ContextSnapshot) throws -> R) throws -> R {
         let root = self.root
         return try root.state.withLock { state in
             if let ended = state.snapshotEnded { throw DataStoreError(.snapshotExpired, ended) }
@@ -119,7 +119,7 @@ extension PostgresContext {
             matching: query, in: layout.name, idField: layout.idField, table: layout, document: { $0.document }
         ) { query in
             try store.refreshingIndexes(of: layout) {
-                try withSnapshot("querying \(layout.name)") { (snapshot: ContextSnapshot) in
+                try withContextSnapshot("querying \(layout.name)") { snapshot in
                     // Only the indexes whose keys the snapshot's rows hold can find them.
                     let plan = layout.plan(query, over: try snapshot.indexes(of: layout))
                     return try PostgresQueryRunner(layout: layout, plan: plan).run(on: snapshot.connection) {

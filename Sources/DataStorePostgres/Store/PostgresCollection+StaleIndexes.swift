@@ -13,10 +13,7 @@ extension PostgresCollection {
     /// store's reader threads.
     func refreshingIndexes<R>(_ read: () async throws -> R) async throws -> R {
         let store = store, layout = layout
-        if layout.claimIndexListCheck(olderThan: store.indexListMaxAge) {
-            // Reads are right over any list: one that cannot be read now is read again later.
-            _ = try? await store.readers.run { try store.refreshIndexes(of: layout) }
-        }
+        await store.refreshIndexesIfOld(of: layout)
         do { return try await read() } catch let error as DataStoreError where PostgresStore.namesGoneIndex(error) {
             try await store.readers.run { try store.refreshIndexes(of: layout) }
             return try await read()

@@ -166,7 +166,8 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
         return matches.count
     }
 
-    /// How the store would answer `params` and `options`: the planner's choice, as on LMDB.
+    /// How the store would answer `params` and `options`: the planner's choice, as on LMDB, over
+    /// the index list a read would use now (which may first read `_meta`'s, as reads do).
     public func explain(params: [String: Value]?, options: [String: Value]? = nil) throws -> QueryPlan {
         store.refreshIndexesIfOld(of: layout)
         return layout.plan(try Query(params: params, options: options))

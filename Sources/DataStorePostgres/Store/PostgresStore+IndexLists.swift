@@ -19,6 +19,12 @@ extension PostgresStore {
         try? refreshIndexes(of: layout)
     }
 
+    /// ``refreshIndexesIfOld(of:)`` on the store's reader threads, for an asynchronous read.
+    func refreshIndexesIfOld(of layout: TableLayout) async {
+        guard layout.claimIndexListCheck(olderThan: indexListMaxAge) else { return }
+        _ = try? await readers.run { [self] in try refreshIndexes(of: layout) }
+    }
+
     /// Whether `error` is the server's answer to a statement naming a column or table that is
     /// not there.
     static func namesGoneIndex(_ error: DataStoreError) -> Bool {

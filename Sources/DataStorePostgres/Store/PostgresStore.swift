@@ -48,7 +48,8 @@ public final class PostgresStore: Sendable {
         /// How long a collection handle plans its reads over the index list it last read or wrote
         /// with before one of its reads reads `_meta`'s once more (one short statement): an index
         /// another handle, store or process declares serves this handle's reads within about this
-        /// time. With `.zero`, a read finds the list checked unless another read is checking it.
+        /// time. With `.zero` every read checks the list, except while another read is checking it;
+        /// a negative age counts as zero, one beyond what nanoseconds hold as never.
         public var indexListMaxAge: Duration
         /// The function a write batch takes the schema lock with (tests name one the server lacks,
         /// as an engine without advisory locks would); a constant, never user input.
