@@ -69,7 +69,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
 
     /// The objects matching `params`, shaped by `options` (docs/queries.md).
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
-        try await refreshingIndexes { try await objects(params: params, options: options) }
+        try await store.refreshingIndexes(of: layout) { try await objects(params: params, options: options) }
     }
 
     /// The one run behind ``query(params:options:)``.
@@ -104,14 +104,14 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot, on the caller's thread.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec`, `.network`.
     public func query(_ query: Query) throws -> [Object] {
-        try refreshingIndexes { try run(query) { body, _ in try decode(body, id: nil) } }
+        try store.refreshingIndexes(of: layout) { try run(query) { body, _ in try decode(body, id: nil) } }
     }
 
     /// Runs a parsed ``/DataStoreCore/Query`` over one snapshot without holding a thread while
     /// the server answers.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec`, `.network`.
     public func query(_ query: Query) async throws -> [Object] {
-        try await refreshingIndexes { try await objects(planned: layout.plan(query)) }
+        try await store.refreshingIndexes(of: layout) { try await objects(planned: layout.plan(query)) }
     }
 
     /// The objects `plan` finds.
@@ -131,7 +131,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
 
     /// The stored documents matching `query`.
     public func documents(matching query: Query) throws -> [Document] {
-        try refreshingIndexes {
+        try store.refreshingIndexes(of: layout) {
             try run(query) { body, _ in
                 do { return try RecordCodec.decode(body) } catch {
                     throw DataStoreError(.codec, "a record in \(name) cannot be decoded", underlying: error)
@@ -151,13 +151,15 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
     /// The number of objects matching `query`'s conditions (its sort, offset and limit aside),
     /// each candidate re-checked on its record bytes.
     public func count(_ query: Query) throws -> Int {
-        try refreshingIndexes { try run(Query(conditions: query.conditions), idOrder: false) { _, _ in () }.count }
+        try store.refreshingIndexes(of: layout) {
+            try run(Query(conditions: query.conditions), idOrder: false) { _, _ in () }.count
+        }
     }
 
     /// ``count(_:)`` without holding a thread while the server answers.
     public func count(_ query: Query) async throws -> Int {
         let conditions = Query(conditions: query.conditions)
-        let matches: [Void] = try await refreshingIndexes {
+        let matches: [Void] = try await store.refreshingIndexes(of: layout) {
             try await awaitRun(
                 conditions, idOrder: false,
                 otherwise: { runner in try self.run(runner, idOrder: false) { _, _ in () } }

@@ -1,12 +1,25 @@
 import DataStoreCore
 
 extension PostgresStore {
-    /// ``PostgresCollection/refreshingIndexes(_:)`` for any reader of `layout`, such as a context.
+    /// Runs `read` of `layout`'s collection, after taking the index list as stored now when the
+    /// layout's is older than ``Options/indexListMaxAge``, and once more when it met the column or
+    /// side table of an index the layout knew that is gone (dropped through another handle, store
+    /// or process): the read then plans over the indexes that exist.
     func refreshingIndexes<R>(of layout: TableLayout, _ read: () throws -> R) throws -> R {
         refreshIndexesIfOld(of: layout)
         do { return try read() } catch let error as DataStoreError where Self.namesGoneIndex(error) {
             try refreshIndexes(of: layout)
             return try read()
+        }
+    }
+
+    /// ``refreshingIndexes(of:_:)-(_,()->R)`` of an asynchronous read, whose index lists are read
+    /// on the store's reader threads.
+    func refreshingIndexes<R>(of layout: TableLayout, _ read: () async throws -> R) async throws -> R {
+        await refreshIndexesIfOld(of: layout)
+        do { return try await read() } catch let error as DataStoreError where Self.namesGoneIndex(error) {
+            try await readers.run { [self] in try refreshIndexes(of: layout) }
+            return try await read()
         }
     }
 

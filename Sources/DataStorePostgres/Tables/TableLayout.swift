@@ -66,7 +66,6 @@ package final class TableLayout: Sendable {
     /// indexes, or the same in other columns (whether the application declared them does not
     /// count), and returns whether it did.
     func adopt(stored encoded: [UInt8]) -> Bool {
-        noteIndexListChecked()
         let stored = SchemaCatalog.indexes(decoding: encoded)
         let current = indexes
         let differs =
@@ -76,6 +75,7 @@ package final class TableLayout: Sendable {
             replaceIndexes(stored, encoded: encoded)
         } else {
             indexList.withLock { $0.encoded = encoded }
+            noteIndexListChecked()
         }
         return differs
     }
@@ -98,25 +98,29 @@ package final class TableLayout: Sendable {
     func replaceIndexes(_ indexes: [StoredIndex], encoded: [UInt8]? = nil) {
         let encoded = encoded ?? SchemaCatalog.encode(indexes)
         indexList.withLock { $0 = (indexes, indexes.map(\.definition), encoded) }
+        noteIndexListChecked()
         planCache.forgetAll()
     }
 
     /// The plan for `query`, chosen by the same planner as the LMDB store's, without the narrowing
     /// by a second index, which the server's statements do not do (every candidate is re-checked).
     func plan(_ query: Query) -> QueryPlan {
+        // The generation first: a plan made over a list replaced meanwhile is kept under the old one.
         let generation = planCache.generation
-        var plan = QueryPlanner.plan(
-            query, idField: idField, definitions: indexList.withLock { $0.definitions }, collection: name,
-            choices: (planCache, generation))
-        plan.intersection = nil
-        return plan
+        return plan(query, definitions: indexList.withLock { $0.definitions }, choices: (planCache, generation))
     }
 
     /// The plan for `query` over `indexes` alone (a context's snapshot may hold fewer than the
     /// collection has now), chosen afresh.
     func plan(_ query: Query, over indexes: [StoredIndex]) -> QueryPlan {
+        plan(query, definitions: indexes.map(\.definition), choices: nil)
+    }
+
+    private func plan(
+        _ query: Query, definitions: [IndexDefinition], choices: (table: PlanCache, generation: Int)?
+    ) -> QueryPlan {
         var plan = QueryPlanner.plan(
-            query, idField: idField, definitions: indexes.map(\.definition), collection: name)
+            query, idField: idField, definitions: definitions, collection: name, choices: choices)
         plan.intersection = nil
         return plan
     }
