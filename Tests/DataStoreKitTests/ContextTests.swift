@@ -176,6 +176,31 @@ struct ContextTests {
         #expect(throws: DataStoreError.self) { try notes.get(id: "alone") } // nothing of the change set landed
     }
 
+    @Test(
+        "a context that only adds holds no snapshot; one begun by a later read still makes an insert underneath a conflict"
+    )
+    func addsHoldNoSnapshot() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        let notes = try await store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("present"))
+        let snapshots = { try store.environment.readers().filter { $0.label == "a Context's snapshot" }.count }
+        let context = store.newContext()
+        try context.add(note("mine"), to: notes)
+        #expect(throws: DataStoreError.self) { try context.add(note("present"), to: notes) }
+        #expect(try snapshots() == 0, "the adds' checks read the latest commit, holding nothing")
+        _ = try await notes.add(object: note("mine", message: "theirs"))
+        // A read after the insert underneath begins the snapshot, which holds "theirs"; the
+        // context still sees its own add, and its save checks the version the add read.
+        #expect(try context.get(id: "present", from: notes).id == "present")
+        #expect(try snapshots() == 1)
+        #expect(try context.query(notes, params: nil).map(\.message).contains("theirs") == false)
+        let error = await #expect(throws: DataStoreError.self) { try await context.save() }
+        #expect(error?.code == .conflict)
+        #expect(try await notes.get(id: "mine").message == "theirs")
+    }
+
     /// A store whose notes have a unique index on the sender, with one note from `sender`.
     private static func senderTaken(_ sender: String) async throws -> (TemporaryStore, StoreCollection<Note>) {
         let temporary = try TemporaryStore()

@@ -235,6 +235,49 @@ struct RecentChangesTests {
         }
     }
 
+    @Test(
+        "the oldest recent record the writer keeps in memory follows its own commits, and is read again after a commit made around it"
+    )
+    func boundsKeptInMemory() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        let notes = try await store.collection(Note.self, idField: "id")
+        /// The writer's bounds, which must name the oldest recent record after each of its commits.
+        func expectBoundsHold(_ comment: Comment) throws {
+            let bounds = try #require(store.changeLog.recentBounds.withLock { $0 }, comment)
+            let layout = try Self.layout(store)
+            #expect(bounds.committed == layout.recent.last, comment)
+            #expect(bounds.oldest == layout.recent.first, comment)
+        }
+        var commits: [Int] = []
+        for index in 0..<20 {
+            commits += try await Self.saveEach(["n\(index)"], in: store, notes)
+            try expectBoundsHold("after save \(index)")
+        }
+        // Around the writer, as another process would: the recent records move to _changes.
+        let log = try #require(store.changeLog.database)
+        let recent = try #require(store.changeLog.recent)
+        try store.environment.write { transaction in try recent.moveAll(to: log, in: &transaction) }
+        #expect(try Self.layout(store).recent.isEmpty)
+        // Trusting the bounds from before would count the next record's age from a moved one.
+        commits += try await Self.saveEach(["after-move"], in: store, notes)
+        try expectBoundsHold("after the move made around the writer")
+        #expect(try Self.layout(store).recent == [commits.last!])
+        // A save that fails in the writer commits nothing: the bounds stay those of the last commit.
+        let late = store.newContext()
+        try late.add(note("raced"), to: notes)
+        commits += try await Self.saveEach(["raced"], in: store, notes)
+        await #expect(throws: DataStoreError.self) { try await late.save() }
+        try expectBoundsHold("after a failed save")
+        for index in 0..<RecentChanges.commitSpan {
+            commits += try await Self.saveEach(["late\(index)"], in: store, notes)
+            try expectBoundsHold("after late save \(index)")
+        }
+        let events = try store.changeLog.page(after: nil, limit: 100).events
+        #expect(events.map(\.commit.rawValue) == commits)
+    }
+
     @Test("the documented key of a recent record (docs/encoding.md, Store layout)")
     func documentedKey() {
         #expect(RecentChanges.key(for: 7) == [0xFF, 0, 0, 0, 0, 0, 0, 0, 7])

@@ -39,11 +39,27 @@ extension Context {
         case .insert?, .upsert?: return true
         case .remove?: return false
         case nil:
-            let version = try withSnapshot { transaction in
-                try transaction.withValue(forKey: recordKey, in: storage.records) { try RecordVersion.read($0) }
-            }
+            let version = try storedVersion(recordKey, in: storage)
             remember(key, version: version, table: storage)
             return version != nil
+        }
+    }
+
+    /// The stored version of the record `recordKey`, read in the root's snapshot when it has one,
+    /// else in the latest commit without beginning one, so that a context that only adds or puts
+    /// (the usual one-document unit of work) never registers a snapshot. Its caller remembers the
+    /// version, and the save checks it: a record changed between this read and a snapshot begun
+    /// later is a conflict, as it would be had the snapshot begun here.
+    private func storedVersion(_ recordKey: [UInt8], in storage: CollectionTable) throws -> Int? {
+        let root = self.root
+        return try root.state.withLock { state in
+            if state.discarded { throw DataStoreError(.closed, "the context was discarded") }
+            try root.checkSnapshotAge(&state)
+            func version(_ transaction: borrowing ReadTransaction) throws -> Int? {
+                try transaction.withValue(forKey: recordKey, in: storage.records) { try RecordVersion.read($0) }
+            }
+            if let snapshot = state.snapshot { return try version(snapshot.transaction) }
+            return try root.store.environment.read { try version($0) }
         }
     }
 

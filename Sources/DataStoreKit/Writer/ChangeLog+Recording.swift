@@ -45,11 +45,35 @@ extension ChangeLog {
         let value = record.encoded()
         if value.count <= RecentChanges.maxRecordBytes || holdingRecent { try allowRecentRecords(in: &transaction) }
         // Commit ids only grow, so every record goes at the end of the log.
-        try recent.append(
-            value, commit: record.commit.rawValue, log: database, holding: holdingRecent, wroteLog: &wroteLog,
-            in: &transaction)
-        try trim(database, recent, now: now, in: &transaction)
+        let commit = record.commit.rawValue
+        let oldestRecent = try recent.append(
+            value, commit: commit, log: database, holding: holdingRecent,
+            knownOldest: knownOldestRecent(before: commit),
+            wroteLog: &wroteLog, in: &transaction)
+        let trimmedRecent = try trim(database, recent, now: now, in: &transaction)
+        recentBounds.withLock { $0 = trimmedRecent ? nil : RecentBounds(pendingCommit: commit, oldest: oldestRecent) }
         return true
+    }
+
+    /// The oldest recent record's commit before `commit`, as this process's last recorded commit
+    /// left it (`.none`: not known). Known only when that commit was the one just before: any
+    /// other commit in between, by another process or one not recorded here, may have moved the
+    /// recent records.
+    private func knownOldestRecent(before commit: Int) -> Int?? {
+        recentBounds.withLock { bounds in
+            guard let bounds, bounds.committed == commit - 1 else { return .none }
+            return .some(bounds.oldest)
+        }
+    }
+
+    /// Notes that the write transaction `commit` committed: the recent records' bounds it recorded
+    /// are then the store's (``knownOldestRecent(before:)``). Called by the writer after every
+    /// commit, before the next write transaction can begin.
+    func committed(_ commit: Int) {
+        recentBounds.withLock { bounds in
+            guard bounds?.pendingCommit == commit else { return }
+            bounds?.committed = commit
+        }
     }
 
     /// Raises the store's format to the one with recent records, once: the feed of a build that
@@ -64,8 +88,9 @@ extension ChangeLog {
 
     /// Deletes up to ``trimStep`` of the oldest records past the retention's age or size (never the
     /// one just written), and notes the newest deleted so a reader resuming before it is told.
+    /// Returns whether it deleted a recent record.
     private func trim(_ database: Database, _ recent: RecentChanges, now: Int64, in transaction: inout WriteTransaction)
-        throws
+        throws -> Bool
     {
         let cutoff = options.maxAge.map { now - Self.milliseconds($0) }
         var excessBytes = 0
@@ -74,10 +99,11 @@ extension ChangeLog {
             // The recent records are a few pages' worth at most: read only when they could matter.
             if excessBytes > -RecentChanges.maxBytes { excessBytes += try recent.bytes(in: transaction) }
         }
-        guard cutoff != nil || excessBytes > 0 else { return }
+        guard cutoff != nil || excessBytes > 0 else { return false }
         // The oldest record's time, once read, spares a cursor per commit until it ages out.
-        if excessBytes <= 0, let cutoff, let known = oldestTime.withLock({ $0 }), known >= cutoff { return }
+        if excessBytes <= 0, let cutoff, let known = oldestTime.withLock({ $0 }), known >= cutoff { return false }
         var trimmedThrough: Int?
+        var trimmedRecent = false
         for _ in 0..<Self.trimStep {
             // The record just written stays: the feed always holds the newest commit.
             guard let oldest = try oldest(database, recent, in: transaction), oldest.commit < transaction.transactionID
@@ -87,6 +113,7 @@ extension ChangeLog {
                 break
             }
             if oldest.isRecent {
+                trimmedRecent = true
                 try transaction.delete(RecentChanges.key(for: oldest.commit), in: recent.main)
             } else {
                 try transaction.delete(ChangeRecord.key(for: oldest.commit), in: database)
@@ -99,6 +126,7 @@ extension ChangeLog {
             try transaction.put(
                 ChangeRecord.key(for: trimmedThrough), forKey: ChangeRecord.trimmedThroughKey, in: database)
         }
+        return trimmedRecent
     }
 
     /// The oldest record's commit, time and size in bytes (key and value), and whether it is a recent one.

@@ -23,6 +23,10 @@ final class ChangeLog: Sendable {
 
     /// The newest records, in the main database (`nil` when the feed is off).
     let recent: RecentChanges?
+    /// Where the recent records stood after the last commit recorded here, which spares the next
+    /// commit a cursor to find the oldest; read and set only inside write transactions and right
+    /// after their commit, which LMDB runs one at a time.
+    let recentBounds = Mutex<RecentBounds?>(nil)
     /// The store's `_meta` database, where the format version is raised before the first recent record.
     let meta: Database
     /// Whether the stored format is known to allow recent records; read and set only inside write
@@ -137,4 +141,14 @@ extension ChangeLog: ChangeSource {
     func waitForCommit(after commit: Int) async -> Bool { await signal.wait(after: commit) }
 
     var retryInterval: Duration { options.pollInterval }
+}
+
+/// The recent records' bounds a recorded commit left (``ChangeLog/recentBounds``).
+struct RecentBounds: Sendable {
+    /// The commit that recorded them, until it is known to have committed.
+    var pendingCommit: Int
+    /// The oldest recent record's commit (`nil`: none).
+    var oldest: Int?
+    /// `pendingCommit` once it committed: only then are the bounds the store's.
+    var committed: Int?
 }

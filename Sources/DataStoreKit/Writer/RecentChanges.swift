@@ -80,45 +80,53 @@ struct RecentChanges: Sendable {
 
     /// Records `value` as `commit`'s, either among the recent records or, when it is long, in
     /// `log` after the recent ones; first moves the recent ones to `log` when the oldest is
-    /// ``commitSpan`` commits old. `commit` is newer than every record of either.
+    /// ``commitSpan`` commits old. `commit` is newer than every record of either. Returns the
+    /// oldest recent record's commit afterwards (`nil`: none).
     ///
-    /// With `holding`, nothing moves and the record joins the recent ones whatever its length:
-    /// for a commit that found no room to write `log` in a map that may not grow. `wroteLog` is
-    /// set before anything is written to `log`, so that it holds even when that write throws.
+    /// `oldest` is the oldest recent record's commit before, when the caller knows it (`.none`:
+    /// read it). With `holding`, nothing moves and the record joins the recent ones whatever its
+    /// length: for a commit that found no room to write `log` in a map that may not grow.
+    /// `wroteLog` is set before anything is written to `log`, so that it holds even when that
+    /// write throws.
     func append(
-        _ value: [UInt8], commit: Int, log: Database, holding: Bool = false, wroteLog: inout Bool,
-        in transaction: inout WriteTransaction
-    ) throws {
+        _ value: [UInt8], commit: Int, log: Database, holding: Bool = false, knownOldest oldest: Int??,
+        wroteLog: inout Bool, in transaction: inout WriteTransaction
+    ) throws -> Int? {
         let isLong = value.count > Self.maxRecordBytes && !holding
-        if !holding, let oldest = try oldestCommit(in: transaction), isLong || commit - oldest >= Self.commitSpan {
+        var oldest = try oldest ?? oldestCommit(in: transaction)
+        if !holding, let first = oldest, isLong || commit - first >= Self.commitSpan {
             wroteLog = true
             try moveAll(to: log, in: &transaction)
+            oldest = nil
         }
         if isLong {
             wroteLog = true
             try Self.put([(ChangeRecord.key(for: commit), value)], into: log, in: &transaction)
-        } else {
-            try transaction.put(value, forKey: Self.key(for: commit), in: main)
+            return oldest
         }
+        try transaction.put(value, forKey: Self.key(for: commit), in: main)
+        return oldest ?? commit
     }
 
     /// Moves every recent record to `log`, in commit order.
     func moveAll(to log: Database, in transaction: inout WriteTransaction) throws {
+        // Copied first: a value LMDB lends is valid only until the transaction's next update.
         var moving: [(key: [UInt8], value: [UInt8])] = []
-        try visit(from: 0, in: transaction) { commit, _, value in
-            moving.append((ChangeRecord.key(for: commit), Array(value)))
-            return true
+        func take(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> ([UInt8], [UInt8])? {
+            try Self.commit(ofKey: key).map { (ChangeRecord.key(for: $0), Array(value)) }
+        }
+        try transaction.withCursor(on: main) { cursor in
+            // A delete leaves the cursor on the next entry (`MDB_GET_CURRENT` reads it); the recent
+            // records are the main database's last keys.
+            var next = try cursor.withSeek(atOrAfter: Self.firstKey, take) ?? nil
+            while let entry = next {
+                moving.append(entry)
+                try cursor.deleteCurrent()
+                next = try cursor.withMove(.current, take) ?? nil
+            }
         }
         guard !moving.isEmpty else { return }
         try Self.put(moving, into: log, in: &transaction)
-        // The recent records are the main database's last keys: each delete leaves the next one first.
-        try transaction.withCursor(on: main) { cursor in
-            for _ in moving {
-                guard try cursor.withSeek(atOrAfter: Self.firstKey, { key, _ in key.first == Self.keyPrefix }) == true
-                else { break }
-                try cursor.deleteCurrent()
-            }
-        }
     }
 
     /// Puts `entries`, in key order, into `log`: appended when they all sort after its last key

@@ -167,6 +167,7 @@ extension WriterCore {
                 extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes })
             }
             try transaction.commit()
+            changeLog?.committed(commitID.rawValue)
         } catch {
             return Self.unfinished(by: error, wroteLog: wroteLog)
         }
