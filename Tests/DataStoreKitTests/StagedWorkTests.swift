@@ -36,6 +36,7 @@ struct StagedWorkTests {
         var child = Work()
         child.remember(Self.key("a"), version: 9, table: "t")
         child.remember(Self.key("c"), version: nil, table: "u")
+        child.remember(Self.key("d"), version: 1, table: "t-child")
         try child.stage(.remove, for: Self.key("x"), table: "t")
         try child.stage(.upsert("c1"), for: Self.key("c", in: "other"), table: "u")
         try parent.absorb { child }
@@ -43,8 +44,28 @@ struct StagedWorkTests {
         #expect(parent.versions[Self.key("c")] == .some(nil))
         #expect(parent.changes[Self.key("x")] == nil, "the child's remove cancels the parent's insert")
         #expect(parent.order == [Self.key("c", in: "other")])
-        #expect(parent.tables["other"] == "u")
+        #expect(parent.table(for: "other") == "u")
+        #expect(parent.table(for: "notes") == "t", "the parent keeps the table it had")
         #expect(parent.changes.keys.filter { $0.collection == "other" } == [Self.key("c", in: "other")])
+    }
+
+    @Test(
+        "staging with the version just read remembers it once, and the table staged through last; a refused stage remembers nothing"
+    )
+    func stagingRemembersWhatWasRead() throws {
+        var work = Work()
+        try work.stage(.insert("a1"), for: Self.key("a"), table: "t", read: .some(nil))
+        try work.stage(.upsert("a2"), for: Self.key("a"), table: "t2", read: .some(4))
+        try work.stage(.upsert("b1"), for: Self.key("b"), table: "t2")
+        #expect(work.versions[Self.key("a")] == .some(nil), "the first version read is kept")
+        #expect(work.versions[Self.key("b")] == nil, "nothing was read for b")
+        #expect(work.table(for: "notes") == "t2")
+        #expect(work.tables.count == 1)
+        _ = try work.beginSaving(policy: .detect)
+        #expect(throws: DataStoreError.self) {
+            try work.stage(.upsert("c1"), for: Self.key("c"), table: "t", read: .some(2))
+        }
+        #expect(work.versions[Self.key("c")] == nil)
     }
 
     @Test("while a save commits, staging, a child's save and a second save are named conflicts, and nothing moves")

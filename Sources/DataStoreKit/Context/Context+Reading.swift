@@ -33,15 +33,17 @@ extension Context {
     }
 
     /// Whether the record `key` (whose record key is `recordKey`) is in this context's view —
-    /// staged changes over the snapshot — remembering its stored version; nothing is decoded.
-    func viewContains(_ key: Key, recordKey: [UInt8], in storage: CollectionTable) throws -> Bool {
+    /// staged changes over the snapshot — and the stored version read to tell, which the caller
+    /// stages with (`.none` when the staged changes answered); nothing is decoded.
+    func viewContains(_ key: Key, recordKey: [UInt8], in storage: CollectionTable) throws -> (
+        present: Bool, read: Int??
+    ) {
         switch stagedChange(key) {
-        case .insert?, .upsert?: return true
-        case .remove?: return false
+        case .insert?, .upsert?: return (true, .none)
+        case .remove?: return (false, .none)
         case nil:
             let version = try storedVersion(recordKey, in: storage)
-            remember(key, version: version, table: storage)
-            return version != nil
+            return (version != nil, .some(version))
         }
     }
 

@@ -54,7 +54,7 @@ extension Context {
         steps.reserveCapacity(taken.order.count)
         var bytes = 0
         for key in taken.order {
-            guard let storage = taken.tables[key.collection], let change = taken.changes[key] else { continue }
+            guard let storage = taken.table(for: key.collection), let change = taken.changes[key] else { continue }
             switch change {
             case .insert(let ready), .upsert(let ready):
                 bytes += ready.body.count
@@ -74,7 +74,7 @@ extension Context {
         var expected: [RememberedVersion] = []
         expected.reserveCapacity(taken.versions.count)
         for (key, version) in taken.versions {
-            guard let storage = taken.tables[key.collection] else { continue }
+            guard let storage = taken.table(for: key.collection) else { continue }
             let staged = taken.changes[key]
             // An insert of a record seen absent finds it present by itself (the put refuses an
             // existing key), so its version needs no lookup before applying.

@@ -11,10 +11,12 @@ extension Context {
         // Encoded once, here: the save writes these bytes, and reads of this context decode them.
         let prepared = try collection.prepare(object, id: nil, generatingMissingID: true)
         let key = Key(collection: storage.name, id: prepared.id)
-        if try viewContains(key, recordKey: prepared.key, in: storage) {
+        let (present, read) = try viewContains(key, recordKey: prepared.key, in: storage)
+        if present {
+            if let read { remember(key, version: read, table: storage) }
             throw DataStoreError(.duplicateID, "an object with id \(prepared.id) already exists in \(storage.name)")
         }
-        try stage(.insert(prepared), for: key, table: storage)
+        try stage(.insert(prepared), for: key, table: storage, read: read)
         // Only a generated id makes the stored object differ from the caller's (as the collection's own add).
         return prepared.keptObjectID ? object : try collection.decodeStored(prepared)
     }
@@ -28,8 +30,8 @@ extension Context {
         let storage = collection.storage
         let prepared = try collection.prepare(object, id: id)
         let key = Key(collection: storage.name, id: id)
-        let exists = try viewContains(key, recordKey: prepared.key, in: storage)
-        try stage(exists ? .upsert(prepared) : .insert(prepared), for: key, table: storage)
+        let (exists, read) = try viewContains(key, recordKey: prepared.key, in: storage)
+        try stage(exists ? .upsert(prepared) : .insert(prepared), for: key, table: storage, read: read)
         return prepared.keptObjectID ? object : try collection.decodeStored(prepared)
     }
 

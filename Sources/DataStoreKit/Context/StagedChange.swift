@@ -17,8 +17,9 @@ package enum StagedChange<Row: Sendable>: Sendable {
         _ change: StagedChange, into changes: inout [StagedKey: StagedChange], order: inout [StagedKey],
         at key: StagedKey
     ) {
+        let staged = changes[key]
         let combined: StagedChange?
-        switch (changes[key], change) {
+        switch (staged, change) {
         case (nil, _): combined = change
         case (.insert?, .insert(let row)), (.insert?, .upsert(let row)): combined = .insert(row)
         case (.insert?, .remove): combined = nil
@@ -27,7 +28,7 @@ package enum StagedChange<Row: Sendable>: Sendable {
             (.remove?, .upsert(let row)):
             combined = .upsert(row)
         }
-        if changes[key] == nil { order.append(key) }
+        if staged == nil { order.append(key) }
         changes[key] = combined
         if combined == nil { order.removeAll { $0 == key } }
     }

@@ -11,29 +11,53 @@ package struct StagedWork<Row: Sendable, Table: Sendable>: Sendable {
     package private(set) var order: [StagedKey] = []
     /// The version each record had when this context first read or changed it (`nil`: absent).
     package private(set) var versions: [StagedKey: Int?] = [:]
-    package private(set) var tables: [String: Table] = [:]
+    /// The table of each collection touched: a short list (a unit of work usually touches one or
+    /// two collections), searched in place rather than hashed.
+    package private(set) var tables: [(collection: String, table: Table)] = []
     /// A root save is committing these changes: staging now would fold new changes into the ones
     /// being saved, so it is refused until the save ends.
     package var saving = false
 
     package init() {}
 
+    /// The table of `collection`, when this work touched it.
+    package func table(for collection: String) -> Table? {
+        tables.first { $0.collection == collection }?.table
+    }
+
+    /// Notes the table of `collection`: the latest one staged or read through, unless `keeping`
+    /// the one already noted.
+    private mutating func note(_ table: Table, for collection: String, keeping: Bool = false) {
+        guard let position = tables.firstIndex(where: { $0.collection == collection }) else {
+            tables.append((collection, table))
+            return
+        }
+        if !keeping { tables[position].table = table }
+    }
+
     /// Remembers the version `key` had when first read or changed here.
     package mutating func remember(_ key: StagedKey, version: Int?, table: Table) {
-        tables[key.collection] = table
+        note(table, for: key.collection)
         if versions[key] == nil { versions[key] = .some(version) }
     }
 
-    /// Folds `change` into what is staged for `key` (``StagedChange/fold(_:into:order:at:)``).
-    /// - Throws: `.conflict` while a save of this work is committing.
-    package mutating func stage(_ change: Change, for key: StagedKey, table: Table) throws(DataStoreError) {
+    /// Folds `change` into what is staged for `key` (``StagedChange/fold(_:into:order:at:)``),
+    /// first remembering `read`, the version just read for it, when there is one.
+    /// - Throws: `.conflict` while a save of this work is committing (nothing is remembered).
+    package mutating func stage(_ change: Change, for key: StagedKey, table: Table, read: Int?? = .none)
+        throws(DataStoreError)
+    {
         guard !saving else {
             throw DataStoreError(
                 .conflict,
                 "cannot stage \(key.collection)/\(key.id) while this context's save() is committing; "
                     + "stage it after the save returns, or in a child context (newChild())")
         }
-        tables[key.collection] = table
+        if let read {
+            remember(key, version: read, table: table)
+        } else {
+            note(table, for: key.collection)
+        }
         Change.fold(change, into: &changes, order: &order, at: key)
     }
 
@@ -48,7 +72,7 @@ package struct StagedWork<Row: Sendable, Table: Sendable>: Sendable {
                     + "save the child after it returns")
         }
         let child = take()
-        tables.merge(child.tables) { current, _ in current }
+        for (collection, table) in child.tables { note(table, for: collection, keeping: true) }
         for key in child.order {
             if let change = child.changes[key] { Change.fold(change, into: &changes, order: &order, at: key) }
         }

@@ -40,10 +40,13 @@ extension StagingContext {
         withWork { work in work.remember(key, version: version, table: table) }
     }
 
-    /// Stages `change` to `key` in this context.
+    /// Stages `change` to `key` in this context, first remembering `read`, the version just read
+    /// for it, when there is one.
     /// - Throws: `.conflict` while this context's save is committing.
-    package func stage(_ change: StagedChange<Row>, for key: StagedKey, table: Table) throws(DataStoreError) {
-        try withWork { work throws(DataStoreError) in try work.stage(change, for: key, table: table) }
+    package func stage(_ change: StagedChange<Row>, for key: StagedKey, table: Table, read: Int?? = .none)
+        throws(DataStoreError)
+    {
+        try withWork { work throws(DataStoreError) in try work.stage(change, for: key, table: table, read: read) }
     }
 
     /// Saves this child's work into `parent`, leaving this context empty.

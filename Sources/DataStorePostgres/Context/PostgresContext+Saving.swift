@@ -52,12 +52,12 @@ extension PostgresContext {
         let detect = policy == .detect
         if detect {
             for (key, version) in taken.versions where taken.changes[key] == nil {
-                guard let layout = taken.tables[key.collection] else { continue }
+                guard let layout = taken.table(for: key.collection) else { continue }
                 operations.append(.check(id: key.id, key: try layout.idKey(key.id), layout, version: version))
             }
         }
         for key in taken.order {
-            guard let layout = taken.tables[key.collection], let change = taken.changes[key] else { continue }
+            guard let layout = taken.table(for: key.collection), let change = taken.changes[key] else { continue }
             let version = detect ? taken.versions[key] ?? nil : nil
             switch change {
             case .insert(let row) where detect:
@@ -80,7 +80,7 @@ extension PostgresContext {
         for (key, version) in taken.versions { byCollection[key.collection, default: []].append((key, version)) }
         var changed: [String] = []
         for (name, records) in byCollection {
-            guard let layout = taken.tables[name] else { continue }
+            guard let layout = taken.table(for: name) else { continue }
             let keys = try records.map { try layout.idKey($0.key.id) }
             let current = try store.pool.read("checking \(name) for conflicts") { connection in
                 let result = try connection.executePrepared(
