@@ -19,6 +19,9 @@
 # once, over BUILD_SIZE documents (default 20000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The build needs the Debian packages the Makefile installs; the counting needs valgrind.
+make -s deps
+command -v valgrind >/dev/null || { echo "$0 counts with callgrind: install valgrind (apt-get install valgrind)" >&2; exit 1; }
 size=${1:-20000}
 operations=${2:-2000}
 saves=${3:-1000}

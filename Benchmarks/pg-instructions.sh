@@ -16,6 +16,9 @@
 #                                                    store's 200 µs window, so the caller's-thread path is counted)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The build needs the Debian packages the Makefile installs; the counting needs valgrind.
+make -s deps
+command -v valgrind >/dev/null || { echo "$0 counts with callgrind: install valgrind (apt-get install valgrind)" >&2; exit 1; }
 if [ -z "${PGHOST:-}" ]; then exec Tests/Postgres/with-cluster.sh "$0" "$@"; fi
 size=${1:-2000}
 reads=${2:-200}
