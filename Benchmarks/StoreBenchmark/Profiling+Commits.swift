@@ -30,9 +30,9 @@ extension BenchmarkRun {
     /// with the compound index built first as in the run.
     func profileSingleCommits() async throws {
         try await store.buildPairIndex()
-        // Under callgrind a commit takes fifty times its time, which would pause caller commits
-        // (``WriterLimits/maxCallerCommitDuration``) that a lone saver takes at full speed.
-        try await store.reopen(limits: WriterLimits(maxChangeSetsPerBatch: 1, maxCallerCommitDuration: .seconds(60)))
+        var limits = WriterLimits.profiling
+        limits.maxChangeSetsPerBatch = 1
+        try await store.reopen(limits: limits)
         try await singleCommits(.dataStoreKit(store.messages!))
         let metrics = store.metrics
         progress("  \(metrics.batches) batches, \(metrics.callerCommits) committed on the saver's thread")

@@ -247,7 +247,7 @@ struct RecentChangesTests {
         func expectBoundsHold(_ comment: Comment) throws {
             let bounds = try #require(store.changeLog.recentBounds.withLock { $0 }, comment)
             let layout = try Self.layout(store)
-            #expect(bounds.committed == layout.recent.last, comment)
+            #expect(bounds.committed && bounds.commit == layout.recent.last, comment)
             #expect(bounds.oldest == layout.recent.first, comment)
         }
         var commits: [Int] = []

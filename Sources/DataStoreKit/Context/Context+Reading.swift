@@ -5,17 +5,23 @@ extension Context {
     /// The root of this context's chain, which owns the snapshot.
     var root: Context { parent?.root ?? self }
 
-    /// Runs `body` over the root's snapshot, beginning it on first use. Calls on one chain run
-    /// one at a time (an LMDB read transaction serves one thread at a time).
+    /// Runs `body` over the root's snapshot, beginning it on first use — or, `orLatestCommit`,
+    /// over the latest commit when the root has no snapshot yet, beginning none. Calls on one
+    /// chain run one at a time (an LMDB read transaction serves one thread at a time).
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.snapshotExpired` once the snapshot was ended after being read
     ///   (past `DataStore.Options.maxSnapshotAge`, or to let the map grow), until `refresh()`.
-    func withSnapshot<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+    func withSnapshot<R: Sendable>(orLatestCommit: Bool = false, _ body: (borrowing ReadTransaction) throws -> R) throws
+        -> R
+    {
         let root = self.root
         return try root.state.withLock { state in
             if state.discarded { throw DataStoreError(.closed, "the context was discarded") }
             try root.checkSnapshotAge(&state)
-            if state.snapshot == nil { state.snapshot = try root.beginSnapshot(&state) }
+            if state.snapshot == nil {
+                if orLatestCommit { return try root.store.environment.read(body) }
+                state.snapshot = try root.beginSnapshot(&state)
+            }
             return try body(state.snapshot!.transaction)
         }
     }
@@ -53,15 +59,8 @@ extension Context {
     /// version, and the save checks it: a record changed between this read and a snapshot begun
     /// later is a conflict, as it would be had the snapshot begun here.
     private func storedVersion(_ recordKey: [UInt8], in storage: CollectionTable) throws -> Int? {
-        let root = self.root
-        return try root.state.withLock { state in
-            if state.discarded { throw DataStoreError(.closed, "the context was discarded") }
-            try root.checkSnapshotAge(&state)
-            func version(_ transaction: borrowing ReadTransaction) throws -> Int? {
-                try transaction.withValue(forKey: recordKey, in: storage.records) { try RecordVersion.read($0) }
-            }
-            if let snapshot = state.snapshot { return try version(snapshot.transaction) }
-            return try root.store.environment.read { try version($0) }
+        try withSnapshot(orLatestCommit: true) { transaction in
+            try transaction.withValue(forKey: recordKey, in: storage.records) { try RecordVersion.read($0) }
         }
     }
 

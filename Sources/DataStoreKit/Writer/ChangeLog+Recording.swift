@@ -51,7 +51,7 @@ extension ChangeLog {
             knownOldest: knownOldestRecent(before: commit),
             wroteLog: &wroteLog, in: &transaction)
         let trimmedRecent = try trim(database, recent, now: now, in: &transaction)
-        recentBounds.withLock { $0 = trimmedRecent ? nil : RecentBounds(pendingCommit: commit, oldest: oldestRecent) }
+        recentBounds.withLock { $0 = trimmedRecent ? nil : RecentBounds(commit: commit, oldest: oldestRecent) }
         return true
     }
 
@@ -61,7 +61,7 @@ extension ChangeLog {
     /// recent records.
     private func knownOldestRecent(before commit: Int) -> Int?? {
         recentBounds.withLock { bounds in
-            guard let bounds, bounds.committed == commit - 1 else { return .none }
+            guard let bounds, bounds.committed, bounds.commit == commit - 1 else { return .none }
             return .some(bounds.oldest)
         }
     }
@@ -71,8 +71,7 @@ extension ChangeLog {
     /// commit, before the next write transaction can begin.
     func committed(_ commit: Int) {
         recentBounds.withLock { bounds in
-            guard bounds?.pendingCommit == commit else { return }
-            bounds?.committed = commit
+            if bounds?.commit == commit { bounds?.committed = true }
         }
     }
 

@@ -145,10 +145,10 @@ extension ChangeLog: ChangeSource {
 
 /// The recent records' bounds a recorded commit left (``ChangeLog/recentBounds``).
 struct RecentBounds: Sendable {
-    /// The commit that recorded them, until it is known to have committed.
-    var pendingCommit: Int
+    /// The write transaction that recorded them.
+    var commit: Int
     /// The oldest recent record's commit (`nil`: none).
     var oldest: Int?
-    /// `pendingCommit` once it committed: only then are the bounds the store's.
-    var committed: Int?
+    /// Whether `commit` committed: only then are the bounds the store's.
+    var committed = false
 }
