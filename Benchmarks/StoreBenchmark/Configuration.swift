@@ -3,7 +3,7 @@ import Foundation
 
 struct Configuration: Sendable {
     static let workloads = [
-        "get", "range", "covering", "pair", "scan", "build", "updates", "commit", "events", "observers"
+        "get", "range", "covering", "pair", "scan", "build", "updates", "commit", "events", "observers", "compact"
     ]
 
     var size = 100_000

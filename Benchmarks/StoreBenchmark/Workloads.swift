@@ -109,6 +109,7 @@ final class BenchmarkRun {
         report.probes.append(try SyncProbe.run("after the write workloads", in: configuration.directory))
         try verify()
         try recordSizes(suffix: "at the end")
+        if configuration.runs("compact") { try await compactedScan() }
         return await closeAndRunPostgres()
     }
 
@@ -563,7 +564,7 @@ final class BenchmarkRun {
         )
     }
 
-    private func recordSizes(suffix: String) throws {
+    func recordSizes(suffix: String) throws {
         try sqlite.checkpoint()
         let directory = configuration.directory
         report.fileBytes["DataStoreKit data.mdb \(suffix)"] = fileBytes([directory + "/datastorekit/data.mdb"])

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-@Suite("stats, check, index, backup")
+@Suite("stats, check, index, backup, compact")
 struct MaintenanceCommandTests {
     @Test func statsDescribesTheStore() async throws {
         let sandbox = try ToolSandbox()
@@ -151,5 +151,36 @@ struct MaintenanceCommandTests {
         #expect(
             notEmpty.errors == "datastore: the backup destination \(sandbox.path("plain")) is not empty "
                 + "(it holds data.mdb, lock.mdb)\n")
+    }
+
+    @Test func compactKeepsEveryDocumentInFewerPages() async throws {
+        let sandbox = try ToolSandbox()
+        // Ids in random order, so pages split as random inserts split them.
+        let lines = (0..<3_000).shuffled().map { i in
+            "{\"id\": \"m\(i)\", \"created_ts\": \(Double.random(in: 0..<1e9)), \"text\": \"message \(i)\"}"
+        }
+        let file = try sandbox.write(lines.joined(separator: "\n") + "\n", to: "seed.jsonl")
+        let store = sandbox.path("store")
+        #expect(try await sandbox.run("import", store, "Message", file, "--create").status == 0)
+        #expect(try await sandbox.run("index", "add", store, "Message", "created_ts").status == 0)
+        let before = try await sandbox.run("export", store, "Message")
+
+        let run = try await sandbox.run("compact", store, "Message")
+        #expect(run.status == 0, "\(run)")
+        let summary = try run.json()
+        let (bytesBefore, bytesAfter) = (summary["bytesBefore"] as? Int ?? 0, summary["bytesAfter"] as? Int ?? 0)
+        #expect(bytesAfter > 0 && Double(bytesAfter) < 0.8 * Double(bytesBefore), "\(summary)")
+        #expect(try await sandbox.run("export", store, "Message").output == before.output)
+        #expect(try await sandbox.run("check", store).status == 0)
+
+        let table = try await sandbox.run("compact", store, "Message", "--table")
+        #expect(table.output.hasPrefix("compacted Message: its records and indexes took "), "\(table)")
+        let missing = try await sandbox.run("compact", store, "Messages")
+        #expect(missing.status == 3)
+        #expect(
+            missing.errors
+                == "datastore: no collection Messages in the store at \(store); the collections are Message\n")
+        let server = try await sandbox.run("compact", "postgresql://localhost/none", "Message")
+        #expect(server.status == 4 && server.errors.contains("VACUUM FULL"), "\(server)")
     }
 }

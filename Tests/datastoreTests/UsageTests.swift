@@ -37,7 +37,7 @@ struct UsageTests {
                 ["stat", "d"],
                 "datastore: unknown command 'stat' (did you mean 'stats'?); the commands are stats, get, query, "
                     + "count, add, put, remove, import, "
-                    + "export, check, index, backup, changes (see 'datastore --help')\n"
+                    + "export, check, index, backup, compact, changes (see 'datastore --help')\n"
             ),
             (
                 ["index"],
@@ -71,7 +71,7 @@ struct UsageTests {
             (
                 ["help", "nope"],
                 "datastore: unknown command 'nope'; the commands are stats, get, query, count, add, put, remove, "
-                    + "import, export, check, index, backup, changes (see 'datastore --help')\n"
+                    + "import, export, check, index, backup, compact, changes (see 'datastore --help')\n"
             )
         ]
         for (arguments, message) in cases {

@@ -90,6 +90,9 @@ final class DataStoreKitBackend: @unchecked Sendable {
         try await messages!.put(contentsOf: Array(batch))
     }
 
+    /// Repacks the messages' records and index entries in key order (`DataStore.compact(collection:)`).
+    func compact() async throws { try await store.compact(collection: "messages") }
+
     /// Declares the compound index; the store builds it from the records (chunks of 10,000).
     func buildPairIndex() async throws {
         indexes.append(Self.pairIndex)

@@ -160,6 +160,31 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
     }
 
     /// Fills the compound index from every record, in one transaction.
+    /// Rewrites the records and every index in key order into full pages, in one durable write
+    /// transaction: each database emptied, then refilled by appending what a read transaction begun
+    /// under the write lock (so seeing the state the write starts from) still holds.
+    func compact() throws {
+        try write { transaction in
+            var snapshot: OpaquePointer?
+            try lmdb(mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &snapshot), "begin snapshot")
+            defer { mdb_txn_abort(snapshot) }
+            for dbi in [records, created, from, to] + (hasPairIndex ? [pair] : []) {
+                try lmdb(mdb_drop(transaction, dbi, 0), "empty")
+                var cursor: OpaquePointer?
+                try lmdb(mdb_cursor_open(snapshot, dbi, &cursor), "cursor_open")
+                defer { mdb_cursor_close(cursor) }
+                var key = MDB_val()
+                var value = MDB_val()
+                var code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+                while code == MDB_SUCCESS {
+                    try lmdb(mdb_put(transaction, dbi, &key, &value, UInt32(MDB_APPEND)), "put")
+                    code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+                }
+                if code != MDB_NOTFOUND { try lmdb(code, "cursor_get") }
+            }
+        }
+    }
+
     func buildPairIndex() throws {
         try write { transaction in
             var cursor: OpaquePointer?

@@ -224,6 +224,11 @@ final class SQLiteBackend: @unchecked Sendable {
         try lock.withLock { _ in try execute("CREATE INDEX messages_pair ON messages (from_user_key, to_user_key)") }
     }
 
+    /// Rebuilds the database file with its pages packed (`VACUUM`).
+    func vacuum() throws {
+        try lock.withLock { _ in try execute("VACUUM") }
+    }
+
     /// Folds the WAL back into the database file (after the loads, before measuring sizes).
     func checkpoint() throws {
         try lock.withLock { _ in try execute("PRAGMA wal_checkpoint(TRUNCATE)") }

@@ -15,7 +15,7 @@ var allCommands: [any Command.Type] {
         ImportCommand.self, ExportCommand.self,
         CheckCommand.self,
         IndexListCommand.self, IndexAddCommand.self, IndexDropCommand.self,
-        BackupCommand.self,
+        BackupCommand.self, CompactCommand.self,
         ChangesCommand.self
     ]
 }

@@ -1,0 +1,35 @@
+// Compaction: each backend repacks its pages, then the full scan runs again. Last of the
+// workloads, so no other row reads the repacked pages.
+import DataStoreCore
+import DataStoreKit
+
+extension BenchmarkRun {
+    /// Times each backend's repacking (DataStoreKit's `compact(collection:)`, raw LMDB's
+    /// databases rewritten by hand in key order, SQLite's `VACUUM`), records the sizes after, and
+    /// reads the full scan again.
+    func compactedScan() async throws {
+        progress("compacting each backend (DataStoreKit compact, raw LMDB rewrite, SQLite VACUUM)…")
+        var seconds: [Double] = []
+        for repack in [{ try await self.store.compact() }, { try self.raw.compact() }, { try self.sqlite.vacuum() }] {
+            let start = Clock.wall()
+            try await repack()
+            seconds.append(Double(Clock.wall() - start) / 1e9)
+        }
+        report.notes.append(
+            "compaction of messages (records and indexes): DataStoreKit \(fixed(seconds[0], 2)) s, "
+                + "raw LMDB \(fixed(seconds[1], 2)) s, SQLite VACUUM \(fixed(seconds[2], 2)) s")
+        let problems = try store.messages.check()
+        let documents = try [store.count(), sqlite.count()] + raw.counts()
+        report.checks.append(
+            "after compaction, documents (DataStoreKit, SQLite) and raw LMDB's records and index entries "
+                + "\(documents.map(String.init).joined(separator: ", ")): "
+                + (Set(documents).count == 1 ? "ok" : "MISMATCH") + "; DataStoreKit integrity check: "
+                + (problems.isEmpty ? "ok" : "\(problems.count) PROBLEMS, first: \(problems[0])"))
+        try recordSizes(suffix: "after compaction")
+        let type = dataset.scanType
+        try read(
+            "full scan, type == \"video\" → objects, after compaction", unit: "scans/s", inputs: 1, perSample: 1,
+            goal: nil, store: { try store.messages(ofType: type, codable: $1) },
+            raw: { _ in try raw.messages(ofType: type) }, sqlite: { _ in try sqlite.messages(ofType: type) })
+    }
+}
