@@ -103,13 +103,13 @@ final class BenchmarkRun {
         try await buildCompoundIndex()
         if configuration.runs("pair") { try pairs(compound: true) }
         if configuration.runs("updates") { try await updates() }
+        if configuration.runs("compact") { try await compactedScan() }
         if configuration.runs("commit") { try await groupCommit() }
         if configuration.runs("events") { try await eventCommits() }
         if configuration.runs("observers") { try await observerCommits() }
         report.probes.append(try SyncProbe.run("after the write workloads", in: configuration.directory))
         try verify()
         try recordSizes(suffix: "at the end")
-        if configuration.runs("compact") { try await compactedScan() }
         return await closeAndRunPostgres()
     }
 

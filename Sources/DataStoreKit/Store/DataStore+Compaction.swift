@@ -18,10 +18,11 @@ extension DataStore {
     /// conflict; snapshots taken before it read on as before. Other writes wait while it runs
     /// (about as long as writing the collection once); reads do not.
     ///
-    /// The data file does not shrink: later writes reuse the pages it frees. For a smaller file,
-    /// write a copy with ``backup(to:compact:)``. Until the commit, LMDB keeps the pages written
-    /// in memory, up to its limit of 128 Ki dirty pages (512 MiB of 4 KiB pages), beyond which it
-    /// writes them out early.
+    /// The new pages are written before the old ones are freed, so the data file may grow by about
+    /// the collection's size; it does not shrink afterwards: later writes reuse the pages freed.
+    /// For a smaller file, write a copy with ``backup(to:compact:)``. Until the commit, LMDB keeps
+    /// the pages written in memory, up to its limit of 128 Ki dirty pages (512 MiB of 4 KiB
+    /// pages), beyond which it writes them out early.
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` when there is no such collection;
     ///   `.storage` when the store cannot be written (nothing changed then); `.closed` after ``close()``.
