@@ -72,7 +72,7 @@ struct CompactionTests {
         #expect(try await notes.get(id: .string(try #require(sample.id))) == sample)
     }
 
-    @Test("a compaction records no change, and contexts' snapshots and versions stay valid across it")
+    @Test("a compaction records no change, refreshes no observation, and keeps contexts' snapshots and versions valid")
     func invisibleToFeedAndContexts() async throws {
         let temporary = try TemporaryStore()
         defer { temporary.remove() }
@@ -81,6 +81,8 @@ struct CompactionTests {
         _ = try await notes.add(object: note("kept", message: "before"))
         let feed = try temporary.store.changes(after: CommitID(rawValue: try temporary.store.changeLog.lastCommit()))
 
+        var observed = try notes.observe(params: ["message": "after"], options: nil).makeAsyncIterator()
+        #expect(try await observed.next()?.isEmpty == true)
         let reader = temporary.store.newContext()
         let seen = try reader.get(id: "kept", from: notes)
         try await temporary.store.compact(collection: "Note")
@@ -93,6 +95,8 @@ struct CompactionTests {
         #expect(events.map(\.commit) == [saved])
         #expect(events.first?.changes.first?.updated == [.string("kept")])
         #expect(try await notes.get(id: "kept").message == "after")
+        // The observation's next results are the save's: the compaction refreshed nothing.
+        #expect(try await observed.next()?.map(\.id) == ["kept"])
         try expectConsistent(temporary.store)
     }
 
