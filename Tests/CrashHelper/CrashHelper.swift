@@ -15,6 +15,7 @@ import Glibc
 /// DataStoreCrashHelper schema-writer <dir> [--phases P] [--per-phase N]   (SchemaWorkload.swift)
 /// DataStoreCrashHelper declare-index <dir> --name N [--pause-after B]      (SchemaWorkload.swift)
 /// DataStoreCrashHelper churn <dir> --count N --go FILE                    (SchemaWorkload.swift)
+/// DataStoreCrashHelper compact <dir>                                       (CompactionWorkload.swift)
 /// ```
 ///
 /// `saves` runs `workers` tasks, each saving change sets of 3 to 5 documents that share a tag
@@ -47,6 +48,7 @@ struct CrashHelper {
             case "schema-writer": try await schemaWriter(path: path, options: options)
             case "declare-index": try await declareIndex(path: path, options: options)
             case "churn": try await churn(path: path, options: options)
+            case "compact": try await compactLoop(path: path)
             default: fail("unknown mode \(mode)")
             }
         } catch {
