@@ -63,7 +63,8 @@ let package = Package(
 
         // The memory bound of lazy reads at full size (docs/queries.md, Reading lazily).
         .executableTarget(
-            name: "StreamBenchmark", dependencies: ["DataStoreKit"], path: "Benchmarks/StreamBenchmark",
+            name: "StreamBenchmark", dependencies: ["DataStoreKit", "BenchmarkSupport"],
+            path: "Benchmarks/StreamBenchmark",
             swiftSettings: strict),
 
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"], swiftSettings: strict),

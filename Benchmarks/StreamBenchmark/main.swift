@@ -4,6 +4,7 @@
 // count read. Release builds only.
 //
 //   swift run -c release StreamBenchmark [N]
+import BenchmarkSupport
 import DataStoreCore
 import DataStoreKit
 import Foundation
@@ -12,21 +13,12 @@ import Foundation
 print("StreamBenchmark was built in DEBUG; run: swift run -c release StreamBenchmark")
 exit(1)
 #else
-/// A line of /proc/self/status in bytes: `VmRSS` (all resident memory, the store's mapped file
-/// pages included) or `RssAnon` (anonymous memory: the heap, without the mapped file).
-func statusBytes(_ key: String) -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") })
-    else { return 0 }
-    return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
-}
-
 func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_048_576) }
 
 /// Tracks the highest anonymous and resident memory seen while walking, sampling every `every` rows.
 struct MemoryWatch {
-    let anonymousBefore = statusBytes("RssAnon")
-    let residentBefore = statusBytes("VmRSS")
+    let anonymousBefore = processStatusBytes("RssAnon")
+    let residentBefore = processStatusBytes("VmRSS")
     var anonymousPeak = 0
     var residentPeak = 0
     var rows = 0
@@ -34,8 +26,8 @@ struct MemoryWatch {
     mutating func saw(every: Int = 10_000) {
         rows += 1
         if rows % every == 0 {
-            anonymousPeak = max(anonymousPeak, statusBytes("RssAnon"))
-            residentPeak = max(residentPeak, statusBytes("VmRSS"))
+            anonymousPeak = max(anonymousPeak, processStatusBytes("RssAnon"))
+            residentPeak = max(residentPeak, processStatusBytes("VmRSS"))
         }
     }
 
