@@ -159,7 +159,6 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
         try put(id, RawLayout.record(message, version: mdb_txn_id(transaction)), in: records, transaction)
     }
 
-    /// Fills the compound index from every record, in one transaction.
     /// Rewrites the records and every index in key order into full pages, in one durable write
     /// transaction: each database emptied, then refilled by appending what a read transaction begun
     /// under the write lock (so seeing the state the write starts from) still holds.
@@ -185,6 +184,7 @@ final class RawLMDBBackend: RawSaving, @unchecked Sendable {
         }
     }
 
+    /// Fills the compound index from every record, in one transaction.
     func buildPairIndex() throws {
         try write { transaction in
             var cursor: OpaquePointer?
