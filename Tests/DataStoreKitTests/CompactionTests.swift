@@ -1,6 +1,7 @@
 // Compaction: a collection's databases rewritten in key order into full pages, every byte kept.
 import DataStoreCore
 import Foundation
+import Synchronization
 import Testing
 @testable import DataStoreKit
 @testable import LMDB
@@ -137,6 +138,36 @@ struct CompactionTests {
         #expect(compactError?.code == .storage, "\(String(describing: compactError))")
         #expect(try Self.entries(of: notes.storage, in: temporary.store) == before)
         try expectConsistent(temporary.store)
+    }
+
+    @Test("compactions between the steps of an index build from a snapshot leave it exactly the entries writes make")
+    func compactionsDuringIndexBuild() async throws {
+        let fast = DataStore.Options(durability: .none)
+        let (built, reference) = (try TemporaryStore(options: fast), try TemporaryStore(options: fast))
+        defer {
+            built.remove()
+            reference.remove()
+        }
+        let plain = try await IndexBuildTests.collection(built.store, indexes: [])
+        _ = try await plain.add(contentsOf: IndexBuildTests.documents(120))
+        let round = Atomic<Int>(0)
+        built.store.indexBuildSettings.withLock { settings in
+            settings.batchBytes = 1_024
+            settings.pause = { _ in
+                try await IndexBuildTests.writeRound(round.add(1, ordering: .relaxed).oldValue, to: plain)
+                try await built.store.compact(collection: "docs")
+            }
+        }
+        let later = try await IndexBuildTests.collection(built.store, indexes: IndexBuildTests.definitions)
+        #expect(later.storage.indexes.allSatisfy { $0.state == .ready && $0.buildLog == nil })
+        #expect(round.load(ordering: .relaxed) > IndexBuildTests.definitions.count * 3)
+        try expectConsistent(built.store)
+
+        let declared = try await IndexBuildTests.collection(reference.store, indexes: IndexBuildTests.definitions)
+        _ = try await declared.add(contentsOf: try await later.query(params: nil, options: nil))
+        let expected = try IndexBuildTests.entries(reference.store, declared)
+        let found = try IndexBuildTests.entries(built.store, later)
+        for name in expected.keys.sorted() { #expect(found[name] == expected[name], "index \(name)") }
     }
 
     @Test("compacting an unknown collection is a named notFound, and an empty one is a no-op")
