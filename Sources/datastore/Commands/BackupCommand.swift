@@ -28,13 +28,10 @@ enum BackupCommand: Command {
         let destination = arguments.required("DEST")
         let compact = arguments.flag("compact")
         let location = arguments.required("DIR")
-        if OpenedStore.isURL(location) {
-            throw ToolError(
-                .badInput,
-                "datastore backup copies a store directory; for \(location) use PostgreSQL's own tools "
-                    + "(pg_dump, or pg_basebackup for the whole cluster), or `datastore export` per collection")
-        }
-        let store = try StoreAccess.open(location, readOnly: false)
+        let store = try StoreAccess.openDirectory(
+            location, readOnly: false,
+            serverAdvice: "datastore backup copies a store directory; for \(location) use PostgreSQL's own tools "
+                + "(pg_dump, or pg_basebackup for the whole cluster), or `datastore export` per collection")
         try prepare(destination)
         try store.backup(to: destination, compact: compact)
         let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0

@@ -23,13 +23,10 @@ enum CompactCommand: Command {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let name = arguments.required("COLLECTION")
         let location = arguments.required("DIR")
-        if OpenedStore.isURL(location) {
-            throw ToolError(
-                .badInput,
-                "datastore compact repacks a store directory's pages; on PostgreSQL, \(location)'s tables are "
-                    + "repacked by VACUUM FULL (or autovacuum's VACUUM)")
-        }
-        let store = try StoreAccess.open(location, readOnly: false)
+        let store = try StoreAccess.openDirectory(
+            location, readOnly: false,
+            serverAdvice: "datastore compact repacks a store directory's pages; on PostgreSQL, \(location)'s tables "
+                + "are repacked by VACUUM FULL (or autovacuum's VACUUM)")
         defer { store.close() }
         _ = try await StoreAccess.collection(name, in: store)
         let before = try bytes(of: name, in: store)

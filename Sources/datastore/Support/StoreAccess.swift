@@ -34,6 +34,15 @@ enum StoreAccess {
         }
     }
 
+    /// Opens the store directory `location` for a command that works on directories only: a
+    /// `postgresql://` URL is refused, before any connection, with `serverAdvice` (what does the
+    /// job on a server).
+    /// - Throws: ``ToolError`` `.badInput` for a URL; as ``open(_:readOnly:create:durability:)``.
+    static func openDirectory(_ location: String, readOnly: Bool, serverAdvice: String) throws(ToolError) -> DataStore {
+        if OpenedStore.isURL(location) { throw ToolError(.badInput, serverAdvice) }
+        return try open(location, readOnly: readOnly)
+    }
+
     /// Opens the store at `location`: a directory as ``open(_:readOnly:create:durability:)``
     /// does, or the PostgreSQL server a `postgresql://` URL names.
     /// - Throws: ``ToolError`` `.notFound` for a missing directory, `.storage` (or the store's
