@@ -62,7 +62,7 @@ struct DuplicateFinder {
         guard index.definition.multiValue else { return [index.values(in: document)] }
         let field = index.definition.fields[0]
         let elements: [Value] =
-            switch document[field.name] {
+            switch document.value(atPath: field.name) {
             case .array(let elements)?: elements
             case let value?: [value]
             case nil: []

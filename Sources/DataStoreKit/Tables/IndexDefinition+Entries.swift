@@ -63,6 +63,34 @@ extension IndexDefinition {
         return true
     }
 
+    /// The uncut encoding of the values of each of `document`'s entries, in the order of
+    /// ``entries(for:idKey:collection:)``: what a unique index compares, so that values cut alike
+    /// in their keys still differ. An entry with a missing field has an empty encoding (a unique
+    /// index does not constrain it).
+    package func uniqueValues(for document: Document) -> [[UInt8]] {
+        if multiValue {
+            return Self.entryValues(ofMultiValue: document.value(atPath: fields[0].name)).map { value in
+                value.map { KeyCodec.encode([$0]) } ?? []
+            }
+        }
+        return [KeyCodec.encode(fields.compactMap { document.value(atPath: $0.name) })]
+    }
+
+    /// The values a multi-value index makes entries of for a field holding `value`: each distinct
+    /// element of an array, the value itself when it is not one, and one missing value (`nil`) for
+    /// an empty array or a missing field.
+    private static func entryValues(ofMultiValue value: Value?) -> [Value?] {
+        switch value {
+        case .array(let elements) where !elements.isEmpty:
+            var seen = Set<Value>()
+            return elements.filter { seen.insert($0).inserted }
+        case .array, nil:
+            return [nil]
+        case let value?:
+            return [value]
+        }
+    }
+
     /// The entries of the document whose fields (paths) `lookup` finds.
     private func entries(
         idKey: [UInt8], collection: String, field lookup: (String) throws(DataStoreError) -> Value?
@@ -70,17 +98,7 @@ extension IndexDefinition {
         let budget = StorageKeys.componentBudget(fieldCount: fields.count)
         if multiValue {
             let field = fields[0]
-            let values: [Value?]
-            switch try lookup(field.name) {
-            case .array(let elements) where !elements.isEmpty:
-                var seen = Set<Value>()
-                values = elements.filter { seen.insert($0).inserted }
-            case .array, nil:
-                values = [nil]
-            case let value?:
-                values = [value]
-            }
-            return values.map { value in
+            return Self.entryValues(ofMultiValue: try lookup(field.name)).map { value in
                 var key: [UInt8] = []
                 let cut = StorageKeys.appendComponent(
                     value, descending: field.descending, budget: budget, to: &key)

@@ -31,10 +31,7 @@ package struct PreparedRow: Sendable {
         }
         var entries: [Int: [(entry: IndexEntry, unique: [UInt8]?)]] = [:]
         for index in layout.indexes {
-            let made = try index.definition.entries(for: document, idKey: key, collection: layout.name)
-            entries[index.column] = zip(made, Self.uniqueValues(document, index)).map {
-                ($0, $0.hasMissingField ? nil : $1)
-            }
+            entries[index.column] = try index.rows(for: document, idKey: key, collection: layout.name)
         }
         let text = try? JSONForm.text(document)
         self.id = id
@@ -44,25 +41,9 @@ package struct PreparedRow: Sendable {
         self.entries = entries
     }
 
-    /// The uncut encoding of the indexed values of each entry, in entry order: what a unique
-    /// index compares, so values cut alike in their keys still differ.
-    static func uniqueValues(_ document: Document, _ index: StoredIndex) -> [[UInt8]] {
-        let fields = index.definition.fields
-        if index.definition.multiValue {
-            switch document[fields[0].name] {
-            case .array(let elements) where !elements.isEmpty:
-                var seen = Set<Value>()
-                return elements.filter { seen.insert($0).inserted }.map { KeyCodec.encode([$0]) }
-            case .array, nil: return [[]]
-            case let value?: return [KeyCodec.encode([value])]
-            }
-        }
-        return [KeyCodec.encode(fields.compactMap { document[$0.name] })]
-    }
-
     /// The values `index` holds for this document, as the LMDB store names them in a unique violation.
     func shownValues(_ index: StoredIndex) -> String {
-        index.definition.fields.map { document[$0.name].map(String.init(describing:)) ?? "missing" }
+        index.definition.fields.map { document.value(atPath: $0.name).map(String.init(describing:)) ?? "missing" }
             .joined(separator: ", ")
     }
 }

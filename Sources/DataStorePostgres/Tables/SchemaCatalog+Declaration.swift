@@ -114,12 +114,10 @@ extension SchemaCatalog {
                 do { document = try RecordCodec.decode(record) } catch {
                     throw DataStoreError(.codec, "a record of \(layout.name) cannot be decoded", underlying: error)
                 }
-                let made = try index.definition.entries(for: document, idKey: id, collection: layout.name)
-                let values = PreparedRow.uniqueValues(document, index)
-                for (entry, unique) in zip(made, values) {
+                for (entry, unique) in try index.rows(for: document, idKey: id, collection: layout.name) {
                     ids.append(id)
                     keys.append(entry.key)
-                    uniques.append(entry.hasMissingField ? nil : unique)
+                    uniques.append(unique)
                 }
                 last = id
             }
