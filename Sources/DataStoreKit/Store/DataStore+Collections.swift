@@ -84,13 +84,7 @@ extension DataStore {
         _ name: String, idField: String, indexes declared: [IndexDefinition], buildChunk: Int,
         mode: ReconciliationMode
     ) async throws -> CollectionTable {
-        if name.isEmpty || name.contains("/") {
-            throw DataStoreError(.schemaMismatch, "collection name \"\(name)\" must be non-empty and contain no \"/\"")
-        }
-        for definition in declared { try definition.validate(collection: name) }
-        if Set(declared.map(\.name)).count != declared.count {
-            throw DataStoreError(.schemaMismatch, "collection \(name) declares two indexes with the same name")
-        }
+        try IndexDefinition.validateDeclaration(of: name, idField: idField, indexes: declared)
         return try await schemaLock.withLock {
             while true {
                 if let storage = try await reconcile(

@@ -75,12 +75,23 @@ public struct IndexDefinition: Sendable, Hashable, Codable, CustomStringConverti
         return text + ")"
     }
 
+    /// Throws unless collection `name`, with its ids in `idField`, may be declared with `indexes`:
+    /// the checks every store makes before it reads or writes anything (``StoreNames``, then
+    /// each definition's, then that no two share a name).
+    package static func validateDeclaration(of name: String, idField: String, indexes: [IndexDefinition])
+        throws(DataStoreError)
+    {
+        try StoreNames.checkCollection(name)
+        try StoreNames.checkIDField(idField, collection: name)
+        for definition in indexes { try definition.validate(collection: name) }
+        if Set(indexes.map(\.name)).count != indexes.count {
+            throw DataStoreError(.schemaMismatch, "collection \(name) declares two indexes with the same name")
+        }
+    }
+
     /// Checks the declaration itself, naming what is wrong.
     package func validate(collection: String) throws(DataStoreError) {
-        if name.isEmpty || name.contains("/") {
-            throw DataStoreError(
-                .schemaMismatch, "index name \"\(name)\" on \(collection) must be non-empty and contain no \"/\"")
-        }
+        try StoreNames.checkIndex(name, collection: collection)
         if fields.contains(where: { $0.name.isEmpty }) {
             throw DataStoreError(.schemaMismatch, "index \(name) on \(collection) names an empty field")
         }

@@ -13,7 +13,8 @@ extension PostgresStore {
     /// ``check()`` of the collections named.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming a collection that is not stored.
     public func check(collections names: [String]) throws -> [IntegrityProblem] {
-        try readSchemaAndTables("checking the store") { connection in
+        for name in names { try StoreNames.checkCollection(name) }
+        return try readSchemaAndTables("checking the store") { connection in
             var problems: [IntegrityProblem] = []
             for name in names {
                 guard let layout = try SchemaCatalog.load(name, on: connection) else {

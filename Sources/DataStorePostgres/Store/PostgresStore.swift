@@ -244,6 +244,7 @@ extension PostgresStore {
     /// The stored collection `name`, as documents, with its stored id field and indexes.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the collection.
     public func documentCollection(_ name: String) async throws -> PostgresCollection<Document> {
+        try StoreNames.checkCollection(name)
         let stored = try pool.read("reading the schema of \(name)") { connection in
             do { return try SchemaCatalog.load(name, on: connection) } catch let error as PostgresError
                 where error.code == .undefinedTable

@@ -13,7 +13,7 @@ extension SchemaCatalog {
         _ name: String, idField: String, indexes declared: [IndexDefinition], mode: ReconciliationMode, chunk: Int,
         ddl: TableDDL, on connection: Connection
     ) throws -> TableLayout {
-        for definition in declared { try definition.validate(collection: name) }
+        try IndexDefinition.validateDeclaration(of: name, idField: idField, indexes: declared)
         try connection.execute("BEGIN")
         do {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(lockKey)])
