@@ -36,7 +36,7 @@ struct NameRulesTests {
         let prefix = PostgresTestServer.uniqueName("bad")
         _ = try await server.collection(prefix, mapping: Self.mapping)
         _ = try await lmdb.collection(prefix, mapping: Self.mapping)
-        let lmdbBefore = try lmdb.collectionNames(), postgresBefore = try server.collectionNames()
+        let lmdbBefore = try lmdb.collectionNames()
         for bad in Self.badNames.map({ $0.replacingOccurrences(of: "bad", with: prefix) }) {
             await Self.expectRefused("LMDB \(bad.debugDescription)") {
                 _ = try await lmdb.collection(bad, mapping: Self.mapping)
@@ -49,7 +49,8 @@ struct NameRulesTests {
         await Self.expectRefused("PostgreSQL lookup") { _ = try await server.documentCollection(prefix + "\u{0}x") }
         await Self.expectRefused("PostgreSQL check") { _ = try server.check(collections: [prefix + "\u{0}x"]) }
         #expect(try lmdb.collectionNames() == lmdbBefore)
-        #expect(try server.collectionNames() == postgresBefore)
+        // Other tests declare collections on the same server meanwhile: only this test's prefix counts.
+        #expect(try server.collectionNames().filter { $0.hasPrefix(prefix) } == [prefix])
     }
 
     @Test("an index name or id field with NUL is refused on both backends")

@@ -86,7 +86,11 @@ struct PostgresTransactionFunctionsTests {
         .enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.skipReason))
     func detection() async throws {
         let available = try CommitClock.available(on: try Connection(""))
-        #expect(available == Set(CommitClock.xact.functions + CommitClock.txid.functions))
+        #expect(
+            available
+                == Set(
+                    CommitClock.xact.functions + CommitClock.txid.functions
+                        + [CommitClock.xact.statusFunction, CommitClock.txid.statusFunction]))
         let automatic = try await PostgresTestServer.store()
         defer { automatic.close() }
         #expect(automatic.changeSource.clock == .xact)

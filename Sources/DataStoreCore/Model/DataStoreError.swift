@@ -64,6 +64,17 @@ public struct DataStoreError: Error, Sendable, Hashable, CustomStringConvertible
         /// commit still available.
         public static let changesTrimmed = Code(rawValue: "changesTrimmed")
 
+        /// A document is larger than the store takes (`maxDocumentBytes` of the store's options),
+        /// or than the backend can hold.
+        public static let tooLarge = Code(rawValue: "tooLarge")
+        /// A commit's outcome could not be learned: the change set may or may not have been
+        /// written. The message says how to find out (the `CommitID` or a document's version).
+        public static let outcomeUnknown = Code(rawValue: "outcomeUnknown")
+        /// A PostgreSQL URL or connection string is malformed, or names a scheme no store opens.
+        public static let invalidURL = Code(rawValue: "invalidURL")
+        /// A wait passed its bound (a connection, a statement or a save: the message names it).
+        public static let timedOut = Code(rawValue: "timedOut")
+
         public var description: String { rawValue }
     }
 

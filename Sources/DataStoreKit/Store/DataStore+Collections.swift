@@ -243,7 +243,8 @@ extension DataStore {
         }
         if indexes.contains(where: isForeignSnapshotBuild) { schemaWatch.seesForeignBuilds = true }
         let storage = CollectionTable(
-            name: name, idField: idField, records: records, indexes: indexes, schemaWatch: schemaWatch)
+            name: name, idField: idField, records: records, indexes: indexes, schemaWatch: schemaWatch,
+            maxDocumentBytes: maxDocumentBytes)
         return collections.withLock { registered in
             if let existing = registered[name] { return existing }
             registered[name] = storage

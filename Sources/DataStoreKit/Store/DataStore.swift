@@ -42,6 +42,10 @@ public final class DataStore: Sendable {
         /// observations, how long they are kept, and how soon other processes' commits are seen
         /// (docs/changes.md).
         public var changeFeed = ChangeFeedOptions()
+        /// The largest document a write takes, in bytes of its encoded record (64 MiB by default,
+        /// as on PostgreSQL); a larger one fails with ``/DataStoreCore/DataStoreError/Code/tooLarge``
+        /// before anything is queued.
+        public var maxDocumentBytes = DocumentSize.defaultLimit
 
         /// Defaults: a 1 GiB initial map, durable saves, 126 readers, 128 databases (and context
         /// snapshots capped at 60 s: ``maxSnapshotAge``).
@@ -82,6 +86,8 @@ public final class DataStore: Sendable {
     let observations: ObservationCenter
     /// ``Options/maxSnapshotAge``.
     let maxSnapshotAge: Duration?
+    /// ``Options/maxDocumentBytes``.
+    let maxDocumentBytes: Int
     /// How indexes are built from stored records (tests bound the memory and pause builds).
     let indexBuildSettings = Mutex(IndexBuildSettings())
     /// A directory to delete once the store closes or is released (in-memory stores).
@@ -97,6 +103,7 @@ public final class DataStore: Sendable {
         self.meta = meta
         self.temporaryDirectory = temporaryDirectory
         self.maxSnapshotAge = options.maxSnapshotAge
+        self.maxDocumentBytes = max(1, options.maxDocumentBytes)
         self.changeLog = changeLog
         self.observations = ObservationCenter(log: changeLog)
         let signal = changeLog.signal

@@ -18,8 +18,15 @@ package final class CollectionTable: Sendable {
     /// The store's watch of stored schemas, consulted before each plan (`nil`: none to consult).
     let schemaWatch: SchemaWatch?
 
-    init(name: String, idField: String, records: Database, indexes: [IndexTable], schemaWatch: SchemaWatch? = nil) {
+    /// The largest encoded record a write takes (``DataStore/Options/maxDocumentBytes``).
+    let maxDocumentBytes: Int
+
+    init(
+        name: String, idField: String, records: Database, indexes: [IndexTable], schemaWatch: SchemaWatch? = nil,
+        maxDocumentBytes: Int = DocumentSize.defaultLimit
+    ) {
         self.name = name
+        self.maxDocumentBytes = maxDocumentBytes
         self.idField = idField
         self.records = records
         self.schemaWatch = schemaWatch

@@ -54,6 +54,7 @@ extension CollectionTable {
             throw DataStoreError(
                 .invalidValue, "the object \(id) cannot be stored in \(name): \(error)", underlying: error)
         }
+        try checkSize(body, id: id)
         var entries: [(definition: IndexDefinition, entries: [IndexTable.Entry])] = []
         for index in indexes {
             entries.append((index.definition, try index.entries(for: document, idKey: key, collection: name)))
@@ -81,6 +82,7 @@ extension CollectionTable {
         }
         let own = DataStore.identity(of: held)
         let id = try chooseID(requested ?? own, generatingMissingID: generatingMissingID)
+        try checkSize(body, id: id)
         // The index list and what its names are, read together (an index may be declared meanwhile).
         let (indexes, keyNamesAreASCII) = indexesAndNames
         guard written.namesAreASCII, keyNamesAreASCII, let held, Self.sameID(held, id) else {
@@ -105,6 +107,12 @@ extension CollectionTable {
         }
         let entries = try computed.get()
         return PreparedDocument(id: id, key: key, body: body, given: nil, entries: entries, keptObjectID: true)
+    }
+
+    /// Throws `.tooLarge` when `body` is over ``maxDocumentBytes``.
+    private func checkSize(_ body: [UInt8], id: Value) throws(DataStoreError) {
+        try DocumentSize.check(
+            body.count, limit: maxDocumentBytes, id: id, collection: name, option: "DataStore.Options.maxDocumentBytes")
     }
 
     /// `id`, or a new one with `generatingMissingID`.

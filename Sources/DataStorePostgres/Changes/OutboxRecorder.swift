@@ -53,6 +53,13 @@ struct OutboxRecorder {
         }
     }
 
+    /// Forgets what the statements last made would have answered, when the answers were lost
+    /// (the commit's outcome was learned afterwards): the next commit reads the size anew.
+    mutating func forgetAnswers() {
+        bytes = nil
+        trimmedLast = true
+    }
+
     private mutating func trimIsDue() -> Bool {
         if trimmedLast { return true }
         // Until a commit has told the size (the first after opening), a trim finds out for itself.

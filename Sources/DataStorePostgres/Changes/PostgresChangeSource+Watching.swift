@@ -20,7 +20,7 @@ extension PostgresChangeSource {
         while !signal.isClosed {
             do {
                 if connection?.isHealthy != true {
-                    let made = try Connection(conninfo)
+                    let made = try Connection(conninfo, timeouts: pool.timeouts)
                     try made.execute("LISTEN \(Outbox.channel)")
                     connection = made
                     signal.committed(try newestRecorded())

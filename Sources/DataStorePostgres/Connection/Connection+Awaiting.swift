@@ -38,10 +38,7 @@ extension Connection {
         _ name: String, _ parameters: [SQLParameter], pollingFor window: Duration = .zero,
         gate: CallerWaits = .shared
     ) throws(PostgresError) -> HereAnswer {
-        // Non-blocking only while this statement is out: the connection's other callers block as before.
-        guard PQsetnonblocking(handle, 1) == 0 else { throw lost("cannot send without blocking") }
-        var handedOver = false
-        defer { if !handedOver { PQsetnonblocking(handle, 0) } }
+        // The connection is non-blocking (``Connection/open(_:)``): sending never waits.
         let sent = Self.withParameters(parameters) { count, values, lengths, formats in
             PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
         }
@@ -61,15 +58,22 @@ extension Connection {
                 first = partial.map(Handoff.init)
             }
         }
-        handedOver = true
         return .handedOver(flushing: flushed == 1, first: first)
     }
 
     /// Waits on the process's event thread for the answer ``executePreparedHere(_:_:pollingFor:gate:)``
-    /// handed over, then makes the connection blocking again.
+    /// handed over, at most the statement bound.
     func awaitAnswer(flushing: Bool, first: Handoff<OpaquePointer>?) async throws(PostgresError) -> QueryResult {
-        defer { PQsetnonblocking(handle, 0) }
-        return try check(await ReadEvents.shared.result(of: self, flushing: flushing, first: first))
+        let deadline = Self.deadline(after: timeouts.statement)
+        switch await ReadEvents.shared.result(of: self, flushing: flushing, first: first, until: deadline) {
+        case .answered(let result): return try check(result)
+        case .timedOut:
+            abandoned = true
+            throw PostgresError(
+                .clientTimeout,
+                "the server at \(target) did not answer a read within \(Self.shown(timeouts.statement)) "
+                    + "(PostgresStore.Options.statementTimeout)")
+        }
     }
 
     /// How far ``readHere(within:)`` got.

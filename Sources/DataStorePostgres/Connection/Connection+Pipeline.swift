@@ -9,7 +9,9 @@ extension Connection {
     ///
     /// The corresponding C functions are `PQenterPipelineMode`, `PQsendPrepare`,
     /// `PQsendQueryPrepared`, `PQsendQueryParams`, `PQpipelineSync` and `PQgetResult`.
-    /// - Throws: ``PostgresError`` of class 08 when the connection is lost.
+    /// The whole pipeline waits at most the statement bound (``ConnectionTimeouts/statement``).
+    /// - Throws: ``PostgresError`` of class 08 when the connection is lost or the answers do not
+    ///   come in time.
     package func pipeline(_ statements: [(sql: String, parameters: [SQLParameter])]) throws(PostgresError)
         -> [PipelineOutcome]
     {
@@ -20,22 +22,24 @@ extension Connection {
         var named: [String: String] = [:]
         for statement in statements { preparing.append(try send(statement, named: &named)) }
         guard PQpipelineSync(handle) == 1 else { throw lost("sending the pipeline sync failed") }
+        let deadline = Self.deadline(after: timeouts.statement)
         var outcomes: [PipelineOutcome] = []
         outcomes.reserveCapacity(statements.count)
         for (statement, preparedAs) in zip(statements, preparing) {
             var prepareFailure: PostgresError?
             if let name = preparedAs {
-                switch try nextOutcome() {
+                switch try nextOutcome(until: deadline) {
                 case .done: self.statements.insert(SQLText(statement.sql), name: name)
                 case .failed(let error): prepareFailure = error
                 case .skipped: break
                 }
             }
-            let outcome = try nextOutcome()
+            let outcome = try nextOutcome(until: deadline)
             // A statement that could not be prepared fails with the reason, not as skipped.
             outcomes.append(prepareFailure.map { .failed($0) } ?? outcome)
         }
-        guard let sync = PQgetResult(handle), PQresultStatus(sync) == PGRES_PIPELINE_SYNC else {
+        guard let sync = try nextResult(until: deadline, "a pipeline"), PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        else {
             throw lost("the pipeline sync was not answered")
         }
         PQclear(sync)
@@ -68,9 +72,16 @@ extension Connection {
     }
 
     /// The outcome of the next statement in a pipeline (each statement's results end with a NULL).
-    private func nextOutcome() throws(PostgresError) -> PipelineOutcome {
-        guard let result = PQgetResult(handle) else { throw lost("the pipeline ended early") }
-        while let extra = PQgetResult(handle) { PQclear(extra) }
+    private func nextOutcome(until deadline: ContinuousClock.Instant?) throws(PostgresError) -> PipelineOutcome {
+        guard let result = try nextResult(until: deadline, "a pipeline") else {
+            throw lost("the pipeline ended early")
+        }
+        do throws(PostgresError) {
+            while let extra = try nextResult(until: deadline, "a pipeline") { PQclear(extra) }
+        } catch {
+            PQclear(result)
+            throw error
+        }
         if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
             PQclear(result)
             return .skipped

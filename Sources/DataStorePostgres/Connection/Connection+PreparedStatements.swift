@@ -5,7 +5,7 @@ extension Connection {
     /// session: prepared on first use, then only bound and run, so the server neither parses nor
     /// plans it again. Parameters are bound, never spliced into `sql`.
     ///
-    /// The corresponding C functions are `PQprepare` and `PQexecPrepared`.
+    /// The corresponding C functions are `PQsendPrepare` and `PQsendQueryPrepared`.
     /// - Throws: ``PostgresError`` with the server's SQLSTATE, or of class 08 when the
     ///   connection is lost.
     @discardableResult
@@ -40,20 +40,23 @@ extension Connection {
         if let name = statements.name(of: sql) { return name }
         let (name, evicted) = statements.reserve()
         if let evicted {
-            do throws(PostgresError) { _ = try check(PQexec(handle, "DEALLOCATE \(evicted)")) } catch {
+            do throws(PostgresError) {
+                _ = try runStatement("DEALLOCATE") { PQsendQuery(handle, "DEALLOCATE \(evicted)") }
+            } catch {
                 // A statement the session no longer has needs no deallocating.
                 if error.isUnavailable { throw error }
             }
         }
-        _ = try check(PQprepare(handle, name, sql.text, Int32(parameterCount), nil))
+        _ = try runStatement("a PREPARE") { PQsendPrepare(handle, name, sql.text, Int32(parameterCount), nil) }
         statements.insert(sql, name: name)
         return name
     }
 
     private func runPrepared(_ name: String, _ parameters: [SQLParameter]) throws(PostgresError) -> QueryResult {
-        let result = Self.withParameters(parameters) { count, values, lengths, formats in
-            PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+        try runStatement("a prepared statement") {
+            Self.withParameters(parameters) { count, values, lengths, formats in
+                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+            }
         }
-        return try check(result)
     }
 }

@@ -16,28 +16,42 @@ package final class Connection: @unchecked Sendable {
     var socketWait: SocketWait?
     /// The session settings applied at each connect (``apply(_:)``).
     private let settings: [(name: String, value: String)]
+    /// How long it waits for the server.
+    let timeouts: ConnectionTimeouts
+    /// Whether a wait for the server ran out with a statement in flight: the session is in an
+    /// unknown state, and is made anew before any further use.
+    var abandoned = false
 
     /// Connects to `conninfo` (a `postgresql://` URL or `key=value` pairs; an empty string
     /// means the `PG*` environment variables), keeping up to `statementCapacity` prepared
-    /// statements, and applies `settings` to the session (again after each reconnect).
+    /// statements, waiting as `timeouts` allow, and applies `settings` to the session (again
+    /// after each reconnect).
     ///
-    /// The corresponding C function is `PQconnectdb`.
-    /// - Throws: ``PostgresError`` of class 08 when the server cannot be reached or refuses.
+    /// The corresponding C functions are `PQconnectStartParams` and `PQconnectPoll`.
+    /// - Throws: ``PostgresError`` of class 08 when the server cannot be reached, refuses, or does
+    ///   not answer in time; the server's SQLSTATE when it sent one (3D000: no such database).
     package init(
-        _ conninfo: String, statementCapacity: Int = 256, settings: [(name: String, value: String)] = []
+        _ conninfo: String, statementCapacity: Int = 256, settings: [(name: String, value: String)] = [],
+        timeouts: ConnectionTimeouts = ConnectionTimeouts()
     ) throws(PostgresError) {
         statements = StatementCache(capacity: statementCapacity)
         self.settings = settings
-        guard let handle = PQconnectdb(conninfo) else {
+        self.timeouts = timeouts
+        let started = "dbname".withCString { keyword in
+            conninfo.withCString { value in
+                let keywords: [UnsafePointer<CChar>?] = [keyword, nil]
+                let values: [UnsafePointer<CChar>?] = [value, nil]
+                // expand_dbname: the value is a URL or key=value pairs, as PQconnectdb takes.
+                return PQconnectStartParams(keywords, values, 1)
+            }
+        }
+        guard let handle = started else {
             throw PostgresError(.cannotConnect, "libpq could not allocate a connection")
         }
         self.handle = handle
         self.target = conninfo.isEmpty ? "the server the PG* variables name" : Self.withoutPassword(conninfo)
-        guard PQstatus(handle) == CONNECTION_OK else {
-            // No PQfinish here: the initializer has set every property, so deinit runs and frees it.
-            let message = Self.message(handle)
-            throw PostgresError(.cannotConnect, "cannot connect to \(target): \(message)")
-        }
+        // From here on, deinit frees the handle whatever is thrown.
+        try open { PQconnectPoll($0) }
         // Notices ("relation already exists, skipping") are not errors: libpq would print them.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         try apply(settings)
@@ -46,7 +60,7 @@ package final class Connection: @unchecked Sendable {
     deinit { PQfinish(handle) }
 
     /// Whether the connection is still usable.
-    package var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+    package var isHealthy: Bool { !abandoned && PQstatus(handle) == CONNECTION_OK }
 
     /// Whether the connection is inside a transaction block (or a failed one).
     package var isInTransaction: Bool {
@@ -54,41 +68,53 @@ package final class Connection: @unchecked Sendable {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
     }
 
-    /// Makes the connection again after the server went away.
+    /// Makes the connection again after the server went away (or a wait for it ran out).
     ///
-    /// The corresponding C function is `PQreset`.
+    /// The corresponding C functions are `PQresetStart` and `PQresetPoll`.
     /// - Throws: ``PostgresError`` of class 08 when the server is still unreachable.
     package func reconnect() throws(PostgresError) {
-        PQreset(handle)
         statements.removeAll()
         socketWait?.reset()
-        guard isHealthy else {
+        abandoned = false
+        guard PQresetStart(handle) == 1 else {
             throw PostgresError(.cannotConnect, "cannot reconnect to \(target): \(Self.message(handle))")
         }
+        try open { PQresetPoll($0) }
         try apply(settings)
+    }
+
+    /// Completes a connection attempt with `poll`, reporting errors verbosely meanwhile (so that a
+    /// refusal carries its SQLSTATE), then leaves the connection non-blocking: every wait is
+    /// bounded by ``waitForSocket(writing:until:)``.
+    private func open(_ poll: (OpaquePointer) -> PostgresPollingStatusType) throws(PostgresError) {
+        PQsetErrorVerbosity(handle, PQERRORS_VERBOSE)
+        defer { PQsetErrorVerbosity(handle, PQERRORS_DEFAULT) }
+        try establish(poll)
+        guard PQsetnonblocking(handle, 1) == 0 else { throw lost("cannot make the connection non-blocking") }
     }
 
     /// Runs one statement with its parameters bound (never spliced into `sql`), results in
     /// binary format.
     ///
-    /// The corresponding C function is `PQexecParams`.
+    /// The corresponding C function is `PQsendQueryParams`.
     /// - Throws: ``PostgresError`` with the server's SQLSTATE, or of class 08 when the
-    ///   connection is lost.
+    ///   connection is lost or the answer does not come in time.
     @discardableResult
     package func execute(_ sql: String, _ parameters: [SQLParameter] = []) throws(PostgresError) -> QueryResult {
-        let result = Self.withParameters(parameters) { count, values, lengths, formats in
-            PQexecParams(handle, sql, count, nil, values, lengths, formats, 1)
+        try runStatement("a statement") {
+            Self.withParameters(parameters) { count, values, lengths, formats in
+                PQsendQueryParams(handle, sql, count, nil, values, lengths, formats, 1)
+            }
         }
-        return try check(result)
     }
 
     /// Runs `sql`, which may hold several statements and no parameters, in one round trip; the
     /// result is the last statement's, and the first that fails stops the rest.
     ///
-    /// The corresponding C function is `PQexec`.
+    /// The corresponding C function is `PQsendQuery`.
     @discardableResult
     package func executeScript(_ sql: String) throws(PostgresError) -> QueryResult {
-        try check(PQexec(handle, sql))
+        try runStatement("a script") { PQsendQuery(handle, sql) }
     }
 
     /// Checks a result: the rows or command status, or the error it carries.
@@ -115,12 +141,12 @@ package final class Connection: @unchecked Sendable {
     /// A diagnostic field code (libpq's `PG_DIAG_*` character macros, which Swift does not import).
     private static func field(_ code: Unicode.Scalar) -> Int32 { Int32(code.value) }
 
-    private static func message(_ handle: OpaquePointer) -> String {
+    static func message(_ handle: OpaquePointer) -> String {
         String(cString: PQerrorMessage(handle)).trimmingTrailingWhitespace()
     }
 
     /// A URL without its password, for messages.
-    private static func withoutPassword(_ target: String) -> String {
+    static func withoutPassword(_ target: String) -> String {
         guard let scheme = target.firstRange(of: "://"), let at = target[scheme.upperBound...].firstIndex(of: "@")
         else {
             return target

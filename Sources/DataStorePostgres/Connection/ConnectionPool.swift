@@ -23,11 +23,15 @@ final class ConnectionPool: Sendable {
     /// The bound on reads waiting on callers' threads at once (the process's, but for tests).
     let callerWaits: CallerWaits
 
+    /// How long each connection waits for the server.
+    let timeouts: ConnectionTimeouts
+
     init(
         conninfo: String, maxIdle: Int, awaitedReads: Bool = false, callerPoll: Duration = .zero,
-        callerWaits: CallerWaits = .shared
+        callerWaits: CallerWaits = .shared, timeouts: ConnectionTimeouts = ConnectionTimeouts()
     ) {
         self.conninfo = conninfo
+        self.timeouts = timeouts
         self.maxIdle = maxIdle
         awaitsReads = awaitedReads
         self.callerPoll = callerPoll
@@ -39,7 +43,7 @@ final class ConnectionPool: Sendable {
     /// Makes a connection to the store's server.
     func connect() throws(PostgresError) -> Connection {
         connectionsMade.add(1, ordering: .relaxed)
-        return try Connection(conninfo, settings: Connection.plannerSettings)
+        return try Connection(conninfo, settings: Connection.plannerSettings, timeouts: timeouts)
     }
 
     /// How many connections the pool has made (the writer's first among them), for tests.

@@ -26,6 +26,13 @@ package struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible
         /// A feature the server does not support; also "cached plan must not change result type".
         package static let featureNotSupported = Code(rawValue: "0A000")
         package static let undefinedFunction = Code(rawValue: "42883")
+        /// The store's own code, in the connection class: the server did not connect or answer
+        /// within the bound the store was given (``ConnectionTimeouts``).
+        package static let clientTimeout = Code(rawValue: "08T01")
+        /// The database the URL names does not exist.
+        package static let invalidCatalogName = Code(rawValue: "3D000")
+        /// A value is past what the server holds (a `jsonb` string over 255 MiB, say).
+        package static let programLimitExceeded = Code(rawValue: "54000")
 
         package var description: String { rawValue }
     }

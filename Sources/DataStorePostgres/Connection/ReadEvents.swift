@@ -11,10 +11,20 @@ import Glibc
 /// connection's socket with epoll (which needs no wake-up of this thread); this thread reads the
 /// result as it arrives and resumes the caller when it is complete.
 final class ReadEvents: Sendable {
+    /// How a wait for a read's result ended.
+    enum Outcome {
+        /// The statement's first result, or `nil` when the connection was lost first.
+        case answered(OpaquePointer?)
+        /// The deadline passed first; the statement is still in flight.
+        case timedOut
+    }
+
     /// A read waiting for its result.
     private struct Waiter {
         let connection: Connection
-        let continuation: CheckedContinuation<Handoff<OpaquePointer?>, Never>
+        let continuation: CheckedContinuation<Handoff<Outcome>, Never>
+        /// When the wait gives up, if ever.
+        let deadline: ContinuousClock.Instant?
         /// Whether libpq still holds bytes of the statement to send.
         var flushing: Bool
         /// The statement's first result, once complete; any later ones are freed.
@@ -39,24 +49,27 @@ final class ReadEvents: Sendable {
     }
 
     /// The result of the statement just sent on `connection` (`flushing` when libpq could not yet
-    /// send all of it; `first` its first result when the caller has read it already), or `nil`
-    /// when the connection was lost first; every further result of the statement is read and
-    /// freed, so the connection is idle again when this returns.
-    func result(of connection: Connection, flushing: Bool, first: Handoff<OpaquePointer>? = nil) async
-        -> OpaquePointer?
-    {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Handoff<OpaquePointer?>, Never>) in
+    /// send all of it; `first` its first result when the caller has read it already), `nil` when
+    /// the connection was lost first, or ``Outcome/timedOut`` once `deadline` has passed; every
+    /// further result of the statement is read and freed, so the connection is idle again when
+    /// this answers.
+    func result(
+        of connection: Connection, flushing: Bool, first: Handoff<OpaquePointer>? = nil,
+        until deadline: ContinuousClock.Instant? = nil
+    ) async -> Outcome {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Handoff<Outcome>, Never>) in
             let socket = PQsocket(connection.handle)
             guard socket >= 0, epoll >= 0 else {
                 if let first { PQclear(first.value) }
-                return continuation.resume(returning: Handoff(nil))
+                return continuation.resume(returning: Handoff(.answered(nil)))
             }
             // Registered before the socket is armed: its event may come at once.
             waiters.withLock {
                 $0[socket] = Waiter(
-                    connection: connection, continuation: continuation, flushing: flushing, first: first)
+                    connection: connection, continuation: continuation, deadline: deadline, flushing: flushing,
+                    first: first)
             }
-            if !arm(socket, writing: flushing) { finish(socket, with: nil) }
+            if !arm(socket, writing: flushing) { finish(socket, with: .answered(nil)) }
         }.value
     }
 
@@ -78,9 +91,32 @@ final class ReadEvents: Sendable {
     private func serve() {
         var events = [epoll_event](repeating: epoll_event(), count: 64)
         while true {
-            let count = epoll_wait(epoll, &events, Int32(events.count), -1)
+            let count = epoll_wait(epoll, &events, Int32(events.count), nextExpiry())
             if count < 0 && errno == EINTR { continue }
             for event in events.prefix(Int(max(0, count))) { advance(event.data.fd) }
+            expire()
+        }
+    }
+
+    /// The milliseconds until the earliest deadline of a waiting read, rounded up (at most a
+    /// second, so a read registered meanwhile with a shorter bound is seen soon), or -1.
+    private func nextExpiry() -> Int32 {
+        let earliest = waiters.withLock { $0.values.compactMap(\.deadline).min() }
+        guard let earliest else { return -1 }
+        let (seconds, attoseconds) = ContinuousClock.now.duration(to: earliest).components
+        if seconds < 0 { return 0 }
+        return Int32(min(1_000, seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+    }
+
+    /// Ends the waits whose deadline has passed: their statements are still in flight, so their
+    /// connections are abandoned by the callers.
+    private func expire() {
+        let now = ContinuousClock.now
+        let expired = waiters.withLock { $0.filter { $0.value.deadline.map { $0 <= now } ?? false }.map(\.key) }
+        for socket in expired {
+            var event = epoll_event()
+            _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, &event)
+            finish(socket, with: .timedOut)
         }
     }
 
@@ -92,23 +128,24 @@ final class ReadEvents: Sendable {
         let handle = waiter.connection.handle
         if waiter.flushing {
             let flushed = PQflush(handle)
-            if flushed < 0 { return finish(socket, with: nil) }
+            if flushed < 0 { return finish(socket, with: .answered(nil)) }
             waiter.flushing = flushed == 1
         }
-        guard PQconsumeInput(handle) == 1 else { return finish(socket, with: nil) }
+        guard PQconsumeInput(handle) == 1 else { return finish(socket, with: .answered(nil)) }
         // PQgetResult blocks only while libpq is busy: each call here returns at once.
         while !waiter.flushing && PQisBusy(handle) == 0 {
-            guard let result = PQgetResult(handle) else { return finish(socket, with: waiter.first?.value) }
+            guard let result = PQgetResult(handle) else { return finish(socket, with: .answered(waiter.first?.value)) }
             if waiter.first == nil { waiter.first = Handoff(result) } else { PQclear(result) }
         }
         waiters.withLock { $0[socket] = waiter }
-        if !arm(socket, writing: waiter.flushing) { finish(socket, with: nil) }
+        if !arm(socket, writing: waiter.flushing) { finish(socket, with: .answered(nil)) }
     }
 
-    /// Resumes the read on `socket` with `result`: from here on its connection is the caller's.
-    private func finish(_ socket: Int32, with result: OpaquePointer?) {
+    /// Resumes the read on `socket` with `outcome`: from here on its connection is the caller's.
+    private func finish(_ socket: Int32, with outcome: Outcome) {
         guard let waiter = waiters.withLock({ $0.removeValue(forKey: socket) }) else { return }
-        if result == nil, let first = waiter.first { PQclear(first.value) }
-        waiter.continuation.resume(returning: Handoff(result))
+        if case .answered(nil) = outcome, let first = waiter.first { PQclear(first.value) }
+        if case .timedOut = outcome, let first = waiter.first { PQclear(first.value) }
+        waiter.continuation.resume(returning: Handoff(outcome))
     }
 }

@@ -9,7 +9,9 @@ extension PostgresContext {
     /// On failure nothing is written and the changes stay staged (``discard()`` drops them).
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.conflict` listing the records that changed underneath the
     ///   context (with `Context.ConflictPolicy.detect`); `.duplicateID`, `.notFound`,
-    ///   `.uniqueViolation`, `.invalidValue` from the writes; `.network` when the server went away.
+    ///   `.uniqueViolation`, `.invalidValue` from the writes; `.network` when the server went away
+    ///   before the commit (nothing written), `.timedOut` past a bound, `.outcomeUnknown` when the
+    ///   answer to the commit was lost and the server could not say whether it landed.
     @discardableResult
     public func save() async throws -> CommitID? {
         if let parent {
@@ -22,11 +24,20 @@ extension PostgresContext {
         let commit: Int64
         do {
             (_, commit) = try await store.writer.submit(operations)
-        } catch let error as DataStoreError where policy == .detect {
+        } catch let error as DataStoreError where policy == .detect && Self.wroteNothingKnowably(error) {
             throw try await conflict(taken) ?? error
         }
         state.withLock { $0.work.clear(saved: taken) }
         return CommitID(rawValue: Int(commit))
+    }
+
+    /// Whether `error` says the change set was refused by what the server holds, so that nothing of
+    /// it was written and a conflict diagnosis reads the records as they were: not a lost
+    /// connection, a bound that ran out or a closed store, where the diagnosis would need the
+    /// server that failed, nor an outcome that may have committed, where it would mistake the
+    /// save's own writes for changes underneath.
+    static func wroteNothingKnowably(_ error: DataStoreError) -> Bool {
+        ![.network, .outcomeUnknown, .timedOut, .closed].contains(error.code)
     }
 
     /// What a root context's save takes from its state.

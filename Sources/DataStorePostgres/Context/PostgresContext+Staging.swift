@@ -67,7 +67,8 @@ extension PostgresContext {
         }
         if changes.isEmpty { return object }
         try stage(
-            .upsert(try PreparedRow(merged, id: id, layout: layout)), for: Key(collection: layout.name, id: id),
+            .upsert(try PreparedRow(merged, id: id, layout: layout, maxBytes: store.maxDocumentBytes)),
+            for: Key(collection: layout.name, id: id),
             table: layout)
         return object
     }

@@ -14,6 +14,11 @@ struct CommitClock: Sendable, Hashable {
     let notifyPayload: String
     /// Every function the expressions call.
     let functions: [String]
+    /// A transaction's status (`committed`, `aborted`, `in progress`, or `NULL` when too old)
+    /// from its id as `$1` (`int8`): how a commit whose answer was lost is learned.
+    let status: String
+    /// The function ``status`` calls, which some engines lack (their lost commits stay unknown).
+    let statusFunction: String
 
     /// PostgreSQL 13 and later.
     static let xact = CommitClock(
@@ -21,7 +26,8 @@ struct CommitClock: Sendable, Hashable {
         snapshotXmin: "pg_snapshot_xmin(pg_current_snapshot())::text::int8",
         snapshotXmax: "pg_snapshot_xmax(pg_current_snapshot())::text::int8",
         notifyPayload: "pg_current_xact_id()::text",
-        functions: ["pg_current_xact_id", "pg_current_snapshot", "pg_snapshot_xmin", "pg_snapshot_xmax"])
+        functions: ["pg_current_xact_id", "pg_current_snapshot", "pg_snapshot_xmin", "pg_snapshot_xmax"],
+        status: "pg_xact_status($1::text::xid8)", statusFunction: "pg_xact_status")
 
     /// Engines based on an older PostgreSQL; the functions already answer `int8`.
     static let txid = CommitClock(
@@ -29,7 +35,8 @@ struct CommitClock: Sendable, Hashable {
         snapshotXmin: "txid_snapshot_xmin(txid_current_snapshot())",
         snapshotXmax: "txid_snapshot_xmax(txid_current_snapshot())",
         notifyPayload: "txid_current()::text",
-        functions: ["txid_current", "txid_current_snapshot", "txid_snapshot_xmin", "txid_snapshot_xmax"])
+        functions: ["txid_current", "txid_current_snapshot", "txid_snapshot_xmin", "txid_snapshot_xmax"],
+        status: "txid_status($1)", statusFunction: "txid_status")
 
     /// The clock of `family` (`nil` for ``TransactionIDFunctions/automatic``).
     static func of(_ family: TransactionIDFunctions) -> CommitClock? {
@@ -42,7 +49,7 @@ struct CommitClock: Sendable, Hashable {
 
     /// The functions of both families the server has, in one round trip.
     static func available(on connection: Connection) throws(PostgresError) -> Set<String> {
-        let names = xact.functions + txid.functions
+        let names = xact.functions + txid.functions + [xact.statusFunction, txid.statusFunction]
         // The names are this type's constants, never user input.
         let found = try connection.execute(
             "SELECT " + names.map { "to_regproc('\($0)') IS NOT NULL" }.joined(separator: ", "))

@@ -329,7 +329,7 @@ public final class PostgresCollection<Object>: MappedModel, Sendable {
             throw DataStoreError(
                 .invalidID, "an object without an id in field \(layout.idField) cannot be put into \(name)")
         }
-        return (try PreparedRow(document, id: chosen, layout: layout), own == chosen)
+        return (try PreparedRow(document, id: chosen, layout: layout, maxBytes: store.maxDocumentBytes), own == chosen)
     }
 
     /// The object `row` stores, decoded from its record bytes.

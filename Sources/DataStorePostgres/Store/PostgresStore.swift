@@ -54,6 +54,26 @@ public final class PostgresStore: Sendable {
         /// The function a write batch takes the schema lock with (tests name one the server lacks,
         /// as an engine without advisory locks would); a constant, never user input.
         package var schemaLockFunction = "pg_advisory_xact_lock_shared"
+        /// The largest document a write takes, in bytes of its encoded record: 64 MiB by default,
+        /// as on LMDB. A larger one fails with ``/DataStoreCore/DataStoreError/Code/tooLarge``
+        /// before anything is sent. PostgreSQL itself holds at most 255 MiB of a document's
+        /// `jsonb` rendering, and refuses a larger one with `.tooLarge` whatever this bound.
+        public var maxDocumentBytes = DocumentSize.defaultLimit
+        /// The longest wait to connect (or reconnect) to the server, `nil` for no bound (10 s by
+        /// default): past it, the call fails with ``/DataStoreCore/DataStoreError/Code/timedOut``.
+        public var connectTimeout: Duration? = .seconds(10)
+        /// The longest wait for the server to answer one statement, or one round trip of a write
+        /// batch, `nil` for no bound (60 s by default): past it, the call fails with
+        /// ``/DataStoreCore/DataStoreError/Code/timedOut`` (a read, or a write that was not yet
+        /// committing: nothing of it is written) or `.outcomeUnknown` (a commit whose answer did
+        /// not come, and whose outcome could not be learned). An index build waits this long for
+        /// each chunk and for making its b-tree: raise it for very large collections.
+        public var statementTimeout: Duration? = .seconds(60)
+        /// The longest a write waits, queued and committing, `nil` for no bound (120 s by default).
+        /// A change set still queued when it passes is withdrawn and fails with
+        /// ``/DataStoreCore/DataStoreError/Code/timedOut`` (nothing written); one already being
+        /// committed fails with `.outcomeUnknown`, naming how to find out whether it landed.
+        public var saveTimeout: Duration? = .seconds(120)
 
         /// The defaults: 4 readers, batches of up to 64 change sets, 6 attempts, the change feed
         /// kept 7 days and at most 64 MiB, woken by `LISTEN/NOTIFY`, tables declared for PostgreSQL,
@@ -92,11 +112,14 @@ public final class PostgresStore: Sendable {
     let ddl: TableDDL
     /// ``Options/indexListMaxAge`` in nanoseconds.
     let indexListMaxAge: UInt64
+    /// ``Options/maxDocumentBytes``.
+    let maxDocumentBytes: Int
 
     private init(
         url: String, pool: ConnectionPool, readers: ReaderThreads, writer: PostgresWriter,
-        changeSource: PostgresChangeSource, ddl: TableDDL, indexListMaxAge: Duration
+        changeSource: PostgresChangeSource, ddl: TableDDL, indexListMaxAge: Duration, maxDocumentBytes: Int
     ) {
+        self.maxDocumentBytes = max(1, maxDocumentBytes)
         self.indexListMaxAge = indexListMaxAge.saturatingNanoseconds
         self.url = url
         self.ddl = ddl
@@ -113,20 +136,23 @@ public final class PostgresStore: Sendable {
     ///   `.unsupported` naming the functions it lacks when it has neither family of
     ///   transaction-id functions (or not the one ``Options/transactionIDFunctions`` insists on).
     public static func open(url: String, options: Options = Options()) async throws -> PostgresStore {
+        try PostgresURL.validate(url)
         let pool = ConnectionPool(
-            conninfo: url, maxIdle: options.readers, awaitedReads: options.awaitedReads, callerPoll: options.callerPoll)
+            conninfo: url, maxIdle: options.readers, awaitedReads: options.awaitedReads, callerPoll: options.callerPoll,
+            timeouts: ConnectionTimeouts(connect: options.connectTimeout, statement: options.statementTimeout))
         let readers = ReaderThreads(count: options.readers, slots: pool.slots)
         let ddl = TableDDL(engine: options.engine)
         let connection: Connection
         let source: PostgresChangeSource
+        let canLearnOutcomes: Bool
         do {
             // Connecting blocks: on a reader thread, not the caller's.
-            (connection, source) = try await readers.run {
-                let (connection, clock) = try connect(pool, url: url, options: options, ddl: ddl)
+            (connection, source, canLearnOutcomes) = try await readers.run {
+                let (connection, clock, available) = try connect(pool, url: url, options: options, ddl: ddl)
                 let source = PostgresChangeSource(
                     pool: pool, readers: readers, options: options.changeFeed, clock: clock, latest: 0)
                 source.signal.committed(try source.lastCommit())
-                return (connection, source)
+                return (connection, source, available.contains(clock.statusFunction))
             }
         } catch {
             readers.close()
@@ -141,24 +167,27 @@ public final class PostgresStore: Sendable {
         limits.maxBatch = options.maxBatch
         limits.maxAttempts = options.maxAttempts
         limits.schemaLockFunction = options.schemaLockFunction
+        limits.saveTimeout = options.saveTimeout
         let feed =
             options.changeFeed.isEnabled
             ? FeedSettings(
                 notify: options.changeNotifications == .listen, maxAge: options.changeFeed.maxAge,
                 maxBytes: options.changeFeed.maxBytes) : nil
-        let writer = PostgresWriter(connection: connection, limits: limits, clock: source.clock, feed: feed) {
+        let writer = PostgresWriter(
+            connection: connection, limits: limits, clock: source.clock, feed: feed, canLearnOutcomes: canLearnOutcomes
+        ) {
             [signal = source.signal] in
             signal.committed(Int($0))
         }
         return PostgresStore(
             url: url, pool: pool, readers: readers, writer: writer, changeSource: source, ddl: ddl,
-            indexListMaxAge: options.indexListMaxAge)
+            indexListMaxAge: options.indexListMaxAge, maxDocumentBytes: options.maxDocumentBytes)
     }
 
     /// The writer's connection, and the transaction-id functions the server has (checked before
     /// the outbox is created, so a server the store cannot use is left as it was).
     private static func connect(_ pool: ConnectionPool, url: String, options: Options, ddl: TableDDL)
-        throws(DataStoreError) -> (Connection, CommitClock)
+        throws(DataStoreError) -> (Connection, CommitClock, available: Set<String>)
     {
         let connection: Connection
         let available: Set<String>
@@ -174,7 +203,7 @@ public final class PostgresStore: Sendable {
         } catch {
             throw DataStoreError.postgres(error, "opening the store")
         }
-        return (connection, clock)
+        return (connection, clock, available)
     }
 
     /// Stops writing once what is queued has committed, ends change feeds and observations

@@ -17,9 +17,10 @@ package struct PreparedRow: Sendable {
     /// The entries of each index by column number, with each entry's unique value (`nil` where a field is missing).
     let entries: [Int: [(entry: IndexEntry, unique: [UInt8]?)]]
 
-    /// Prepares `document` under `id` for every index of `layout`.
-    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidID`, `.invalidValue` (as the LMDB store).
-    init(_ document: Document, id: Value, layout: TableLayout) throws(DataStoreError) {
+    /// Prepares `document` under `id` for every index of `layout`, refusing a record over
+    /// `maxBytes` (``PostgresStore/Options/maxDocumentBytes``).
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidID`, `.invalidValue`, `.tooLarge` (as the LMDB store).
+    init(_ document: Document, id: Value, layout: TableLayout, maxBytes: Int = .max) throws(DataStoreError) {
         let key = try layout.idKey(id)
         var document = document
         document[layout.idField] = id
@@ -29,6 +30,9 @@ package struct PreparedRow: Sendable {
             throw DataStoreError(
                 .invalidValue, "the object \(id) cannot be stored in \(layout.name): \(error)", underlying: error)
         }
+        try DocumentSize.check(
+            body.count, limit: maxBytes, id: id, collection: layout.name,
+            option: "PostgresStore.Options.maxDocumentBytes")
         var entries: [Int: [(entry: IndexEntry, unique: [UInt8]?)]] = [:]
         for index in layout.indexes {
             entries[index.column] = try index.rows(for: document, idKey: key, collection: layout.name)

@@ -18,14 +18,18 @@ final class BatchCommitter: @unchecked Sendable {
     /// Whether the server has shared advisory locks; an engine without them has batches compare
     /// the index lists alone, which misses a declaration committing while a batch runs.
     private var hasSchemaLock = true
+    /// Whether the server can tell a transaction's status (``CommitClock/status``), so that a
+    /// commit whose answer was lost is learned rather than reported unknown.
+    private let canLearnOutcomes: Bool
 
     init(
         connection: Connection, limits: PostgresWriter.Limits, clock: CommitClock, feed: FeedSettings?,
-        committed: @escaping @Sendable (Int64) -> Void
+        canLearnOutcomes: Bool = true, committed: @escaping @Sendable (Int64) -> Void
     ) {
         self.connection = connection
         self.limits = limits
         self.clock = clock
+        self.canLearnOutcomes = canLearnOutcomes
         self.outbox = feed.map { OutboxRecorder(settings: $0, clock: clock) }
         self.committed = committed
     }
@@ -53,7 +57,7 @@ final class BatchCommitter: @unchecked Sendable {
     func commit(_ jobs: [WriterJob]) -> Int {
         var entries: [Entry] = []
         for job in jobs {
-            guard case .changeSet(let operations, let complete) = job else { continue }
+            guard case .changeSet(let operations, _, let complete) = job else { continue }
             do {
                 let statements = try operations.map { operation throws(DataStoreError) in
                     try RowStatements(operation, clock: clock)
@@ -66,17 +70,32 @@ final class BatchCommitter: @unchecked Sendable {
         guard !entries.isEmpty else { return 0 }
         do {
             let commit = try applyRetrying(&entries)
-            committed(commit)
-            var committed = 0
-            for entry in entries {
-                if let failure = entry.failure {
-                    entry.complete(.failure(failure))
-                } else {
-                    committed += 1
-                    entry.complete(.success((entry.outcomes, commit)))
-                }
+            return answer(entries, committedAs: commit)
+        } catch let doubt as CommitInDoubt {
+            // The COMMIT was sent and its answer lost: learn what the server did, never guess.
+            mustReconnect = true
+            outbox?.forgetAnswers()
+            switch learnOutcome(of: doubt.transaction) {
+            case .committed:
+                return answer(entries, committedAs: doubt.transaction)
+            case .rolledBack:
+                let failure = DataStoreError(
+                    .network,
+                    "the connection to PostgreSQL was lost while committing; the server rolled the commit back, "
+                        + "so nothing of it was written", underlying: doubt.error)
+                for entry in entries { entry.complete(.failure(entry.failure ?? failure)) }
+                return 0
+            case .unknown(let reason):
+                let failure = DataStoreError(
+                    .outcomeUnknown,
+                    "the connection to PostgreSQL was lost after the commit of transaction \(doubt.transaction) was "
+                        + "sent, and \(reason): it may or may not have been written. Check once the server answers: "
+                        + "SELECT pg_xact_status('\(doubt.transaction)') says committed or aborted; or read a "
+                        + "written document's version (\(doubt.transaction) if the commit landed)",
+                    underlying: doubt.error)
+                for entry in entries { entry.complete(.failure(entry.failure ?? failure)) }
+                return 0
             }
-            return committed
         } catch {
             if (error as? PostgresError)?.isUnavailable == true { mustReconnect = true }
             if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
@@ -84,6 +103,22 @@ final class BatchCommitter: @unchecked Sendable {
             for entry in entries { entry.complete(.failure(entry.failure ?? failure)) }
             return 0
         }
+    }
+
+    /// Answers every caller of a committed batch: its failure (rolled back to its savepoint), or
+    /// success with `commit`; returns how many committed.
+    private func answer(_ entries: [Entry], committedAs commit: Int64) -> Int {
+        committed(commit)
+        var count = 0
+        for entry in entries {
+            if let failure = entry.failure {
+                entry.complete(.failure(failure))
+            } else {
+                count += 1
+                entry.complete(.success((entry.outcomes, commit)))
+            }
+        }
+        return count
     }
 
     /// ``apply(_:)``, again from the start when the commit itself meets a serialization failure
@@ -104,12 +139,13 @@ final class BatchCommitter: @unchecked Sendable {
 
     /// Applies the change sets in one transaction, each under its own savepoint, and commits.
     /// - Returns: the commit identity (the server's transaction id).
+    /// - Throws: ``CommitInDoubt`` when the connection failed once the commit was sent.
     private func apply(_ entries: inout [Entry]) throws -> Int64 {
         if mustReconnect || !connection.isOpenAfterIdle() {
             try connection.reconnect()
             mustReconnect = false
         }
-        try beginUnderSchemaLock(&entries)
+        let transaction = try beginUnderSchemaLock(&entries)
         var next = 0
         while next < entries.count {
             var statements: [(sql: String, parameters: [SQLParameter])] = []
@@ -131,15 +167,65 @@ final class BatchCommitter: @unchecked Sendable {
             next = failed
             if entries[failed].failure != nil { next += 1 }
         }
-        let result = try connection.pipeline(finalStatements(entries))
-        for outcome in result { if case .failed(let error) = outcome { throw error } }
-        guard case .done(let identity) = result[0], case .done = result[result.count - 1],
-            let commit = identity.int(0, 0)
-        else {
-            throw PostgresError(.connectionFailure, "the commit was not answered")
+        let statements = finalStatements(entries)
+        var answered: [PipelineOutcome]?
+        var lost: PostgresError?
+        do throws(PostgresError) { answered = try connection.pipeline(statements) } catch { lost = error }
+        if let lost {
+            guard lost.isUnavailable else { throw lost }
+            throw CommitInDoubt(transaction: transaction, error: lost)
         }
-        outbox?.committed(result[1...])
-        return commit
+        let result = answered ?? []
+        // A statement that failed made the server skip the rest, COMMIT included: nothing committed.
+        for outcome in result { if case .failed(let error) = outcome { throw error } }
+        guard case .done = result[result.count - 1] else {
+            throw CommitInDoubt(
+                transaction: transaction, error: PostgresError(.connectionFailure, "the commit was not answered"))
+        }
+        outbox?.committed(result[...])
+        return transaction
+    }
+
+    /// The connection failed after the commit of `transaction` was sent: whether it committed is
+    /// for the server to say (``learnOutcome(of:)``).
+    private struct CommitInDoubt: Error {
+        let transaction: Int64
+        let error: PostgresError
+    }
+
+    /// What the server did with a transaction whose commit was sent.
+    private enum LearnedOutcome {
+        case committed
+        case rolledBack
+        /// Not learned, for the reason given.
+        case unknown(String)
+    }
+
+    /// Asks the server whether `transaction` committed, on a connection made anew, until it says
+    /// so or the time a connection and a statement may take has passed twice: a server that went
+    /// away mid-commit says once it is back, a backend still committing says once it is done.
+    private func learnOutcome(of transaction: Int64) -> LearnedOutcome {
+        guard canLearnOutcomes else { return .unknown("the server has no \(clock.statusFunction)()") }
+        let budget =
+            ((connection.timeouts.connect ?? .seconds(10)) + (connection.timeouts.statement ?? .seconds(10))) * 2
+        let deadline = ContinuousClock.now + budget
+        var reason = "the server did not answer within \(Connection.shown(budget))"
+        while ContinuousClock.now < deadline {
+            do throws(PostgresError) {
+                try connection.reconnect()
+                let status = try connection.execute("SELECT \(clock.status)", [.int(transaction)]).text(0, 0)
+                switch status {
+                case "committed": return .committed
+                case "aborted": return .rolledBack
+                case "in progress": reason = "the server still reported it in progress"
+                default: return .unknown("the server no longer knows its status")
+                }
+            } catch {
+                reason = "the server could not be asked (\(error.message))"
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return .unknown(reason)
     }
 
     /// Begins the batch's transaction holding each written collection's lock shared, so that a
@@ -148,7 +234,9 @@ final class BatchCommitter: @unchecked Sendable {
     /// collection opened before another handle, store or process declared an index would otherwise
     /// write rows without that index's entries. One round trip, as `BEGIN` alone was, while the
     /// stored lists are the ones the layouts know (the server compares them).
-    private func beginUnderSchemaLock(_ entries: inout [Entry]) throws {
+    /// - Returns: The transaction's id, assigned now: the commit's identity, and what the server
+    ///   is asked about should the answer to its commit be lost.
+    private func beginUnderSchemaLock(_ entries: inout [Entry]) throws -> Int64 {
         var layouts: [ObjectIdentifier: TableLayout] = [:]
         for entry in entries where entry.failure == nil {
             for row in entry.statements { layouts[ObjectIdentifier(row.operation.layout)] = row.operation.layout }
@@ -168,23 +256,26 @@ final class BatchCommitter: @unchecked Sendable {
                 )
             ] : []
         let outcomes = try connection.pipeline(
-            [("BEGIN", [])] + lock
+            [("BEGIN", []), ("SELECT \(clock.transactionID)", [])] + lock
                 + touched.map { layout in
                     (
                         "SELECT indexes = $2 FROM _meta WHERE collection = $1",
                         [.text(layout.name), .bytes(layout.encodedIndexes)]
                     )
                 })
-        let first = 1 + lock.count
+        let first = 2 + lock.count
         var changed = false
+        var transaction: Int64?
         for (position, outcome) in outcomes.enumerated() {
             switch outcome {
-            case .failed(let error) where position == 1 && hasSchemaLock && error.code == .undefinedFunction:
+            case .failed(let error) where position == 2 && hasSchemaLock && error.code == .undefinedFunction:
                 hasSchemaLock = false
                 try connection.execute("ROLLBACK")
                 return try beginUnderSchemaLock(&entries)
             case .failed(let error): throw error
             case .skipped: throw PostgresError(.connectionFailure, "the batch's transaction did not begin")
+            case .done(let result) where position == 1:
+                transaction = result.int(0, 0)
             case .done(let result):
                 // A collection no longer stored keeps its layout: its statements fail on their own.
                 guard position >= first, result.rowCount == 1 else { continue }
@@ -200,7 +291,8 @@ final class BatchCommitter: @unchecked Sendable {
                 }
             }
         }
-        guard changed else { return }
+        guard let transaction else { throw PostgresError(.connectionFailure, "the transaction id was not answered") }
+        guard changed else { return transaction }
         for position in entries.indices where entries[position].failure == nil {
             do {
                 entries[position].statements = try entries[position].statements.map { row throws(DataStoreError) in
@@ -210,14 +302,13 @@ final class BatchCommitter: @unchecked Sendable {
                 entries[position].failure = error
             }
         }
+        return transaction
     }
 
-    /// The commit's identity, the outbox rows of what the change sets that succeeded did (and a
-    /// trim when one is due), then `COMMIT`: one round trip.
+    /// The outbox rows of what the change sets that succeeded did (and a trim when one is due),
+    /// then `COMMIT`: one round trip.
     private func finalStatements(_ entries: [Entry]) -> [(sql: String, parameters: [SQLParameter])] {
-        var statements: [(sql: String, parameters: [SQLParameter])] = [
-            ("SELECT \(clock.transactionID)", [])
-        ]
+        var statements: [(sql: String, parameters: [SQLParameter])] = []
         if outbox != nil {
             var changes = BatchChanges()
             for entry in entries where entry.failure == nil { changes.add(entry.statements, entry.outcomes) }

@@ -21,20 +21,25 @@ final class PostgresWriter: Sendable {
         var firstBackoff: Duration = .milliseconds(2)
         /// The function each batch takes the schema lock with (``PostgresStore/Options``).
         var schemaLockFunction = "pg_advisory_xact_lock_shared"
+        /// The longest a caller waits for its change set (``PostgresStore/Options/saveTimeout``).
+        var saveTimeout: Duration? = nil
     }
 
     private let queue = WriterQueue()
     private let batcher: BatchCommitter
+    private let saveTimeout: Duration?
 
     /// Starts the writer thread over `connection`, which it alone uses from now on; `clock` names
     /// the server's transaction-id functions, `feed` says what it records for the change feed, and
     /// `committed` hears each commit's identity.
     init(
         connection: Connection, limits: Limits = Limits(), clock: CommitClock, feed: FeedSettings? = nil,
-        committed: @escaping @Sendable (Int64) -> Void = { _ in }
+        canLearnOutcomes: Bool = true, committed: @escaping @Sendable (Int64) -> Void = { _ in }
     ) {
+        saveTimeout = limits.saveTimeout
         batcher = BatchCommitter(
-            connection: connection, limits: limits, clock: clock, feed: feed, committed: committed)
+            connection: connection, limits: limits, clock: clock, feed: feed, canLearnOutcomes: canLearnOutcomes,
+            committed: committed)
         let thread = Thread { [queue, batcher] in
             Thread.current.name = "PostgresWriter"
             Self.run(queue, batcher: batcher, limit: limits.maxBatch)
@@ -50,11 +55,36 @@ final class PostgresWriter: Sendable {
     /// Queues `operations` as one change set; returns what they found and the commit identity
     /// once the batch carrying them has committed.
     /// - Throws: ``/DataStoreCore/DataStoreError`` of the failing operation (only this change set was rolled
-    ///   back), `.network` when the server went away (nothing of it was applied, or, when the
-    ///   connection was lost during the commit, the outcome is unknown), `.closed` after close.
+    ///   back); `.network` when the server went away before the commit, or rolled it back (nothing
+    ///   of it was applied); `.outcomeUnknown` when the answer to the commit was lost and the server
+    ///   could not say, or the save's bound passed while it was being committed; `.timedOut` when
+    ///   the bound passed while it was queued (it is withdrawn: nothing written); `.closed` after close.
     func submit(_ operations: [RowOperation]) async throws -> (outcomes: [RowOutcome], commit: Int64) {
         try await withCheckedThrowingContinuation { continuation in
-            enqueue(.changeSet(operations) { continuation.resume(with: $0) })
+            let answer = SaveAnswer(continuation)
+            guard let ticket = enqueue(operations, answer) else { return }
+            guard let saveTimeout else { return }
+            let seconds = Double(saveTimeout.components.seconds) + Double(saveTimeout.components.attoseconds) / 1e18
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [queue] in
+                guard !answer.isGiven else { return }
+                if queue.state.withLock({ $0.withdraw(ticket) }) {
+                    answer.give(
+                        .failure(
+                            DataStoreError(
+                                .timedOut,
+                                "the save waited \(Connection.shown(saveTimeout)) in the writer's queue "
+                                    + "(PostgresStore.Options.saveTimeout) and was withdrawn: nothing of it was written"
+                            )))
+                } else {
+                    answer.give(
+                        .failure(
+                            DataStoreError(
+                                .outcomeUnknown,
+                                "the save waited \(Connection.shown(saveTimeout)) (PostgresStore.Options.saveTimeout) "
+                                    + "while its commit was in flight: it may or may not be written. Read a document "
+                                    + "it wrote once the server answers: its version says whether it landed")))
+                }
+            }
         }
     }
 
@@ -75,6 +105,23 @@ final class PostgresWriter: Sendable {
             return !state.closed
         }
         if wasOpen { queue.wake.signal() }
+    }
+
+    /// Queues a change set answered through `answer`; returns its ticket, or `nil` (having
+    /// answered) once the writer is closed.
+    private func enqueue(_ operations: [RowOperation], _ answer: SaveAnswer) -> UInt64? {
+        let ticket = queue.state.withLock { state -> UInt64? in
+            guard !state.closed else { return nil }
+            state.nextTicket += 1
+            state.pending.append(.changeSet(operations, ticket: state.nextTicket) { answer.give($0) })
+            return state.nextTicket
+        }
+        guard let ticket else {
+            answer.give(.failure(DataStoreError(.closed, "the PostgreSQL store is closed")))
+            return nil
+        }
+        queue.wake.signal()
+        return ticket
     }
 
     private func enqueue(_ job: WriterJob) {
@@ -112,5 +159,24 @@ final class PostgresWriter: Sendable {
                 }
             }
         }
+    }
+}
+
+/// A caller's wait for its change set, answered once: by the writer, or by the save's bound
+/// when that passes first (the writer's later answer is then dropped).
+private final class SaveAnswer: Sendable {
+    typealias Outcome = Result<(outcomes: [RowOutcome], commit: Int64), any Error>
+    private let continuation: Mutex<CheckedContinuation<(outcomes: [RowOutcome], commit: Int64), any Error>?>
+
+    init(_ continuation: CheckedContinuation<(outcomes: [RowOutcome], commit: Int64), any Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    /// Whether the caller has its answer.
+    var isGiven: Bool { continuation.withLock { $0 == nil } }
+
+    /// Answers the caller, unless it has its answer already.
+    func give(_ outcome: Outcome) {
+        continuation.withLock { $0.take() }?.resume(with: outcome)
     }
 }

@@ -22,4 +22,12 @@ enum RowOperation: Sendable {
             layout
         }
     }
+
+    /// The row it writes, for an insert or an upsert.
+    var row: PreparedRow? {
+        switch self {
+        case .insert(let row, _, _), .upsert(let row, _, _): row
+        case .remove, .discard, .check: nil
+        }
+    }
 }

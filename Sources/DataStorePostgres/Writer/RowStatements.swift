@@ -150,8 +150,13 @@ struct RowStatements {
     }
 
     /// The store's named error for a constraint the server enforced (SQLSTATE 23505): the id's
-    /// primary key, or a unique index.
+    /// primary key, or a unique index; or for a document past what the server holds (54000).
     func named(_ error: PostgresError) -> DataStoreError? {
+        if error.code == .programLimitExceeded, let row = operation.row {
+            return DataStoreError(
+                .tooLarge, "the object \(row.id) of \(operation.layout.name) is larger than PostgreSQL holds",
+                underlying: error)
+        }
         guard error.code == .uniqueViolation, let constraint = error.constraint else { return nil }
         let layout = operation.layout
         let row: PreparedRow

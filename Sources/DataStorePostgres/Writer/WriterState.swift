@@ -4,6 +4,8 @@ struct WriterState: Sendable {
     var closed = false
     var batches = 0
     var changeSets = 0
+    /// The ticket of the next change set queued.
+    var nextTicket: UInt64 = 0
 
     /// The next batch: change sets up to `limit`, or one exclusive job alone.
     static func takeBatch(_ pending: inout [WriterJob], limit: Int) -> [WriterJob] {
@@ -13,5 +15,16 @@ struct WriterState: Sendable {
         while count < min(limit, pending.count), case .changeSet = pending[count] { count += 1 }
         defer { pending.removeFirst(count) }
         return Array(pending[..<count])
+    }
+
+    /// Removes the change set queued under `ticket`; `false` when it is no longer queued (being
+    /// committed, or answered).
+    mutating func withdraw(_ ticket: UInt64) -> Bool {
+        let position = pending.firstIndex {
+            if case .changeSet(_, let queued, _) = $0 { queued == ticket } else { false }
+        }
+        guard let position else { return false }
+        pending.remove(at: position)
+        return true
     }
 }

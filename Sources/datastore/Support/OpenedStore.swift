@@ -10,9 +10,12 @@ enum OpenedStore {
     case directory(DataStore)
     case postgres(PostgresStore)
 
-    /// Whether `location` names a PostgreSQL server rather than a directory.
+    /// Whether `location` is a URL (`scheme://…`) rather than a directory: a PostgreSQL server, or
+    /// a scheme that the store then refuses by name.
     static func isURL(_ location: String) -> Bool {
-        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+        guard let separator = location.range(of: "://") else { return false }
+        let scheme = location[..<separator.lowerBound]
+        return scheme.first?.isLetter == true && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
     }
 
     /// Where the store is, for messages.

@@ -30,7 +30,8 @@ struct ToolError: Error, Sendable, Equatable, CustomStringConvertible {
     static func exitCode(for code: DataStoreError.Code) -> ExitCode {
         switch code {
         case .notFound: .notFound
-        case .storage, .unsupportedFormat, .closed, .network, .httpStatus, .badResponse: .storage
+        case .storage, .unsupportedFormat, .closed, .network, .httpStatus, .badResponse, .timedOut, .outcomeUnknown:
+            .storage
         default: .badInput
         }
     }
