@@ -1,5 +1,6 @@
 import DataStorePostgres
 import Foundation
+import ModelConformance
 import Testing
 
 /// Every document command on a `postgresql://` URL where it takes a store directory, and moving a
@@ -94,5 +95,46 @@ struct PostgresURLTests {
         let sandbox = try ToolSandbox()
         let run = try await sandbox.run("backup", Self.url, sandbox.directory.appendingPathComponent("copy").path)
         #expect(run.status != 0 && run.errors.contains("pg_dump"), "\(run)")
+    }
+
+    @Test("a mistyped URL exits 4 naming what is wrong, a missing database 3, before any wait")
+    func urlMistakes() async throws {
+        let sandbox = try ToolSandbox()
+        let environment = ProcessInfo.processInfo.environment
+        let server = "\(environment["PGHOST"] ?? "127.0.0.1"):\(environment["PGPORT"] ?? "5432")"
+        let cases: [(url: String, status: Int32, says: String)] = [
+            ("postgresql://dsk@127.0.0.1:notaport/postgres", 4, "port"),
+            ("mysql://dsk@127.0.0.1:3306/app", 4, "scheme mysql"),
+            ("postgresql://%zz@127.0.0.1/postgres", 4, "malformed"),
+            ("postgres://dsk@127.0.0.1/postgres?bogus=1", 4, "bogus"),
+            (
+                "postgresql://\(environment["PGUSER"] ?? "dsk")@\(server)/no_such_database_\(UUID().uuidString.prefix(6))",
+                3,
+                "no such database"
+            )
+        ]
+        for (url, status, says) in cases {
+            let run = try await sandbox.run("query", url, "Message", "{}", "--count")
+            #expect(run.status == status, "\(url): \(run)")
+            #expect(run.errors.contains(says), "\(url): \(run)")
+        }
+    }
+
+    @Test(
+        "with the server stopped, a command on its URL exits 5 naming the connect bound instead of waiting",
+        .enabled(if: TestCluster.isAvailable))
+    func stoppedServer() async throws {
+        let cluster = try TestCluster()
+        defer { cluster.remove() }
+        let sandbox = try ToolSandbox()
+        let created = try await sandbox.run("add", cluster.postgresURL, "M", #"{"id": 1}"#, "--create")
+        #expect(created.status == 0, "\(created)")
+        cluster.freeze()
+        let counted = try await sandbox.run("count", cluster.postgresURL, "M", "{}")
+        #expect(counted.status == 5, "\(counted)")
+        #expect(counted.errors.contains("connect"), "\(counted)")
+        cluster.thaw()
+        let again = try await sandbox.run("changes", cluster.postgresURL, "--json")
+        #expect(again.status == 0 && again.lines.count == 1, "\(again)")
     }
 }

@@ -78,6 +78,7 @@ extension Connection {
     /// the last, which after a failure is the failure (the server runs nothing after it) — within
     /// the statement bound.
     func runStatement(_ what: @autoclosure () -> String, _ send: () -> Int32) throws(PostgresError) -> QueryResult {
+        try refuseIfAbandoned()
         guard send() == 1 else { throw lost("sending \(what()) failed") }
         let deadline = Self.deadline(after: timeouts.statement)
         var last: OpaquePointer?
@@ -91,6 +92,11 @@ extension Connection {
             throw error
         }
         return try check(last)
+    }
+
+    /// Throws when a wait ran out with a statement in flight: nothing more is sent on the session.
+    func refuseIfAbandoned() throws(PostgresError) {
+        if abandoned { throw PostgresError(.connectionFailure, "the connection to \(target) was abandoned") }
     }
 
     /// Drives a connection attempt begun by `PQconnectStartParams` or `PQresetStart` to its end

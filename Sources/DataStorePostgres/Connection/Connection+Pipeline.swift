@@ -15,6 +15,7 @@ extension Connection {
     package func pipeline(_ statements: [(sql: String, parameters: [SQLParameter])]) throws(PostgresError)
         -> [PipelineOutcome]
     {
+        try refuseIfAbandoned()
         guard PQenterPipelineMode(handle) == 1 else { throw lost("cannot enter pipeline mode") }
         defer { _ = PQexitPipelineMode(handle) }
         var preparing: [String?] = []

@@ -14,6 +14,23 @@ enum PostgresURL {
     /// The corresponding C function is `PQconninfoParse`.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidURL` naming the URL (its password hidden)
     ///   and what is wrong with it.
+    /// The connect bound `url` sets with libpq's `connect_timeout`, as libpq reads it (seconds; 0
+    /// or less waits indefinitely; 1 counts as 2), or `.none` when it sets none.
+    static func connectTimeout(in url: String) -> Duration?? {
+        guard let options = PQconninfoParse(url, nil) else { return .none }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if String(cString: keyword) == "connect_timeout", let value = option.pointee.val,
+                let seconds = Int(String(cString: value))
+            {
+                return .some(seconds <= 0 ? nil : .seconds(max(seconds, 2)))
+            }
+            option += 1
+        }
+        return .none
+    }
+
     static func validate(_ url: String) throws(DataStoreError) {
         let shown = Connection.withoutPassword(url)
         if let separator = url.range(of: "://") {

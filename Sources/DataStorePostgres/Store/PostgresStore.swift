@@ -61,6 +61,7 @@ public final class PostgresStore: Sendable {
         public var maxDocumentBytes = DocumentSize.defaultLimit
         /// The longest wait to connect (or reconnect) to the server, `nil` for no bound (10 s by
         /// default): past it, the call fails with ``/DataStoreCore/DataStoreError/Code/timedOut``.
+        /// A `connect_timeout` in the URL takes its place, read as libpq reads it.
         public var connectTimeout: Duration? = .seconds(10)
         /// The longest wait for the server to answer one statement, or one round trip of a write
         /// batch, `nil` for no bound (60 s by default): past it, the call fails with
@@ -139,7 +140,9 @@ public final class PostgresStore: Sendable {
         try PostgresURL.validate(url)
         let pool = ConnectionPool(
             conninfo: url, maxIdle: options.readers, awaitedReads: options.awaitedReads, callerPoll: options.callerPoll,
-            timeouts: ConnectionTimeouts(connect: options.connectTimeout, statement: options.statementTimeout))
+            timeouts: ConnectionTimeouts(
+                connect: PostgresURL.connectTimeout(in: url) ?? options.connectTimeout,
+                statement: options.statementTimeout))
         let readers = ReaderThreads(count: options.readers, slots: pool.slots)
         let ddl = TableDDL(engine: options.engine)
         let connection: Connection

@@ -201,15 +201,16 @@ final class BatchCommitter: @unchecked Sendable {
         case unknown(String)
     }
 
-    /// Asks the server whether `transaction` committed, on a connection made anew, until it says
-    /// so or the time a connection and a statement may take has passed twice: a server that went
-    /// away mid-commit says once it is back, a backend still committing says once it is done.
+    /// Asks the server whether `transaction` committed, on a connection made anew: a backend
+    /// still committing says once it is done, so an answer of "in progress" is asked again for up
+    /// to the statement bound (at most 10 s); a server that cannot be reached is tried three
+    /// times, then the outcome is left unknown rather than holding every other save back.
     private func learnOutcome(of transaction: Int64) -> LearnedOutcome {
         guard canLearnOutcomes else { return .unknown("the server has no \(clock.statusFunction)()") }
-        let budget =
-            ((connection.timeouts.connect ?? .seconds(10)) + (connection.timeouts.statement ?? .seconds(10))) * 2
+        let budget = min(connection.timeouts.statement ?? .seconds(10), .seconds(10))
         let deadline = ContinuousClock.now + budget
-        var reason = "the server did not answer within \(Connection.shown(budget))"
+        var reason = "the server still reported it in progress after \(Connection.shown(budget))"
+        var unreachable = 0
         while ContinuousClock.now < deadline {
             do throws(PostgresError) {
                 try connection.reconnect()
@@ -217,13 +218,15 @@ final class BatchCommitter: @unchecked Sendable {
                 switch status {
                 case "committed": return .committed
                 case "aborted": return .rolledBack
-                case "in progress": reason = "the server still reported it in progress"
+                case "in progress": Thread.sleep(forTimeInterval: 0.05)
                 default: return .unknown("the server no longer knows its status")
                 }
             } catch {
+                unreachable += 1
                 reason = "the server could not be asked (\(error.message))"
+                if unreachable == 3 { break }
+                Thread.sleep(forTimeInterval: 0.1 * Double(unreachable))
             }
-            Thread.sleep(forTimeInterval: 0.05)
         }
         return .unknown(reason)
     }

@@ -14,7 +14,8 @@ enum ChangesCommand: Command {
                 "after", "COMMIT",
                 "Start after this commit (the last one a consumer handled); default: the oldest kept."),
             .value("collection", "C", "Only commits that changed collection C, and only its changes."),
-            .flag("follow", "Keep running and print each new commit, of any process, as it is made.")
+            .flag("follow", "Keep running and print each new commit, of any process, as it is made."),
+            .flag("json", "Print JSON Lines: this command's only format, so the flag changes nothing.")
         ],
         discussion: """
             Each line is one commit: {"changes":[{"collection","inserted","updated","removed"}],"commit","time"}.
