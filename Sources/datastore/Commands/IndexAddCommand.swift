@@ -47,8 +47,16 @@ enum IndexAddCommand: Command {
         let store = try opened.directoryStore(for: "index add")
         let collection = try await StoreAccess.collection(name, in: store)
         let current = collection.indexes
-        if try !isDeclared(definition, among: current, on: name, console: console) {
+        if try !isDeclared(definition, among: current, on: name) {
             try await build(definition, on: name, in: store, chunk: chunk, console: console)
+        } else if try IndexListCommand.statistics(of: name, in: store).first(where: {
+            $0.definition.name == definition.name
+        })?.state == "building" {
+            // A build that did not finish (its process was killed, say): declaring it again finishes it.
+            console.note("index \(definition.name) on \(name) was left building: resuming its build")
+            try await build(definition, on: name, in: store, chunk: chunk, console: console)
+        } else {
+            console.note("collection \(name) already has the index \(definition)")
         }
         store.close()
         let built = try IndexListCommand.statistics(of: name, in: store).first { $0.definition.name == definition.name }
@@ -56,11 +64,11 @@ enum IndexAddCommand: Command {
         return .success
     }
 
-    /// Whether collection `name` already declares `definition` (said on the console).
+    /// Whether collection `name` already declares `definition`.
     /// - Throws: ``ToolError`` `.badInput` when an index of the same name is declared differently.
-    static func isDeclared(
-        _ definition: IndexDefinition, among current: [IndexDefinition], on name: String, console: Console
-    ) throws -> Bool {
+    static func isDeclared(_ definition: IndexDefinition, among current: [IndexDefinition], on name: String) throws
+        -> Bool
+    {
         guard let existing = current.first(where: { $0.name == definition.name }) else { return false }
         guard existing == definition else {
             throw ToolError(
@@ -68,7 +76,6 @@ enum IndexAddCommand: Command {
                 "collection \(name) already has an index \(existing.name): \(existing); "
                     + "drop it first to declare \(definition)")
         }
-        console.note("collection \(name) already has the index \(existing)")
         return true
     }
 

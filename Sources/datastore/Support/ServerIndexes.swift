@@ -17,9 +17,12 @@ enum ServerIndexes {
     ) async throws -> ExitCode {
         let collection = try await StoreAccess.collection(name, in: opened)
         let current = try await store.documentCollection(collection.name).indexes
-        if try !IndexAddCommand.isDeclared(definition, among: current, on: name, console: console) {
+        // A build on the server is one transaction: it is there whole, or not at all.
+        if try !IndexAddCommand.isDeclared(definition, among: current, on: name) {
             console.note("building index \(definition.name) on \(name) on the server (one transaction)")
             try await store.addIndex(definition, to: name, buildChunk: chunk)
+        } else {
+            console.note("collection \(name) already has the index \(definition)")
         }
         let built = try statistics(of: name, in: store).first { $0.definition.name == definition.name }
         try IndexAddCommand.printBuilt(
