@@ -92,4 +92,27 @@ struct PostgresCheckTests {
         #expect(problems.contains { $0.index == nil && $0.message.contains("does not decode") })
         #expect(throws: DataStoreError.self) { try store.check(collections: ["no-such-\(UUID())"]) }
     }
+
+    @Test("check reads records in batches bounded in bytes, one larger record alone, and still finds damage")
+    func boundedBatches() async throws {
+        var options = PostgresStore.Options()
+        options.maxDocumentBytes = 4 << 20
+        let store = try await PostgresStore.open(url: "", options: options)
+        defer { store.close() }
+        let name = PostgresTestServer.uniqueName("large")
+        let collection = try await store.collection(
+            name, mapping: Self.mapping, indexes: [IndexDefinition("n"), IndexDefinition("tags", multiValue: true)])
+        // Three documents of 3 MiB and twenty small ones, against batches of 1 MiB.
+        let large = String(repeating: "x", count: 3 << 20)
+        try await collection.add(
+            contentsOf: (0..<3).map { ["id": .int(Int64($0)), "n": .int(Int64($0)), "text": .string(large)] }
+                + (3..<23).map { ["id": .int(Int64($0)), "n": .int(Int64($0)), "tags": ["a", "b"]] })
+        let clean = try store.check(collections: [name], batchBytes: 1 << 20)
+        #expect(clean.problems.isEmpty, "\(clean.problems)")
+        #expect(clean.largestBatchBytes > 3 << 20 && clean.largestBatchBytes < (3 << 20) + 1_000)
+        let table = try TestSQL.table(of: name)
+        try TestSQL.run("UPDATE \(table) SET doc = '{}'::jsonb WHERE id = $1", [.bytes(try collection.layout.idKey(1))])
+        let damaged = try store.check(collections: [name], batchBytes: 1 << 20)
+        #expect(damaged.problems.count == 1 && damaged.problems[0].message.contains("record 1"), "\(damaged.problems)")
+    }
 }

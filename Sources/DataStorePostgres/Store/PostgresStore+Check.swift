@@ -13,18 +13,28 @@ extension PostgresStore {
     /// ``check()`` of the collections named.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming a collection that is not stored.
     public func check(collections names: [String]) throws -> [IntegrityProblem] {
+        try check(collections: names, batchBytes: 8 << 20).problems
+    }
+
+    /// ``check(collections:)``, reading records in batches of at most `batchBytes` (one larger
+    /// record alone); also the most record bytes one batch held.
+    func check(collections names: [String], batchBytes: Int) throws -> (
+        problems: [IntegrityProblem], largestBatchBytes: Int
+    ) {
         for name in names { try StoreNames.checkCollection(name) }
         return try readSchemaAndTables("checking the store") { connection in
             var problems: [IntegrityProblem] = []
+            var largest = 0
             for name in names {
                 guard let layout = try SchemaCatalog.load(name, on: connection) else {
                     throw DataStoreError(.notFound, "no collection \(name) on \(url.isEmpty ? "the server" : url)")
                 }
-                var check = TableCheck(layout: layout)
+                var check = TableCheck(layout: layout, batchBytes: batchBytes)
                 try check.run(on: connection)
                 problems += check.problems
+                largest = max(largest, check.largestBatchBytes)
             }
-            return problems
+            return (problems, largest)
         }
     }
 

@@ -1,40 +1,71 @@
 import DataStoreCore
 import DataStoreKit
 
-/// Verifies one collection's table against its records, a chunk of rows at a time: every record
+/// Verifies one collection's table against its records, a batch of rows at a time: every record
 /// decodes and is stored under its id's key, every index column and side-table row holds exactly
 /// the keys the record calls for (recomputed, as a write would), and the `jsonb` rendering matches.
+///
+/// Memory stays bounded whatever the documents' sizes: ids and record sizes are read a chunk at
+/// a time, and records in batches of at most ``batchBytes`` (one record alone when it is larger),
+/// so no statement carries more than that (the server's `jsonb` array holds at most 255 MiB).
 struct TableCheck {
     let layout: TableLayout
     private(set) var problems: [IntegrityProblem] = []
-    /// Rows read per statement.
+    /// Ids read per statement.
     static let chunk = 500
+    /// The most record bytes read (and JSON sent back) per statement, but for a record larger alone.
+    let batchBytes: Int
+    /// The most record bytes one batch held, for tests.
+    private(set) var largestBatchBytes = 0
 
-    init(layout: TableLayout) { self.layout = layout }
+    init(layout: TableLayout, batchBytes: Int = 8 << 20) {
+        self.layout = layout
+        self.batchBytes = max(1, batchBytes)
+    }
 
     /// Checks every row, over the snapshot of `connection`'s transaction.
     /// - Complexity: O(rows × indexes).
     mutating func run(on connection: Connection) throws {
-        let columns = layout.columnIndexes
-        let select = (["id", "record"] + columns.flatMap { [$0.keyColumn, $0.uniqueColumn] }).joined(separator: ", ")
         var last: [UInt8] = []
         while true {
-            let rows = try connection.execute(
-                "SELECT \(select) FROM \(layout.table) WHERE id > $1 ORDER BY id LIMIT \(Self.chunk)", [.bytes(last)])
-            var prepared: [(key: [UInt8], row: PreparedRow)] = []
-            for row in 0..<rows.rowCount {
-                let key = rows.bytes(row, 0) ?? []
-                if let made = checkRecord(rows, row, key: key) {
-                    checkColumns(rows, row, made, columns)
-                    prepared.append((key, made))
+            let sizes = try connection.execute(
+                "SELECT id, octet_length(record)::int8 FROM \(layout.table) WHERE id > $1 ORDER BY id LIMIT \(Self.chunk)",
+                [.bytes(last)])
+            var batch: [[UInt8]] = []
+            var bytes = 0
+            for row in 0..<sizes.rowCount {
+                let size = Int(sizes.int(row, 1) ?? 0)
+                if !batch.isEmpty && bytes + size > batchBytes {
+                    try check(batch, bytes: bytes, on: connection)
+                    (batch, bytes) = ([], 0)
                 }
+                batch.append(sizes.bytes(row, 0) ?? [])
+                bytes += size
             }
-            try checkSideTables(prepared, on: connection)
-            try checkJSON(prepared, on: connection)
-            guard rows.rowCount == Self.chunk, let next = rows.bytes(rows.rowCount - 1, 0) else { break }
+            if !batch.isEmpty { try check(batch, bytes: bytes, on: connection) }
+            guard sizes.rowCount == Self.chunk, let next = sizes.bytes(sizes.rowCount - 1, 0) else { break }
             last = next
         }
         try checkStraySideRows(on: connection)
+    }
+
+    /// Checks the rows stored under `keys` (`bytes` of records in all).
+    private mutating func check(_ keys: [[UInt8]], bytes: Int, on connection: Connection) throws {
+        largestBatchBytes = max(largestBatchBytes, bytes)
+        let columns = layout.columnIndexes
+        let select = (["id", "record"] + columns.flatMap { [$0.keyColumn, $0.uniqueColumn] }).joined(separator: ", ")
+        let rows = try connection.execute(
+            "SELECT \(select) FROM \(layout.table) WHERE id = ANY($1::bytea[]) ORDER BY id", [.byteaArray(keys)])
+        var prepared: [(key: [UInt8], row: PreparedRow)] = []
+        for row in 0..<rows.rowCount {
+            let key = rows.bytes(row, 0) ?? []
+            if let made = checkRecord(rows, row, key: key) {
+                checkColumns(rows, row, made, columns)
+                prepared.append((key, made))
+            }
+        }
+        try checkSideTables(prepared, on: connection)
+        try checkJSON(prepared, on: connection)
     }
 
     private mutating func problem(_ index: String?, _ message: String) {
