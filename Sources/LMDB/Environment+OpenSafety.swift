@@ -56,13 +56,72 @@ extension Environment {
         guard fstat(descriptor, &status) == 0 else {
             throw LMDBError(LMDBError.Code(rawValue: errno), context: "reading the size of \(path)/data.mdb")
         }
-        let needed = (info.me_last_pgno + 1) * Int(statistics.ms_psize)
-        guard Int(status.st_size) >= needed else {
+        let (needed, overflow) = (info.me_last_pgno + 1).multipliedReportingOverflow(by: Int(statistics.ms_psize))
+        guard !overflow, Int(status.st_size) >= needed else {
             throw LMDBError(
                 .truncatedFile,
                 context: "opening environment at \(path): data.mdb is \(status.st_size) "
                     + "bytes, but its meta page says its data reaches \(needed) bytes (page \(info.me_last_pgno) of "
                     + "\(statistics.ms_psize) bytes); the file was cut short")
+        }
+    }
+
+    /// Refuses a data file whose newest meta page — the one `mdb_env_open` takes (magic and
+    /// version right, highest transaction id) — holds values LMDB would follow out of the file:
+    /// its page size, which places the second meta page, its last page, and its two database
+    /// roots. LMDB checks only the magic and version, so such a page is a SIGBUS, not an error.
+    /// A file with no valid meta page is left for LMDB to refuse (or to be made anew, when its
+    /// creation was torn).
+    ///
+    /// The offsets are LMDB 0.9's (mdb.c): `MDB_meta` after the 16-byte page header, the page size
+    /// in the free-page list's database record.
+    static func checkMetaPage(directory: String) throws(LMDBError) {
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let descriptor = Glibc.open(directory + "/data.mdb", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var pages = [UInt8](repeating: 0, count: 2 * pageSize)
+        let read = pages.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard read == 2 * pageSize else { return }
+        var newest: (page: Int, transaction: UInt64)?
+        for page in 0..<2 {
+            let start = page * pageSize
+            guard PageTreeVerifier.u32(pages, start + 16) == 0xBEEF_C0DE, PageTreeVerifier.u32(pages, start + 20) == 1
+            else { continue }
+            let transaction = PageTreeVerifier.u64(pages, start + 144)
+            // LMDB reads the second meta page at the first one's page size: each must be right.
+            let recorded = Int(PageTreeVerifier.u32(pages, start + 40))
+            if recorded != pageSize {
+                throw LMDBError(
+                    .corrupted,
+                    context: "opening environment at \(directory): meta page \(page) of data.mdb is damaged: it gives "
+                        + "a page size of \(recorded) bytes, not \(pageSize)")
+            }
+            if newest.map({ transaction > $0.transaction }) ?? true { newest = (page, transaction) }
+        }
+        guard let (page, transaction) = newest else { return }
+        let start = page * pageSize
+        let lastPage = PageTreeVerifier.u64(pages, start + 136)
+        let mapSize = PageTreeVerifier.u64(pages, start + 32)
+        var damage: String?
+        if lastPage >= UInt64(Int.max / pageSize) {
+            damage = "it gives a last page of \(lastPage), beyond any file"
+        } else if mapSize < (lastPage + 1) * UInt64(pageSize) || mapSize > 1 << 47 {
+            // Above 128 TiB no map can be made on x86-64 or AArch64: LMDB would fail to map it.
+            damage = "it gives a map size of \(mapSize) bytes, which cannot hold its \(lastPage + 1) pages"
+        } else {
+            for (name, offset) in [("free-page list", 40), ("catalog", 88)] {
+                let root = PageTreeVerifier.u64(pages, start + offset + 40)
+                if root != .max && (root < 2 || root > lastPage) {
+                    damage = "the root of its \(name) is page \(root), outside pages 2-\(lastPage)"
+                }
+            }
+        }
+        if let damage {
+            throw LMDBError(
+                .corrupted,
+                context: "opening environment at \(directory): the meta page of transaction \(transaction) "
+                    + "(page \(page) of data.mdb) is damaged: \(damage)")
         }
     }
 

@@ -140,6 +140,7 @@ public final class Environment: @unchecked Sendable {
                     directory: canonicalPath, maxReaders: configuration.maxReaders,
                     mode: configuration.fileMode)
             }
+            try checkMetaPage(directory: canonicalPath)
             try check(
                 mdb_env_open(handle, canonicalPath, flags, mdb_mode_t(configuration.fileMode)),
                 "opening environment at \(canonicalPath)")

@@ -35,6 +35,10 @@ public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let badValueSize = Code(rawValue: MDB_BAD_VALSIZE)
         /// The file is not an LMDB environment, or it is corrupted.
         public static let invalid = Code(rawValue: MDB_INVALID)
+        /// A page of the file is damaged (found before LMDB would follow it, or by LMDB).
+        public static let corrupted = Code(rawValue: MDB_CORRUPTED)
+        /// A fatal error earlier left the environment unusable: reopen it (`MDB_PANIC`).
+        public static let panic = Code(rawValue: MDB_PANIC)
         /// The environment was written by an incompatible version of LMDB.
         public static let versionMismatch = Code(rawValue: MDB_VERSION_MISMATCH)
         /// The database flags differ from those the database was created with.

@@ -2,7 +2,7 @@
 // binary (inside module DataStoreCore, see run.sh) and `FUZZ_TARGET` picks the one to run.
 import Foundation
 
-/// The target chosen by `FUZZ_TARGET` (record, key or query), read once.
+/// The target chosen by `FUZZ_TARGET` (record, key, query or page), read once.
 nonisolated(unsafe) private var selectedTarget: ((UnsafeRawBufferPointer) -> Void)?
 // nonisolated(unsafe): written once in LLVMFuzzerInitialize, before libFuzzer calls any input,
 // on libFuzzer's single thread.
@@ -16,7 +16,8 @@ public func fuzzInitialize(
     case "record": selectedTarget = recordFuzz
     case "key": selectedTarget = keyFuzz
     case "query": selectedTarget = queryFuzz
-    case let other: fatalError("FUZZ_TARGET must be record, key or query, not \(other ?? "unset")")
+    case "page": selectedTarget = pageFuzz
+    case let other: fatalError("FUZZ_TARGET must be record, key, query or page, not \(other ?? "unset")")
     }
     return 0
 }

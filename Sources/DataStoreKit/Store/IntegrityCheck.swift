@@ -23,24 +23,51 @@ public struct IntegrityProblem: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension DataStore {
-    /// Verifies, over one snapshot, that every record decodes, every index holds exactly the
-    /// entries its records call for (no missing entry, no stray one), and no value of a unique
-    /// index is held by two records (values whose keys were cut are compared in full).
+    /// Verifies, over one snapshot, that every page of the data file is sound (read from the file
+    /// before LMDB follows it, so damaged pages are reported, not crashed on), every record
+    /// decodes, every index holds exactly the entries its records call for (no missing entry, no
+    /// stray one), and no value of a unique index is held by two records (values whose keys were
+    /// cut are compared in full). A collection or index on damaged pages is reported and not read.
     ///
-    /// - Complexity: O(records × indexes + index entries).
+    /// - Complexity: O(pages + records × indexes + index entries).
     public func check() throws -> [IntegrityProblem] {
-        let names = try collectionNames()
-        var problems: [IntegrityProblem] = []
-        for name in names {
+        let structure = try environment.verifyStructure()
+        var problems = structure.map(IntegrityProblem.init(structure:))
+        let damaged = Set(structure.map(\.database))
+        // The catalog and `_meta` are read to find the collections: not on damaged pages.
+        if damaged.contains(nil) || damaged.contains("_meta") { return problems }
+        for name in try collectionNames() {
             let stored = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) }
-            guard let stored else { continue }
+            guard let stored, !damaged.contains(StoreSchema.recordsDatabaseName(name)) else { continue }
             let storage = try registeredStorage(name, idField: stored.idField)
-            problems += try check(storage)
+            problems += try check(storage, skipping: damaged)
         }
         return problems
     }
 
-    func check(_ storage: CollectionTable) throws -> [IntegrityProblem] {
+    /// The problems of the store's data file at `path` that ``open(path:options:)`` would meet,
+    /// found without opening it as a store: damage to LMDB's own pages or the store's catalog
+    /// makes LMDB fail or crash as it opens them, so a tool checks this first
+    /// (``check()`` reports the rest).
+    /// - Throws: `LMDBError` when the directory holds no LMDB environment.
+    public static func structureProblems(atPath path: String) throws -> [IntegrityProblem] {
+        let opened = Result { () throws(LMDBError) in
+            try Environment.open(
+                path: path, configuration: Environment.Configuration(flags: .readOnly, createDirectory: false))
+        }
+        // LMDB refuses a meta page whose flags, magic or version are damaged, and the precheck one
+        // whose values it would follow out of the file: both are damage to report.
+        if case .failure(let error) = opened,
+            [.corrupted, .invalid, .versionMismatch, .invalidArgument].contains(error.code)
+        {
+            return [IntegrityProblem(collection: "LMDB's own pages", index: nil, message: error.context)]
+        }
+        let environment = try opened.get()
+        return try environment.verifyStructure().filter { [nil, "_meta", "_changes"].contains($0.database) }
+            .map(IntegrityProblem.init(structure:))
+    }
+
+    func check(_ storage: CollectionTable, skipping damaged: Set<String?> = []) throws -> [IntegrityProblem] {
         try environment.read { transaction in
             var audit = RecordAudit(storage: storage)
             try transaction.walk(storage.records) { key, value in
@@ -49,6 +76,7 @@ extension DataStore {
             }
             var problems = audit.problems
             for index in audit.indexes where index.state == .ready {
+                if damaged.contains(StoreSchema.indexDatabaseName(storage.name, index.name)) { continue }
                 var wanted = audit.expected[index.name] ?? []
                 try transaction.walk(index.database) { key, value in
                     if wanted.remove(Array(key)) == nil {
@@ -70,6 +98,33 @@ extension DataStore {
             for finder in audit.duplicates { problems += finder.problems(collection: storage.name) }
             return problems
         }
+    }
+}
+
+extension IntegrityProblem {
+    /// A damaged page, named by the collection and index it belongs to (the store's own
+    /// databases and LMDB's by their names), with the first key it may hold.
+    init(structure problem: StructureProblem) {
+        let parts = problem.database?.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false) ?? []
+        var collection = problem.database ?? "LMDB's own pages"
+        var index: String?
+        var key = problem.key.map { " (holding keys from \(Self.shown($0)))" } ?? ""
+        if parts.count == 2, parts[0] == "c" {
+            collection = String(parts[1])
+            if let id = problem.key.flatMap({ try? KeyCodec.decode($0).first }) { key = " (holding ids from \(id))" }
+        } else if parts.count == 3, parts[0] == "i" {
+            collection = String(parts[1])
+            index = String(parts[2])
+        }
+        self.init(
+            collection: collection, index: index,
+            message: "damaged page \(problem.page)\(key): \(problem.message); its contents are not read")
+    }
+
+    /// A key as hexadecimal, its first 32 bytes.
+    private static func shown(_ key: [UInt8]) -> String {
+        let hex = key.prefix(32).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return "0x" + hex + (key.count > 32 ? "…" : "")
     }
 }
 
@@ -133,8 +188,17 @@ private struct RecordAudit {
 }
 
 extension StoreCollection {
-    /// Verifies this collection's records and index entries (see ``DataStore/check()``).
+    /// Verifies this collection's pages, records and index entries (see ``DataStore/check()``).
     public func check() throws -> [IntegrityProblem] {
-        try store.check(storage)
+        let structure = try store.environment.verifyStructure()
+        let records = StoreSchema.recordsDatabaseName(name)
+        let own = structure.filter { problem in
+            problem.database == nil || problem.database == records
+                || problem.database?.hasPrefix(StoreSchema.indexDatabaseName(name, "")) == true
+        }
+        let damaged = Set(own.map(\.database))
+        let problems = own.map(IntegrityProblem.init(structure:))
+        if damaged.contains(nil) || damaged.contains(records) { return problems }
+        return problems + (try store.check(storage, skipping: damaged))
     }
 }

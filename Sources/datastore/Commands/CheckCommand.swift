@@ -26,9 +26,19 @@ enum CheckCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
-        let opened = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
-        defer { opened.close() }
-        let (problems, checked) = try await check(opened, only: arguments.positionals["COLLECTION"])
+        let location = arguments.required("DIR")
+        // Damage to the pages opening a store reads would make LMDB fail or crash there: found
+        // first, from the file. (A directory that cannot be opened at all is reported below.)
+        let (problems, checked): ([IntegrityProblem], [String])
+        if !OpenedStore.isURL(location), let damage = try? DataStore.structureProblems(atPath: location),
+            !damage.isEmpty
+        {
+            (problems, checked) = (damage, [])
+        } else {
+            let opened = try await StoreAccess.openAny(location, readOnly: true)
+            defer { opened.close() }
+            (problems, checked) = try await check(opened, only: arguments.positionals["COLLECTION"])
+        }
         switch format {
         case .json:
             let listed: [Value] = problems.map { problem in
