@@ -86,6 +86,18 @@ extension Environment {
         return try body(transaction)
     }
 
+    /// Whether an earlier failure left the environment unusable (`MDB_PANIC`): LMDB marks it so
+    /// when writing a meta page fails, after which no transaction begins until it is reopened.
+    ///
+    /// The corresponding C call is `mdb_txn_begin` (not a pooled transaction's renewal, which
+    /// does not look at the flag).
+    public var hasFailedFatally: Bool {
+        var transaction: OpaquePointer?
+        let code = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &transaction)
+        if code == 0, let transaction { mdb_txn_abort(transaction) }
+        return code == MDB_PANIC
+    }
+
     /// Begins a read transaction that the caller owns until it goes out of scope.
     ///
     /// It is registered as long-lived (``readers()`` shows its age, and a map resize that it

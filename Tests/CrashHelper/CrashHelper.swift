@@ -16,6 +16,7 @@ import Glibc
 /// DataStoreCrashHelper declare-index <dir> --name N [--pause-after B]      (SchemaWorkload.swift)
 /// DataStoreCrashHelper churn <dir> --count N --go FILE                    (SchemaWorkload.swift)
 /// DataStoreCrashHelper compact <dir>                                       (CompactionWorkload.swift)
+/// DataStoreCrashHelper failing-commit <dir> --trigger FILE                 (FailingCommitWorkload.swift)
 /// ```
 ///
 /// `saves` runs `workers` tasks, each saving change sets of 3 to 5 documents that share a tag
@@ -49,6 +50,7 @@ struct CrashHelper {
             case "declare-index": try await declareIndex(path: path, options: options)
             case "churn": try await churn(path: path, options: options)
             case "compact": try await compactLoop(path: path)
+            case "failing-commit": try await failingCommit(path: path, options: options)
             default: fail("unknown mode \(mode)")
             }
         } catch {

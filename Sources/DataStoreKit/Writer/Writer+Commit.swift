@@ -42,6 +42,9 @@ extension WriterCore {
         case transactionFull(LMDBError)
         /// Beginning or committing the transaction failed: every change set in it fails.
         case failed(any Error)
+        /// The commit failed after LMDB began writing its meta page (the environment is unusable
+        /// since): whether transaction `id` landed is known only once the store is reopened.
+        case outcomeUnknown(any Error, id: Int)
         /// The transaction hook asked for a new transaction before anything was applied.
         case again
     }
@@ -93,7 +96,16 @@ extension WriterCore {
                     DataStoreError(
                         .storage,
                         "committing \(next.count) change set(s) to "
-                            + "\(environment.path) failed", underlying: error))
+                            + "\(environment.path) failed; nothing of them was written", underlying: error))
+            case .outcomeUnknown(let error, let id):
+                fail(
+                    next,
+                    DataStoreError(
+                        .outcomeUnknown,
+                        "committing \(next.count) change set(s) to \(environment.path) failed while LMDB wrote the "
+                            + "commit's meta page, so it may or may not have landed, and the store must be reopened. "
+                            + "Once reopened, changes(after: CommitID(rawValue: \(id - 1))) begins with commit \(id) "
+                            + "if it landed; a document it wrote has version \(id) if so", underlying: error))
             }
         }
         return true
@@ -166,7 +178,12 @@ extension WriterCore {
             if extendsDataFile {
                 extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes })
             }
-            try transaction.commit()
+            do { try transaction.commit() } catch {
+                // A commit that failed before its meta page is rolled back whole; one that failed
+                // writing it leaves LMDB unable to say, and unusable.
+                if environment.hasFailedFatally { return .outcomeUnknown(error, id: commitID.rawValue) }
+                throw error
+            }
             changeLog?.committed(commitID.rawValue)
         } catch {
             return Self.unfinished(by: error, wroteLog: wroteLog)
