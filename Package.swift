@@ -82,10 +82,12 @@ let package = Package(
             swiftSettings: strict),
         // Reliability: a process the crash tests kill at random moments, and the tests themselves.
         .executableTarget(
-            name: "DataStoreCrashHelper", dependencies: ["DataStoreKit", "TestSupport"], path: "Tests/CrashHelper",
+            name: "DataStoreCrashHelper", dependencies: ["DataStoreKit", "DataStorePostgres", "TestSupport"],
+            path: "Tests/CrashHelper",
             swiftSettings: strict),
         .testTarget(
-            name: "ReliabilityTests", dependencies: ["DataStoreKit", "DataStoreCrashHelper", "TestSupport"],
+            name: "ReliabilityTests",
+            dependencies: ["DataStoreKit", "DataStorePostgres", "DataStoreCrashHelper", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "datastoreTests",

@@ -17,6 +17,7 @@ import Glibc
 /// DataStoreCrashHelper churn <dir> --count N --go FILE                    (SchemaWorkload.swift)
 /// DataStoreCrashHelper compact <dir>                                       (CompactionWorkload.swift)
 /// DataStoreCrashHelper failing-commit <dir> --trigger FILE                 (FailingCommitWorkload.swift)
+/// DataStoreCrashHelper postgres-saves <url> --seconds S [--workers N]     (PostgresSavesWorkload.swift)
 /// ```
 ///
 /// `saves` runs `workers` tasks, each saving change sets of 3 to 5 documents that share a tag
@@ -51,6 +52,7 @@ struct CrashHelper {
             case "churn": try await churn(path: path, options: options)
             case "compact": try await compactLoop(path: path)
             case "failing-commit": try await failingCommit(path: path, options: options)
+            case "postgres-saves": try await postgresSaves(url: path, options: options)
             default: fail("unknown mode \(mode)")
             }
         } catch {

@@ -1,0 +1,119 @@
+import DataStoreCore
+import DataStoreKit
+import DataStorePostgres
+import Foundation
+import TestSupport
+import Testing
+
+/// Faults injected into a PostgreSQL server while three processes save units of work on it:
+/// backends terminated (`pg_terminate_backend`) every second or so, and the server stopped as a
+/// crash would (`pg_ctl stop -m immediate`) and restarted twice. Afterwards every acknowledged
+/// unit is present whole, none reported as a conflict (or as failed) is present at all, the hot
+/// counters count exactly the units that landed, and every process saved again after the faults.
+@Suite(
+    "PostgreSQL faults from outside, several processes saving",
+    .enabled(if: TestCluster.isAvailable, "no PostgreSQL tools: DATASTORE_PG_BINDIR is not set (run `make test`)"))
+struct PostgresFaultTests {
+    static let mapping = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
+
+    @Test("terminated backends and two immediate stops during saves from three processes")
+    func faultsDuringSaves() async throws {
+        let cluster = try TestCluster()
+        defer { cluster.remove() }
+        let seeding = try await PostgresStore.open(url: cluster.url)
+        let seeded = try await seeding.collection("items", mapping: Self.mapping, indexes: [IndexDefinition("tag")])
+        try await seeded.add(contentsOf: (0..<4).map { ["id": .string("hot-\($0)"), "n": 0] })
+        seeding.close()
+
+        let seconds = environmentInt("DATASTORE_PG_FAULT_SECONDS", default: 24)
+        let savers = try (0..<3).map { _ in
+            try ChildProcess(["postgres-saves", cluster.url, "--seconds", "\(seconds)", "--workers", "4"])
+        }
+        let started = Date()
+        var lastFault = Date()
+        var crashes = 0
+        // Faults for all but the last six seconds, which show the writers resume.
+        while Date().timeIntervalSince(started) < Double(seconds - 6) {
+            try await Task.sleep(for: .milliseconds(Int.random(in: 600...1_400)))
+            if crashes < 2 && Date().timeIntervalSince(started) > Double(4 + 7 * crashes) {
+                try cluster.crash()
+                try await Task.sleep(for: .milliseconds(500))
+                try cluster.start()
+                crashes += 1
+            } else {
+                _ = try? TestSQL.terminateBackends(cluster.url, count: 3)
+            }
+            lastFault = Date()
+        }
+        for saver in savers {
+            #expect(await saver.waitForExit(timeout: 120), "a saver did not finish: \(saver.lines.suffix(3))")
+        }
+        #expect(crashes == 2)
+
+        let store = try await PostgresStore.open(url: cluster.url)
+        defer { store.close() }
+        let items = try await store.documentCollection("items")
+        var parts: [String: Int] = [:]
+        var counters: [String: Int] = [:]
+        for document in try await items.all() {
+            if let tag = document["tag"]?.stringValue { parts[tag, default: 0] += 1 }
+            if let id = document["id"]?.stringValue, id.hasPrefix("hot-") {
+                counters[id] = Int(document["n"]?.intValue ?? -1)
+            }
+        }
+        var landed: [String: Int] = [:]
+        var acknowledged = 0
+        var outcomes: [String: Int] = [:]
+        for saver in savers {
+            var resumed = false
+            for line in saver.lines {
+                let words = line.split(separator: " ").map(String.init)
+                guard words.count == 4, words[0] == "ACK" || words[0] == "ERR" else { continue }
+                let (tag, hot) = (words[1], words[2])
+                let present = parts[tag] ?? 0
+                #expect(present == 0 || present == 3, "unit \(tag) is partly there: \(present) of 3")
+                if words[0] == "ACK" {
+                    acknowledged += 1
+                    #expect(present == 3, "acknowledged unit \(tag) is missing")
+                    if let time = Double(words[3]), time > lastFault.timeIntervalSince1970 { resumed = true }
+                } else {
+                    outcomes[words[3], default: 0] += 1
+                    // Only an unknown outcome may have landed; any other error wrote nothing.
+                    #expect(
+                        words[3] == "outcomeUnknown" || present == 0, "unit \(tag) failed with \(words[3]) yet landed")
+                }
+                if present == 3 { landed[hot, default: 0] += 1 }
+            }
+            #expect(resumed, "a saver saved nothing after the last fault: \(saver.lines.suffix(3))")
+        }
+        // Every unit that landed raised its counter once: none lost, none applied twice.
+        for hot in (0..<4).map({ "hot-\($0)" }) {
+            #expect(
+                counters[hot] == landed[hot] ?? 0, "\(hot) is \(counters[hot] ?? -1), \(landed[hot] ?? 0) units landed")
+        }
+        #expect(acknowledged >= 30, "only \(acknowledged) units acknowledged; errors: \(outcomes)")
+        #expect(try store.check(collections: ["items"]).isEmpty)
+    }
+}
+
+/// SQL against a test cluster.
+enum TestSQL {
+    /// Terminates up to `count` backends of the server at `url` other than the asking one.
+    static func terminateBackends(_ url: String, count: Int) throws -> Int {
+        let output = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: (TestCluster.bindir ?? "/usr/bin") + "/psql")
+        process.arguments = [
+            url, "-Atc",
+            "SELECT count(pg_terminate_backend(pid)) FROM (SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+                + "AND backend_type = 'client backend' ORDER BY random() LIMIT \(count)) AS chosen"
+        ]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return Int(
+            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+}
