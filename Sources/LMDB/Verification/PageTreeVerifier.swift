@@ -132,7 +132,8 @@ package struct PageTreeVerifier {
             return [
                 StructureProblem(
                     database: nil, page: lastPage, key: nil,
-                    message: "the meta page says the data reaches page \(lastPage), but the file holds \(filePages) pages")
+                    message:
+                        "the meta page says the data reaches page \(lastPage), but the file holds \(filePages) pages")
             ]
         }
         verifyTree(free, name: nil, role: .free)
@@ -214,7 +215,8 @@ package struct PageTreeVerifier {
         guard flags == (isLeaf ? Self.leafFlag : Self.branchFlag) else {
             let expected = isLeaf ? "a leaf" : "a branch"
             if flags == Self.leafFlag | Self.leaf2Flag, tree.record.flags & Self.duplicateFixedDatabase != 0 { return }
-            problem(tree.name, number, bound, "it should be \(expected) page at depth \(level + 1) but has flags \(flags)")
+            problem(
+                tree.name, number, bound, "it should be \(expected) page at depth \(level + 1) but has flags \(flags)")
             return
         }
         guard lower >= Self.pageHeaderSize, lower % 2 == 0, lower <= upper, upper <= pageSize else {
@@ -243,7 +245,8 @@ package struct PageTreeVerifier {
                     problem(tree.name, number, bound, "key \(index) is not above the key before it")
                     return
                 }
-                if previous == nil, let bound, !Self.inOrder(bound, key, integer: tree.integerKeys, equalAllowed: true) {
+                if previous == nil, let bound, !Self.inOrder(bound, key, integer: tree.integerKeys, equalAllowed: true)
+                {
                     problem(tree.name, number, bound, "its first key is below the key its parent gives it")
                     return
                 }
@@ -252,7 +255,8 @@ package struct PageTreeVerifier {
             if isLeaf {
                 guard leafNode(page, node, key: key, tree, number, bound, &tally) else { return }
             } else {
-                let child = Int(Self.u16(page, node)) | Int(Self.u16(page, node + 2)) << 16
+                let child =
+                    Int(Self.u16(page, node)) | Int(Self.u16(page, node + 2)) << 16
                     | Int(Self.u16(page, node + 4)) << 32
                 visit(child, level: level + 1, bound: index == 0 ? bound : key, tree, &tally)
             }
