@@ -17,7 +17,7 @@ import Glibc
 /// DataStoreCrashHelper churn <dir> --count N --go FILE                    (SchemaWorkload.swift)
 /// DataStoreCrashHelper compact <dir>                                       (CompactionWorkload.swift)
 /// DataStoreCrashHelper failing-commit <dir> --trigger FILE                 (FailingCommitWorkload.swift)
-/// DataStoreCrashHelper postgres-saves <url> --seconds S [--workers N]     (PostgresSavesWorkload.swift)
+/// DataStoreCrashHelper postgres-saves <url> --stop FILE [--workers N]     (PostgresSavesWorkload.swift)
 /// ```
 ///
 /// `saves` runs `workers` tasks, each saving change sets of 3 to 5 documents that share a tag

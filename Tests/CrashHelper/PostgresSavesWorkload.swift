@@ -9,7 +9,8 @@ import Glibc
 
 extension CrashHelper {
     /// `postgres-saves`: `--workers` tasks (4) save units of work on the PostgreSQL store at the
-    /// URL for `--seconds`, whatever the server does meanwhile. Each unit, in a context that
+    /// URL until the file `--stop` exists (or for `--seconds`, 300 at most), whatever the server
+    /// does meanwhile. Each unit, in a context that
     /// detects conflicts, reads the counter `hot-<n % 4>` of collection `items` and writes it one
     /// higher, and adds three documents sharing a tag. Prints, the moment it is known,
     /// `ACK <tag> <hot> <unix time>` or `ERR <tag> <hot> <code>`.
@@ -22,13 +23,14 @@ extension CrashHelper {
         let items = try await store.collection(
             "items", mapping: ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 }),
             indexes: [IndexDefinition("tag")])
-        let end = Date().addingTimeInterval(Double(options.int("--seconds") ?? 30))
+        let end = Date().addingTimeInterval(Double(options.int("--seconds") ?? 300))
+        let stop = options.string("--stop") ?? "/nonexistent"
         let pid = getpid()
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<(options.int("--workers") ?? 4) {
                 group.addTask {
                     var n = 0
-                    while Date() < end {
+                    while Date() < end && !FileManager.default.fileExists(atPath: stop) {
                         let tag = "\(pid)-\(worker)-\(n)"
                         let hot = "hot-\(n % 4)"
                         n += 1

@@ -25,15 +25,15 @@ struct PostgresFaultTests {
         try await seeded.add(contentsOf: (0..<4).map { ["id": .string("hot-\($0)"), "n": 0] })
         seeding.close()
 
-        let seconds = environmentInt("DATASTORE_PG_FAULT_SECONDS", default: 24)
+        let seconds = environmentInt("DATASTORE_PG_FAULT_SECONDS", default: 18)
+        let stop = cluster.directory + "/stop-saving"
         let savers = try (0..<3).map { _ in
-            try ChildProcess(["postgres-saves", cluster.url, "--seconds", "\(seconds)", "--workers", "4"])
+            try ChildProcess(["postgres-saves", cluster.url, "--stop", stop, "--workers", "4"])
         }
         let started = Date()
         var lastFault = Date()
         var crashes = 0
-        // Faults for all but the last six seconds, which show the writers resume.
-        while Date().timeIntervalSince(started) < Double(seconds - 6) {
+        while Date().timeIntervalSince(started) < Double(seconds) {
             try await Task.sleep(for: .milliseconds(Int.random(in: 600...1_400)))
             if crashes < 2 && Date().timeIntervalSince(started) > Double(4 + 7 * crashes) {
                 try cluster.crash()
@@ -45,6 +45,12 @@ struct PostgresFaultTests {
             }
             lastFault = Date()
         }
+        // Quiet: each process must save again (at most a minute), then all stop.
+        let resumeBy = Date().addingTimeInterval(60)
+        while Date() < resumeBy && !savers.allSatisfy({ Self.savedAfter(lastFault, $0.lines) }) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(FileManager.default.createFile(atPath: stop, contents: nil))
         for saver in savers {
             #expect(await saver.waitForExit(timeout: 120), "a saver did not finish: \(saver.lines.suffix(3))")
         }
@@ -65,7 +71,6 @@ struct PostgresFaultTests {
         var acknowledged = 0
         var outcomes: [String: Int] = [:]
         for saver in savers {
-            var resumed = false
             for line in saver.lines {
                 let words = line.split(separator: " ").map(String.init)
                 guard words.count == 4, words[0] == "ACK" || words[0] == "ERR" else { continue }
@@ -75,7 +80,6 @@ struct PostgresFaultTests {
                 if words[0] == "ACK" {
                     acknowledged += 1
                     #expect(present == 3, "acknowledged unit \(tag) is missing")
-                    if let time = Double(words[3]), time > lastFault.timeIntervalSince1970 { resumed = true }
                 } else {
                     outcomes[words[3], default: 0] += 1
                     // Only an unknown outcome may have landed; any other error wrote nothing.
@@ -84,7 +88,9 @@ struct PostgresFaultTests {
                 }
                 if present == 3 { landed[hot, default: 0] += 1 }
             }
-            #expect(resumed, "a saver saved nothing after the last fault: \(saver.lines.suffix(3))")
+            #expect(
+                Self.savedAfter(lastFault, saver.lines),
+                "a saver saved nothing after the last fault: \(saver.lines.suffix(3))")
         }
         // Every unit that landed raised its counter once: none lost, none applied twice.
         for hot in (0..<4).map({ "hot-\($0)" }) {
@@ -93,6 +99,16 @@ struct PostgresFaultTests {
         }
         #expect(acknowledged >= 30, "only \(acknowledged) units acknowledged; errors: \(outcomes)")
         #expect(try store.check(collections: ["items"]).isEmpty)
+    }
+}
+
+extension PostgresFaultTests {
+    /// Whether `lines` acknowledge a save made after `time`.
+    static func savedAfter(_ time: Date, _ lines: [String]) -> Bool {
+        lines.contains { line in
+            let words = line.split(separator: " ")
+            return words.count == 4 && words[0] == "ACK" && (Double(words[3]) ?? 0) > time.timeIntervalSince1970
+        }
     }
 }
 

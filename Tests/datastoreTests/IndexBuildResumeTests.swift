@@ -1,3 +1,4 @@
+import DataStoreKit
 import Foundation
 import Testing
 
@@ -28,17 +29,17 @@ struct IndexBuildResumeTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Killed once the index is recorded as building.
+        // Killed once the index is recorded as building, which this process sees through a
+        // read-only open of the store (spawning a tool per look could miss a short build).
+        let watcher = try DataStore.open(path: store, options: DataStore.Options(readOnly: true))
         var seenBuilding = false
-        for _ in 0..<2_000 where process.isRunning {
-            let listed = try await sandbox.run("index", "list", store, "M", "--json")
-            let index = (try? listed.json()["indexes"] as? [[String: Any]])?.first { $0["name"] as? String == name }
-            if index?["state"] as? String == "building" {
-                seenBuilding = true
-                break
-            }
-            try await Task.sleep(for: .milliseconds(5))
+        while process.isRunning && !seenBuilding {
+            let collection = try watcher.statistics().collections.first { $0.name == "M" }
+            let index = collection?.indexes.first { $0.definition.name == name }
+            seenBuilding = index?.state == "building"
+            if !seenBuilding { try await Task.sleep(for: .milliseconds(2)) }
         }
+        watcher.close()
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try #require(seenBuilding, "the build finished before it could be killed")

@@ -76,6 +76,8 @@ extension DataStore {
     /// readers and format version, all from one snapshot.
     /// - Complexity: O(collections + indexes).
     public func statistics() throws -> StoreStatistics {
+        // Another process may have changed the indexes (an index it builds is `building`).
+        refreshSchemasForRead()
         var collections: [StoreStatistics.Collection] = []
         for name in try collectionNames() {
             let storage = try storage(named: name)
