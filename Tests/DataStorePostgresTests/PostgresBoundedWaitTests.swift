@@ -105,7 +105,11 @@ struct PostgresBoundedWaitTests {
         let collection = try await store.collection("queued", mapping: Self.mapping)
         cluster.freeze()
         let first = Task { try await collection.add(object: ["id": "first"]) }
-        try await Task.sleep(for: .milliseconds(200))
+        // The first is taken into a batch (held by the stopped server) before the second queues.
+        while store.writer.queuedChangeSets > 0 || store.writer.metrics.batches > 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await Task.sleep(for: .milliseconds(100))
         let second = await Self.outcome(within: .seconds(30)) { try await collection.add(object: ["id": "second"]) }
         #expect(Self.code(second, "a queued save") == .timedOut)
         if case .failure(let error as DataStoreError)? = second {

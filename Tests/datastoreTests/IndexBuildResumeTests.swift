@@ -30,17 +30,20 @@ struct IndexBuildResumeTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Killed once the index is recorded as building, which this process sees through a
-        // read-only open of the store (spawning a tool per look could miss a short build).
+        // read-only open of the store. The tool runs in slices of a few milliseconds and is
+        // stopped while this process looks, so a short build cannot finish between two looks.
         let watcher = try DataStore.open(path: store, options: DataStore.Options(readOnly: true))
         var seenBuilding = false
         while process.isRunning && !seenBuilding {
+            kill(process.processIdentifier, SIGCONT)
+            try await Task.sleep(for: .milliseconds(2))
+            kill(process.processIdentifier, SIGSTOP)
             let collection = try watcher.statistics().collections.first { $0.name == "M" }
-            let index = collection?.indexes.first { $0.definition.name == name }
-            seenBuilding = index?.state == "building"
-            if !seenBuilding { try await Task.sleep(for: .milliseconds(2)) }
+            seenBuilding = collection?.indexes.first { $0.definition.name == name }?.state == "building"
         }
         watcher.close()
         kill(process.processIdentifier, SIGKILL)
+        kill(process.processIdentifier, SIGCONT)
         process.waitUntilExit()
         try #require(seenBuilding, "the build finished before it could be killed")
         let left = try await sandbox.run("index", "list", store, "M", "--json")

@@ -49,6 +49,9 @@ final class PostgresWriter: Sendable {
 
     deinit { close() }
 
+    /// How many change sets wait in the queue, not yet taken into a batch (for tests).
+    var queuedChangeSets: Int { queue.state.withLock { $0.pending.count } }
+
     /// How many batches and change sets were committed (for tests and the benchmark).
     var metrics: (batches: Int, changeSets: Int) { queue.state.withLock { ($0.batches, $0.changeSets) } }
 
