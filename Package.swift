@@ -2,9 +2,10 @@
 //
 // DataStoreKit: an embedded document store for server-side Swift on Linux, built on LMDB.
 // Module imports run one way, top to bottom (see docs/architecture.md):
-//   CLMDB → LMDB → DataStoreCore → DataStoreKit → (datastore CLI, Benchmarks)
+//   CLMDB → LMDB ─────────────────────────┐
+//   DataStoreCore → DataStoreEngine → DataStoreKit → (datastore CLI, Benchmarks)
+//                                   ↘ DataStorePostgres ← CPostgres (never DataStoreKit or LMDB)
 //   DataStoreCore → DataStoreREST (never LMDB)
-//   CPostgres → DataStorePostgres ← DataStoreKit (never LMDB directly)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -28,9 +29,16 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
-        .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strict),
+        // The pthread lock ThreadSanitizer builds use as every module's `Mutex` (TSan sees it).
+        .target(name: "PthreadLocks", swiftSettings: strict),
+        .target(name: "LMDB", dependencies: ["CLMDB", "PthreadLocks"], swiftSettings: strict),
         .target(name: "DataStoreCore", swiftSettings: strict),
-        .target(name: "DataStoreKit", dependencies: ["LMDB", "DataStoreCore"], swiftSettings: strict),
+        // What every store shares, whatever keeps its data: index definitions and their keys, the
+        // planner, staging, the change feed's types and observation.
+        .target(name: "DataStoreEngine", dependencies: ["DataStoreCore", "PthreadLocks"], swiftSettings: strict),
+        .target(
+            name: "DataStoreKit", dependencies: ["LMDB", "DataStoreCore", "DataStoreEngine", "PthreadLocks"],
+            swiftSettings: strict),
         .target(name: "DataStoreREST", dependencies: ["DataStoreCore"], swiftSettings: strict),
         // The door to PostgreSQL. Debian's libpq-dev provides libpq-fe.h and libpq.pc.
         .systemLibrary(
@@ -39,7 +47,7 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .target(
-            name: "DataStorePostgres", dependencies: ["CPostgres", "DataStoreCore", "DataStoreKit"],
+            name: "DataStorePostgres", dependencies: ["CPostgres", "DataStoreCore", "DataStoreEngine", "PthreadLocks"],
             swiftSettings: strict),
 
         // The command-line tool over a store directory.
@@ -78,7 +86,7 @@ let package = Package(
             name: "ModelConformance", dependencies: ["DataStoreCore", "TestSupport"], path: "Tests/ModelConformance",
             swiftSettings: strict),
         .testTarget(
-            name: "DataStoreKitTests", dependencies: ["DataStoreKit", "ModelConformance"],
+            name: "DataStoreKitTests", dependencies: ["DataStoreKit", "DataStoreEngine", "ModelConformance"],
             swiftSettings: strict),
         // Reliability: a process the crash tests kill at random moments, and the tests themselves.
         .executableTarget(
@@ -87,7 +95,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["DataStoreKit", "DataStorePostgres", "DataStoreCrashHelper", "TestSupport"],
+            dependencies: ["DataStoreKit", "DataStorePostgres", "DataStoreCrashHelper", "datastore", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "datastoreTests",
@@ -98,7 +106,8 @@ let package = Package(
             resources: [.copy("Server")], swiftSettings: strict),
         // Runs against the server the PG* variables name (make test starts a throwaway one).
         .testTarget(
-            name: "DataStorePostgresTests", dependencies: ["DataStorePostgres", "DataStoreKit", "ModelConformance"],
+            name: "DataStorePostgresTests",
+            dependencies: ["DataStorePostgres", "DataStoreEngine", "DataStoreKit", "ModelConformance"],
             swiftSettings: strict)
     ],
     swiftLanguageModes: [.v6]

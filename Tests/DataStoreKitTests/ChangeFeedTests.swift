@@ -4,6 +4,7 @@ import DataStoreCore
 import Foundation
 import Testing
 @testable import DataStoreKit
+@testable import DataStoreEngine
 
 @Suite("Change feed")
 struct ChangeFeedTests {

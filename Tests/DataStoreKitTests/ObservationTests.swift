@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import DataStoreKit
+@testable import DataStoreEngine
 
 @Suite("Query observation")
 struct ObservationTests {

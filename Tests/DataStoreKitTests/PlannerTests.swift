@@ -2,6 +2,7 @@ import DataStoreCore
 import Foundation
 import Testing
 @testable import DataStoreKit
+@testable import DataStoreEngine
 
 @Suite("Query planner")
 struct PlannerTests {

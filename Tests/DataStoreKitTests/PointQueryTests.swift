@@ -3,6 +3,7 @@ import Foundation
 import ModelConformance
 import Testing
 @testable import DataStoreKit
+@testable import DataStoreEngine
 
 /// Dictionary queries of a point shape (`==` on distinct fields, scalar values, no options) run a
 /// form compiled once per shape: it must choose the planner's index, answer as the general path
@@ -68,7 +69,7 @@ struct PointQueryTests {
                 #expect(point.index.definition == scan.index, "\(keys)")
             }
         }
-        let counts = collection.storage.planCache.dictionaryShapeCounts
+        let counts = collection.storage.dictionaryShapeCounts
         #expect(counts.all == Self.shapes.count)
         #expect(counts.points == Self.shapes.filter { $0.index != nil }.count)
         // Arrays and objects, options, no keys or too many: no shape is looked up or learnt.
@@ -76,7 +77,7 @@ struct PointQueryTests {
         _ = try await collection.query(params: ["a": .int(1)], options: ["limit": .int(3)])
         _ = try await collection.query(params: [:], options: nil)
         _ = try await collection.query(params: ["a": 1, "b": 2, "c": 3, "n.x": 4, "n.y": 5], options: nil)
-        #expect(collection.storage.planCache.dictionaryShapeCounts.all == Self.shapes.count)
+        #expect(collection.storage.dictionaryShapeCounts.all == Self.shapes.count)
     }
 
     @Test(
@@ -106,7 +107,7 @@ struct PointQueryTests {
                 #expect(Set(dictionary).count == dictionary.count, "duplicates: \(params)")
             }
             // Writes change the data, not the indexes: the compiled shapes stay and see the changes.
-            let compiledBefore = collection.storage.planCache.dictionaryShapeCounts.points
+            let compiledBefore = collection.storage.dictionaryShapeCounts.points
             #expect(compiledBefore > 0)
             for id in truth.keys.sorted() where Int.random(in: 0..<3, using: &rng) == 0 {
                 var document = DifferentialTests.randomDocument(0, &rng)
@@ -118,7 +119,7 @@ struct PointQueryTests {
                 _ = try await collection.remove(id: .string(id))
                 truth[id] = nil
             }
-            #expect(collection.storage.planCache.dictionaryShapeCounts.points == compiledBefore)
+            #expect(collection.storage.dictionaryShapeCounts.points == compiledBefore)
         }
     }
 
@@ -147,11 +148,11 @@ struct PointQueryTests {
         }
         try check("ab", "declared")
         _ = try await store.dropIndex(named: "ab", from: "docs")
-        #expect(collection.storage.planCache.dictionaryShapeCounts.all == 0)
+        #expect(collection.storage.dictionaryShapeCounts.all == 0)
         try check("a", "after dropping ab")
         // A new index may reuse the dropped one's database handle: no stale form may reach it.
         try await store.addIndex(IndexDefinition("ba", fields: ["b", "a"]), to: "docs")
-        #expect(collection.storage.planCache.dictionaryShapeCounts.all == 0)
+        #expect(collection.storage.dictionaryShapeCounts.all == 0)
         try check("ba", "after adding ba")
         _ = try await store.dropIndex(named: "a", from: "docs")
         _ = try await store.dropIndex(named: "ba", from: "docs")

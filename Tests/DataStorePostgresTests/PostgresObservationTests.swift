@@ -4,6 +4,7 @@ import Testing
 
 @testable import DataStoreKit
 @testable import DataStorePostgres
+@testable import DataStoreEngine
 
 /// Observations on PostgreSQL skip the refreshes a commit cannot need, as on LMDB: the change
 /// feed names the ids each commit touched, and one statement over them tells whether any matches.

@@ -12,7 +12,7 @@ public final class TestCluster: Sendable {
     private var data: String { directory + "/data" }
 
     /// The connection string of the cluster's server.
-    public var url: String { "host=\(directory) port=5432 user=dsk dbname=postgres connect_timeout=5" }
+    public var url: String { "host=\(directory) port=5432 user=dsk dbname=postgres" }
 
     /// The server as a `postgresql://` URL (its socket directory percent-encoded as the host).
     public var postgresURL: String {

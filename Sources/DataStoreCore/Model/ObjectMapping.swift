@@ -138,3 +138,10 @@ extension ObjectMapping {
     @usableFromInline
     static func recordBytes(of document: Document) throws -> [UInt8] { try RecordCodec.encode(document) }
 }
+
+extension ObjectMapping where Object == Document {
+    /// The identity mapping: objects are the stored documents themselves.
+    public static func documents(idField: String) -> ObjectMapping<Document> {
+        ObjectMapping(idField: idField, encode: { $0 }, decode: { $0 }, decodeRecord: { try RecordCodec.decode($0) })
+    }
+}

@@ -1,5 +1,6 @@
 import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 extension Context {
     /// Saves the staged changes: a child's into its parent (returning `nil`; nothing reaches

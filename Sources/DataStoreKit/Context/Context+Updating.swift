@@ -1,4 +1,5 @@
 public import DataStoreCore
+import DataStoreEngine
 
 extension Context {
     /// Stages a partial update of the object under `id`: the fields in `set` stored, those in

@@ -1,6 +1,7 @@
 import DataStoreCore
 import LMDB
 import Synchronization
+import DataStoreEngine
 
 /// A unit of work over a store, as in HardCoreData: it stages adds, puts and removes for any of
 /// the store's collections, reads its own staged changes over one consistent snapshot, and saves
@@ -29,13 +30,8 @@ import Synchronization
 /// ``/DataStoreCore/DataStoreError/Code/snapshotExpired`` until ``refresh()``; staged changes are kept and can
 /// still be saved (docs/concurrency.md).
 public final class Context: Sendable {
-    /// What a save does when records changed underneath the context.
-    public enum ConflictPolicy: Sendable, Hashable {
-        /// Fail the save with ``/DataStoreCore/DataStoreError/Code/conflict`` (the default).
-        case detect
-        /// Save anyway; the last save to commit wins.
-        case lastWriterWins
-    }
+    /// What a save does when records changed underneath the context (the same on every store).
+    public typealias ConflictPolicy = DataStoreEngine.ConflictPolicy
 
     /// A staged change to one record, encoded when it was staged.
     typealias Change = StagedChange<PreparedDocument>

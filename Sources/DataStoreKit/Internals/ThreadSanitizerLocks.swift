@@ -1,10 +1,7 @@
 #if TSAN_LOCKS
-package import LMDB
+import PthreadLocks
 
 /// In ThreadSanitizer builds this module's `Mutex` is a lock TSan sees (see `PthreadMutex`);
 /// a declaration of the module shadows `Synchronization.Mutex`, so call sites do not change.
 typealias Mutex<Value: ~Copyable> = PthreadMutex<Value>
-
-/// The same lock for DataStorePostgres, which never imports LMDB.
-package typealias ThreadSanitizerMutex<Value: ~Copyable> = PthreadMutex<Value>
 #endif

@@ -1,4 +1,5 @@
 import DataStoreCore
+import DataStoreEngine
 
 /// A walk over the results of a ``ResumableScan`` one batch at a time, applying the query's
 /// offset and limit as results are taken: what cursors and streams share, whatever reads their

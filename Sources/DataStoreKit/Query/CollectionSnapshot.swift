@@ -1,4 +1,5 @@
 public import DataStoreCore
+import DataStoreEngine
 
 /// One collection read over one snapshot, for the duration of `StoreCollection/read(_:)`:
 /// every call sees the same commit, and `query(params:options:)` returns a lazy

@@ -1,4 +1,5 @@
 import DataStoreCore
+import DataStoreEngine
 
 extension CollectionTable {
     /// What the parameter dictionary `params` (with `digest`, ``DictionaryDigest/of(_:)``)
@@ -9,7 +10,22 @@ extension CollectionTable {
         // A compiled form skips planning, so it checks here what `plan` would: whether another
         // process changed the indexes (a reload forgets every shape).
         schemaWatch?.refreshIfStale()
-        return planCache.dictionaryShape(digest: digest, params, values: &values)
+        let generation = planCache.generation
+        return dictionaryShapes.withLock { shapes in
+            guard shapes.generation == generation,
+                let slot = shapes.table.shapes.slot(digest: digest, params, values: &values)
+            else { return nil }
+            return .some(shapes.table.compiled[slot])
+        }
+    }
+
+    /// How many dictionary shapes are remembered, and how many of them compiled to a point query
+    /// (for tests).
+    var dictionaryShapeCounts: (all: Int, points: Int) {
+        let generation = planCache.generation
+        return dictionaryShapes.withLock { shapes in
+            shapes.generation == generation ? (shapes.table.shapes.count, shapes.table.compiledCount) : (0, 0)
+        }
     }
 
     /// Records the shape of `params`, which parsed to `query` and was planned as `plan` over the
@@ -19,7 +35,11 @@ extension CollectionTable {
         // Fewer conditions than keys: two keys said the same, which no point shape does.
         let point = query.conditions.count == params.count ? pointQuery(query, plan: plan) : nil
         guard let shape = DictionaryShape(of: params, query: query, compiled: point != nil) else { return }
-        planCache.remember(shape, point: point, digest: digest, generation: generation)
+        dictionaryShapes.withLock { shapes in
+            guard generation == planCache.generation else { return }
+            if shapes.generation != generation { (shapes.generation, shapes.table) = (generation, ShapeTable()) }
+            shapes.table.insert(shape, point, digest: digest, capacity: PlanCache.capacity)
+        }
     }
 
     /// `query` compiled to a ``PointQuery`` over the index `plan` scans, or `nil` when the query

@@ -3,6 +3,7 @@ import LMDB
 
 #if canImport(Glibc)
 import Glibc
+import DataStoreEngine
 #endif
 
 /// The documents two index windows share, read before any record: the candidates of an index scan

@@ -1,5 +1,6 @@
 import DataStoreCore
 import Synchronization
+import DataStoreEngine
 
 /// What a prepared query's shape compiles to over one generation of its collection's index list
 /// (``PlanCache/generation``): a ``PointQuery``, or nothing when the general path answers it.

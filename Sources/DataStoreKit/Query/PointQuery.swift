@@ -1,5 +1,6 @@
 import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 /// A query of point shape (``QueryPlan/pointScan(idField:)``: `==` conditions with scalar values
 /// that its plan answers from the one window of one index whose leading fields they fix),

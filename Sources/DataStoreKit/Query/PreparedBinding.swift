@@ -1,4 +1,5 @@
 import DataStoreCore
+import DataStoreEngine
 
 /// How a prepared query's run fills a ``PointValues``: the fixed values where they stand, each
 /// parameter's value at its condition's position, checked against its kind.

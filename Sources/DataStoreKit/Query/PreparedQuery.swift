@@ -1,4 +1,5 @@
 public import DataStoreCore
+import DataStoreEngine
 
 /// A query of one shape, parsed once, whose parameter values are bound on each run: for a query
 /// an application runs often with different values, as a prepared statement is for SQL.

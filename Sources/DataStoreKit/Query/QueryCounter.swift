@@ -1,5 +1,6 @@
 import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 /// Counts what a plan matches without building any object: from the index entries alone when
 /// the index holds every condition's field, otherwise by checking conditions on record bytes.

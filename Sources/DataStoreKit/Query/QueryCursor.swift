@@ -1,4 +1,5 @@
 import DataStoreCore
+import DataStoreEngine
 
 /// The results of one query over a ``CollectionSnapshot``, read lazily a batch at a time: memory
 /// holds one batch, whatever the number of matches.

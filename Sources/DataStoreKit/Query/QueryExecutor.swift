@@ -1,5 +1,6 @@
 import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 /// Runs a ``QueryPlan`` over one read snapshot: gathers candidates, re-checks every condition on
 /// the stored bytes, sorts (unless the scan order is the sort), then applies offset and limit.

@@ -1,4 +1,5 @@
 import DataStoreCore
+import DataStoreEngine
 
 /// The results of a query as an `AsyncSequence` that pages under the hood: each page of
 /// ``pageSize`` results is read in its own short read transaction, and the next page seeks to

@@ -1,5 +1,6 @@
 import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 /// Runs a ``QueryPlan`` a batch at a time: each batch returns at most a given number of matches
 /// and the ``ScanPosition`` just after the last, and the next batch — in the same read

@@ -1,5 +1,6 @@
 import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 /// One batch of a ``ResumableScan`` over an index that serves the query's sort, in the query's
 /// order: the index orders a run of equal (or cut) sort keys by its later fields and the id, so

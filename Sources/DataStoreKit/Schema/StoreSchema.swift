@@ -1,6 +1,7 @@
 import DataStoreCore
 import Foundation
 import LMDB
+import DataStoreEngine
 
 /// What `_meta` records about the store and each collection (docs/encoding.md, "Store layout").
 ///

@@ -1,4 +1,5 @@
 public import DataStoreCore
+import DataStoreEngine
 
 extension DataStore {
     /// Every commit recorded after `commit`, then every later one as it commits — in this process

@@ -1,5 +1,6 @@
 public import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 extension DataStore {
     /// The collection `name`, storing objects through `mapping`, with the declared secondary

@@ -1,4 +1,5 @@
 import DataStoreCore
+import DataStoreEngine
 
 extension DataStore {
     /// Adds `definition` to the stored collection `name` and builds it from the records before

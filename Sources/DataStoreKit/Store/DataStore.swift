@@ -2,6 +2,7 @@ import DataStoreCore
 import Foundation
 import LMDB
 import Synchronization
+import DataStoreEngine
 
 /// An embedded document store: one LMDB environment (a directory) holding many collections, each
 /// with its secondary indexes, and one writer that commits every change in batches.

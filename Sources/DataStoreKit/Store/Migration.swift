@@ -1,4 +1,5 @@
 public import DataStoreCore
+import DataStoreEngine
 
 /// One named migration's steps, run in order inside one write transaction by a ``Migrator``.
 ///

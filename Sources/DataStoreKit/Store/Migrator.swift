@@ -1,4 +1,5 @@
 import DataStoreCore
+import DataStoreEngine
 
 /// Named, ordered migrations, each run once per store, as GRDB's `DatabaseMigrator`:
 ///

@@ -1,5 +1,6 @@
 public import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 extension StoreCollection {
     /// The live results of a query: the current results first, then new results after each

@@ -1,4 +1,5 @@
 public import DataStoreCore
+import DataStoreEngine
 
 extension StoreCollection: MappedModel {
     /// Stores the fields in `set` and removes those in `unset` on the object under `id`, keeping

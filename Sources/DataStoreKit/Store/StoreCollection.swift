@@ -1,5 +1,6 @@
 public import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 /// A collection in a ``DataStore``: the model protocol over LMDB, for objects mapped by an
 /// ``/DataStoreCore/ObjectMapping`` (an `ObjectCoder` class or a `Codable` type).

@@ -1,5 +1,6 @@
 public import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 /// Counts and sizes of a store, for `datastore stats` and for monitoring.
 public struct StoreStatistics: Sendable, Hashable {
@@ -133,12 +134,5 @@ extension DataStore {
             throw DataStoreError(.notFound, "no collection \(name) in the store at \(path)")
         }
         return try registeredStorage(name, idField: stored.idField)
-    }
-}
-
-extension ObjectMapping where Object == Document {
-    /// The identity mapping: objects are the stored documents themselves.
-    public static func documents(idField: String) -> ObjectMapping<Document> {
-        ObjectMapping(idField: idField, encode: { $0 }, decode: { $0 }, decodeRecord: { try RecordCodec.decode($0) })
     }
 }

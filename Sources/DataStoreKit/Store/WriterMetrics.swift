@@ -1,3 +1,4 @@
+import DataStoreEngine
 /// Counters the writer keeps, for tests (which assert counts, never times) and benchmarks.
 public struct WriterMetrics: Sendable, Hashable {
     /// Write transactions committed.

@@ -1,6 +1,7 @@
 import DataStoreCore
 import Glibc
 import LMDB
+import DataStoreEngine
 
 extension CollectionTable {
     /// Indexes up to `limit` records after the record key `after` (from the first when `nil`),

@@ -1,6 +1,7 @@
 import DataStoreCore
 import LMDB
 import Synchronization
+import DataStoreEngine
 
 /// One collection as stored: its records database and its secondary indexes. Shared by every
 /// handle on the collection in the process; its index list changes only on the writer thread.
@@ -12,6 +13,9 @@ package final class CollectionTable: Sendable {
     /// The planner's remembered choices for this collection's queries, forgotten whenever the
     /// indexes change.
     let planCache = PlanCache()
+    /// The parameter dictionaries' shapes met (``PointQuery`` where compiled), and the generation
+    /// of ``planCache`` they were planned under.
+    let dictionaryShapes = Mutex<(generation: Int, table: ShapeTable<PointQuery>)>((0, ShapeTable()))
     /// Records looked up through index entries (``recordLookups``).
     let recordLookupCount = Atomic<Int>(0)
 

@@ -1,4 +1,5 @@
 import DataStoreCore
+import DataStoreEngine
 
 /// Collects, for ``DataStore/check()``, which records hold each value of one unique index, and
 /// names the values held by more than one record.

@@ -1,5 +1,6 @@
 import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 /// A secondary index as stored: its declaration, its LMDB database, and whether it is complete.
 struct IndexTable: Sendable {
@@ -82,4 +83,9 @@ struct IndexTable: Sendable {
     func values(in document: Document) -> [Value?] {
         definition.fields.map { document.value(atPath: $0.name) }
     }
+}
+
+extension IndexTable: DeclaredIndex {
+    /// A covering index's entries carry their records.
+    var answersFromEntries: Bool { definition.coversDocument }
 }

@@ -1,5 +1,6 @@
 import DataStoreCore
 import LMDB
+import DataStoreEngine
 
 /// A document made ready to write before it reaches the writer: its id set, validated, encoded
 /// into record bytes, and its index entries computed.

@@ -1,4 +1,5 @@
 import Synchronization
+import DataStoreEngine
 
 /// What a change set committed on its caller's thread came to, handed from the commit's
 /// completion back to the caller.

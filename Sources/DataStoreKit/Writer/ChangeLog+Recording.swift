@@ -1,6 +1,7 @@
 import DataStoreCore
 import Foundation
 import LMDB
+import DataStoreEngine
 
 extension ChangeLog {
     /// The changes of a batch's successful change sets, one entry per collection in the order

@@ -2,6 +2,7 @@ import DataStoreCore
 import Foundation
 import LMDB
 import Synchronization
+import DataStoreEngine
 
 /// The store's one record of what changed: the `_changes` database, written by the writer inside
 /// each commit's own transaction (so it never disagrees with the data) and read by feeds and

@@ -1,5 +1,6 @@
 import DataStoreCore
 import Foundation
+import DataStoreEngine
 
 /// One commit's entry in the change log, in the byte format of docs/changes.md ("Record format").
 ///

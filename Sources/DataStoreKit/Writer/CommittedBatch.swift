@@ -1,3 +1,4 @@
+import DataStoreEngine
 /// A committed batch whose callers have not been told yet.
 struct CommittedBatch: Sendable {
     let commit: CommitID

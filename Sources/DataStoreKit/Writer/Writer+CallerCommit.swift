@@ -2,6 +2,7 @@ import DataStoreCore
 import Foundation
 import LMDB
 import Synchronization
+import DataStoreEngine
 
 /// Committing a lone change set on the thread of the caller that saves it.
 ///

@@ -1,6 +1,7 @@
 import DataStoreCore
 import Dispatch
 import LMDB
+import DataStoreEngine
 
 extension WriterCore {
     /// How one attempt applies a batch's change sets.

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import LMDB
 import Synchronization
+import DataStoreEngine
 
 /// The one writer of an environment: queues change sets from every caller and commits them in
 /// batches, one LMDB write transaction and one commit per batch on its thread (in durable mode

@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 /// What one batch changed, per collection in the order first touched: the outbox's rows.
 struct BatchChanges {

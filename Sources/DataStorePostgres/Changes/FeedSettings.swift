@@ -1,4 +1,4 @@
-import DataStoreKit
+import DataStoreEngine
 
 /// What the writer does for the change feed: record each commit in the outbox, wake listeners
 /// with `NOTIFY`, and trim commits past their age or past the outbox's size.

@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 import Foundation
 
 /// The change feed's outbox: the `_changes` table, one row per collection a commit touched,

@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 import Foundation
 
 /// The writer's part of the change feed: the outbox statements that end each batch, and when they

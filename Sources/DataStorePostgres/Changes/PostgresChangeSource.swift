@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 import Foundation
 import Synchronization
 

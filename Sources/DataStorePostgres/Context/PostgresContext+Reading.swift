@@ -1,5 +1,5 @@
 public import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 extension PostgresContext {
     /// The root of this context's chain, which owns the snapshot.

@@ -1,4 +1,4 @@
-public import DataStoreKit
+public import DataStoreEngine
 import DataStoreCore
 
 extension PostgresContext {
@@ -8,7 +8,7 @@ extension PostgresContext {
     ///
     /// On failure nothing is written and the changes stay staged (``discard()`` drops them).
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.conflict` listing the records that changed underneath the
-    ///   context (with `Context.ConflictPolicy.detect`); `.duplicateID`, `.notFound`,
+    ///   context (with `ConflictPolicy.detect`); `.duplicateID`, `.notFound`,
     ///   `.uniqueViolation`, `.invalidValue` from the writes; `.network` when the server went away
     ///   before the commit (nothing written), `.timedOut` past a bound, `.outcomeUnknown` when the
     ///   answer to the commit was lost and the server could not say whether it landed.
@@ -58,7 +58,7 @@ extension PostgresContext {
 
     /// The change set: with conflict detection, a check of each record read but not changed,
     /// then each staged change, expecting the version the context remembers.
-    private static func operations(_ taken: TakenChanges, policy: Context.ConflictPolicy) throws -> [RowOperation] {
+    private static func operations(_ taken: TakenChanges, policy: ConflictPolicy) throws -> [RowOperation] {
         var operations: [RowOperation] = []
         let detect = policy == .detect
         if detect {

@@ -42,7 +42,7 @@ extension PostgresContext {
 
     /// Stages a partial update of the object under `id`: the fields in `set` stored, those in
     /// `unset` removed, the others as this context sees them. Returns the object as it will be
-    /// stored. With `Context.ConflictPolicy.detect` a save fails with `.conflict` if the record
+    /// stored. With `ConflictPolicy.detect` a save fails with `.conflict` if the record
     /// changed underneath (even in another field).
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` when this context does not see the id;
     ///   `.invalidValue` for a change to the id field, an empty name, a field both set and unset,

@@ -1,5 +1,5 @@
 import DataStoreCore
-public import DataStoreKit
+public import DataStoreEngine
 import Synchronization
 
 /// A unit of work over a ``PostgresStore``, with the shape and semantics of DataStoreKit's
@@ -16,7 +16,7 @@ import Synchronization
 /// The snapshot is a `REPEATABLE READ` transaction on a connection the root context holds from
 /// its first read until it saves, discards or refreshes. A child context (``newChild()``) saves
 /// into its parent; nothing reaches the server until the root saves. With
-/// `Context.ConflictPolicy.detect` a save fails with
+/// `ConflictPolicy.detect` a save fails with
 /// ``/DataStoreCore/DataStoreError/Code/conflict`` listing every record it read or changed that
 /// changed underneath it, and writes nothing.
 ///
@@ -41,10 +41,10 @@ public final class PostgresContext: Sendable {
     /// The context this one saves into, or `nil` for a root context.
     public let parent: PostgresContext?
     /// What a save does on conflicts.
-    public let policy: Context.ConflictPolicy
+    public let policy: ConflictPolicy
     let state = Mutex(State())
 
-    init(store: PostgresStore, parent: PostgresContext?, policy: Context.ConflictPolicy) {
+    init(store: PostgresStore, parent: PostgresContext?, policy: ConflictPolicy) {
         self.store = store
         self.parent = parent
         self.policy = policy
@@ -108,7 +108,7 @@ extension PostgresContext: StagingContext {
 
 extension PostgresStore {
     /// A new root context over this store.
-    public func newContext(policy: Context.ConflictPolicy = .detect) -> PostgresContext {
+    public func newContext(policy: ConflictPolicy = .detect) -> PostgresContext {
         PostgresContext(store: self, parent: nil, policy: policy)
     }
 }

@@ -1,5 +1,5 @@
 public import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 /// A collection seen through a ``PostgresContext``: the model protocol inside a unit of work, as
 /// DataStoreKit's `ContextCollection` is for an LMDB store's contexts.

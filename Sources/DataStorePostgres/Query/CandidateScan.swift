@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 /// One statement shape that yields a plan's candidate rows (`id`, `record`, `version` when asked,
 /// and the column the scan is ordered by; or, when ``lean``, `record` and `version` alone) in the

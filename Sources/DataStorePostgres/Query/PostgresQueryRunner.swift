@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 /// Runs a ``QueryPlan`` against the server as the LMDB store's executor runs it over a
 /// snapshot: candidates in scan order, every condition re-checked on the record bytes, sorted

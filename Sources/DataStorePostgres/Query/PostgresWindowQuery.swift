@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 /// A query of window shape (`QueryPlan.windowScan(idField:)`: one condition per field, `==` or a
 /// range, scalar values, at most a `limit`, answered from one window of one single-value index),

@@ -1,4 +1,4 @@
-import DataStoreKit
+import DataStoreEngine
 
 /// An ``IndexWindow`` as bounds on a `bytea` key column: the shape of its condition and the
 /// bounds as parameters (`bytea` compares byte by byte, as LMDB compares keys).

@@ -1,5 +1,5 @@
 public import DataStoreCore
-public import DataStoreKit
+public import DataStoreEngine
 
 extension PostgresCollection {
     /// The live results of a query: the current results first, then new results after each

@@ -1,5 +1,5 @@
 public import DataStoreCore
-public import DataStoreKit
+public import DataStoreEngine
 
 /// A collection in a ``PostgresStore``: the model protocol over a PostgreSQL table, with the
 /// semantics of `StoreCollection` (the shared conformance battery checks both).

@@ -1,4 +1,4 @@
-public import DataStoreKit
+public import DataStoreEngine
 
 /// The live results of one query on a ``PostgresStore`` (``PostgresCollection/observe(params:options:)``):
 /// the same `QueryObservation` as an LMDB store's — the current results first, then the results

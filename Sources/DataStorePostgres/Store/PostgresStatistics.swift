@@ -1,4 +1,4 @@
-public import DataStoreKit
+public import DataStoreEngine
 
 /// Counts and sizes of a ``PostgresStore``, for `datastore stats` and for monitoring
 /// (``PostgresStore/statistics()``).

@@ -1,5 +1,5 @@
 public import DataStoreCore
-public import DataStoreKit
+public import DataStoreEngine
 
 extension PostgresStore {
     /// Every commit recorded after `commit`, then every later one as it commits — by this store

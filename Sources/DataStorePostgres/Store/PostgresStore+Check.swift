@@ -1,4 +1,4 @@
-public import DataStoreKit
+public import DataStoreEngine
 
 extension PostgresStore {
     /// Verifies every collection over one snapshot: every record decodes and sits under its id's

@@ -1,4 +1,4 @@
-public import DataStoreKit
+public import DataStoreEngine
 
 extension PostgresStore {
     /// Adds `definition` to the stored collection `name` and builds it from its rows in chunks of

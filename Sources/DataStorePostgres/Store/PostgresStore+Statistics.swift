@@ -1,4 +1,4 @@
-import DataStoreKit
+import DataStoreEngine
 
 extension PostgresStore {
     /// Collections with row counts and sizes, indexes with entry counts and sizes, the server's

@@ -1,5 +1,5 @@
 public import DataStoreCore
-public import DataStoreKit
+public import DataStoreEngine
 
 /// A store on PostgreSQL (or an engine that speaks its protocol): the same collections,
 /// indexes, queries and errors as `DataStore`, with the server keeping the data.

@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 /// A document made ready to write: its id, record bytes, JSON rendering and index entries.
 package struct PreparedRow: Sendable {

@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 extension SchemaCatalog {
     /// Opens `name` as declared: creates its table when new, and reconciles its stored indexes

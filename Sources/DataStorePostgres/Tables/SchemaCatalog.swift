@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 import Foundation
 
 /// The `_meta` table: each collection's table number, id field and indexes.

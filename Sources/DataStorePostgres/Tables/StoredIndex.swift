@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 import Foundation
 
 /// A secondary index as the PostgreSQL store holds it: its declaration and the number that

@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 /// Verifies one collection's table against its records, a batch of rows at a time: every record
 /// decodes and is stored under its id's key, every index column and side-table row holds exactly

@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 extension TableLayout {
     /// What the parameter dictionary `params` (with `digest`, `DictionaryDigest.of(_:)`) compiles

@@ -1,5 +1,5 @@
 import DataStoreCore
-import DataStoreKit
+import DataStoreEngine
 
 /// The SQL of one ``RowOperation``: table and column names come from numbers (``TableLayout``),
 /// every value is a bound parameter.

@@ -85,15 +85,15 @@ package final class PlanCache: Sendable {
         case records
     }
 
-    /// Shapes remembered per collection, and dictionary shapes, before all are forgotten (queries
-    /// built from user input could otherwise grow the tables without bound).
+    /// Shapes remembered per collection, and dictionary shapes (which each store keeps beside
+    /// its cache, under its ``generation``), before all are forgotten: queries built from user
+    /// input could otherwise grow the tables without bound.
     package static let capacity = 256
 
-    /// The choices, the dictionary shapes, and the generation both belong to.
+    /// The choices, and the generation they belong to.
     private struct State {
         var generation = 0
         var table: [Shape: Choice] = [:]
-        var shapes = ShapeTable<PointQuery>()
     }
 
     private let state = Mutex(State())
@@ -123,37 +123,13 @@ package final class PlanCache: Sendable {
     /// How many shapes are remembered (for tests).
     var count: Int { state.withLock { $0.table.count } }
 
-    /// The point query of the shape of `params`, whose keys have `digest`, with the values bound
-    /// to `values` in its condition order: `.some(nil)` for a shape the general path answers,
-    /// `nil` when no shape with these keys is known.
-    func dictionaryShape(digest: Int, _ params: [String: Value], values: inout PointValues) -> PointQuery?? {
-        state.withLock { state in
-            state.shapes.shapes.slot(digest: digest, params, values: &values).map { state.shapes.compiled[$0] }
-        }
-    }
-
-    /// Remembers `shape` and its `point` query (`nil`: the general path) under `digest`, unless
-    /// the index list changed since `generation`.
-    func remember(_ shape: DictionaryShape, point: PointQuery?, digest: Int, generation: Int) {
-        state.withLock { state in
-            guard state.generation == generation else { return }
-            state.shapes.insert(shape, point, digest: digest, capacity: Self.capacity)
-        }
-    }
-
-    /// How many dictionary shapes are remembered, and how many of them compiled to a point query
-    /// (for tests).
-    var dictionaryShapeCounts: (all: Int, points: Int) {
-        state.withLock { ($0.shapes.shapes.count, $0.shapes.compiledCount) }
-    }
-
-    /// Forgets every choice and every dictionary shape (the indexes changed).
+    /// Forgets every choice (the indexes changed), and with the new generation every dictionary
+    /// shape remembered under the old one.
     package func forgetAll() {
         state.withLock { state in
             state.generation += 1
             currentGeneration.store(state.generation, ordering: .releasing)
             state.table.removeAll()
-            state.shapes.removeAll()
         }
     }
 }

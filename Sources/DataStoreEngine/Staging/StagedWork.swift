@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// What a unit of work (an LMDB `Context`, a PostgreSQL context) holds for its save: the net
 /// change per record in staging order, the version each record had when first read or changed
@@ -82,7 +82,7 @@ package struct StagedWork<Row: Sendable, Table: Sendable>: Sendable {
     /// Marks this work as saving and returns what to save, or `nil` when there is nothing: no
     /// change, and no record read whose version a save under `policy` would check.
     /// - Throws: `.conflict` when a save is already committing.
-    package mutating func beginSaving(policy: Context.ConflictPolicy) throws(DataStoreError) -> StagedWork? {
+    package mutating func beginSaving(policy: ConflictPolicy) throws(DataStoreError) -> StagedWork? {
         guard !saving else {
             throw DataStoreError(
                 .conflict, "this context's save() is already committing; call it again after it returns")

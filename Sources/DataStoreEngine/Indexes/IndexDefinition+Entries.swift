@@ -37,7 +37,7 @@ extension IndexDefinition {
     ///
     /// The same bytes as ``entries(forRecord:idKey:collection:)``, without an array per entry.
     /// - Throws: as ``entries(forRecord:idKey:collection:)``.
-    func appendKey(
+    package func appendKey(
         forRecord body: UnsafeRawBufferPointer, idKey: UnsafeRawBufferPointer, collection: String,
         to key: inout [UInt8]
     ) throws(DataStoreError) -> Bool {

@@ -23,8 +23,3 @@ extension IndexDefinition: DeclaredIndex {
     /// A bare definition counts as declared.
     package var declared: Bool { true }
 }
-
-extension IndexTable: DeclaredIndex {
-    /// A covering index's entries carry their records.
-    var answersFromEntries: Bool { definition.coversDocument }
-}

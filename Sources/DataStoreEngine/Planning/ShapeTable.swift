@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// The dictionary shapes a collection has met, each with what it compiled to in the store
 /// (`Compiled`: LMDB's ``PointQuery``, or another store's form; `nil` for the general path), by

@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// Why a change feed cannot resume where it was asked to: commits after that position were
 /// trimmed. The `underlying` error of ``/DataStoreCore/DataStoreError/Code/changesTrimmed``.

@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// What a live observation (``QueryObservation``) needs of the collection it watches, whichever
 /// store holds it: where the store's observers register, and a run of the query.

@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// The values of a point query's conditions, in condition order, held inline: binding a call's
 /// values allocates nothing.

@@ -1,5 +1,4 @@
 package import DataStoreCore
-import LMDB
 
 /// The span of index keys an ``QueryPlan/IndexScan`` covers, in key bytes.
 ///
@@ -87,12 +86,17 @@ package struct IndexWindow {
         self.backward = backward
     }
 
-    private func isBeforeStart(_ key: UnsafeRawBufferPointer) -> Bool {
+    /// Whether `key` sorts before the window (a store's walk checks every key it meets: inlinable
+    /// into the store's module).
+    @inlinable
+    package func isBeforeStart(_ key: UnsafeRawBufferPointer) -> Bool {
         let (order, startsWith) = start.withUnsafeBytes { Self.position(of: key, against: $0) }
         return startsWith ? !startInclusive : order < 0
     }
 
-    private func isAfterEnd(_ key: UnsafeRawBufferPointer) -> Bool {
+    /// Whether `key` sorts after the window.
+    @inlinable
+    package func isAfterEnd(_ key: UnsafeRawBufferPointer) -> Bool {
         guard let end else { return false }
         let (order, startsWith) = end.withUnsafeBytes { Self.position(of: key, against: $0) }
         return startsWith ? !endInclusive : order > 0
@@ -100,8 +104,8 @@ package struct IndexWindow {
 
     /// How `key` sorts against `bound` — -1, 0 or 1, unsigned bytes, a proper prefix first — and
     /// whether it starts with `bound`. Eight bytes at a time: a window checks every key it meets.
-    @inline(__always)
-    private static func position(of key: UnsafeRawBufferPointer, against bound: UnsafeRawBufferPointer) -> (
+    @inlinable @inline(__always)
+    package static func position(of key: UnsafeRawBufferPointer, against bound: UnsafeRawBufferPointer) -> (
         order: Int, startsWith: Bool
     ) {
         let common = Swift.min(key.count, bound.count)
@@ -123,57 +127,6 @@ package struct IndexWindow {
         return (key.count == bound.count ? 0 : 1, true)
     }
 
-    /// Calls `body` with the record key of each entry inside the window, in scan order, until it
-    /// returns `false`.
-    func visit(
-        _ database: Database,
-        in transaction: borrowing some ReadableTransaction & ~Copyable,
-        _ body: (UnsafeRawBufferPointer) throws -> Bool
-    ) throws {
-        try visitEntries(database, in: transaction) { key, _ in
-            guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
-            return try body(idKey)
-        }
-    }
-
-    /// Calls `body` with each key and value inside the window, in scan order, until it returns
-    /// `false`.
-    func visitEntries(
-        _ database: Database,
-        in transaction: borrowing some ReadableTransaction & ~Copyable,
-        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
-    ) throws {
-        var prefetch = LeafPagePrefetch(for: transaction)
-        try transaction.withCursor(on: database) { cursor in
-            // The cursor's steps lend each entry here, so that `body` is called from this loop.
-            var entry =
-                backward
-                ? try positionAtEnd(cursor, &prefetch) : try cursor.step(from: start, prefetching: &prefetch)
-            while let (key, value) = entry {
-                if backward ? isBeforeStart(key) : isAfterEnd(key) { return }
-                // An excluded bound is passed over.
-                if !(backward ? isAfterEnd(key) : isBeforeStart(key)) {
-                    guard try body(key, value) else { return }
-                }
-                entry = try cursor.step(backward ? .previous : .next, prefetching: &prefetch)
-            }
-        }
-    }
-
-    /// Moves to the last key not after the window's end and returns its entry.
-    private func positionAtEnd(_ cursor: borrowing Cursor, _ prefetch: inout LeafPagePrefetch) throws -> (
-        key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer
-    )? {
-        guard let end else { return try cursor.step(.last, prefetching: &prefetch) }
-        // The first key past the window's end: past every key that starts with `end` when inclusive.
-        if let beyond = endInclusive ? Self.successor(of: end) : end, !beyond.isEmpty,
-            try cursor.step(from: beyond, prefetching: &prefetch) != nil
-        {
-            return try cursor.step(.previous, prefetching: &prefetch)
-        }
-        return try cursor.step(.last, prefetching: &prefetch)
-    }
-
     /// The smallest byte string greater than every string that starts with `prefix`, or `nil`
     /// when there is none (all 0xFF).
     package static func successor(of prefix: [UInt8]) -> [UInt8]? {
@@ -191,13 +144,13 @@ package struct IndexWindow {
 
 extension IndexWindow {
     /// Whether `key` lies inside the window.
-    func contains(_ key: [UInt8]) -> Bool {
+    package func contains(_ key: [UInt8]) -> Bool {
         key.withUnsafeBytes { !isBeforeStart($0) && !isAfterEnd($0) }
     }
 
     /// The part of the window that a walk in its direction meets after `key`, which is excluded.
     /// (Keys are prefix-free, so the keys after `key` are exactly those from `key + [0]` on.)
-    func resuming(after key: [UInt8]) -> IndexWindow {
+    package func resuming(after key: [UInt8]) -> IndexWindow {
         var window = self
         if backward {
             (window.end, window.endInclusive) = (key, false)
@@ -209,7 +162,7 @@ extension IndexWindow {
 
     /// The part of the window that a walk in its direction meets from the first key that starts
     /// with `prefix` on (its last, walking backward).
-    func resuming(at prefix: [UInt8]) -> IndexWindow {
+    package func resuming(at prefix: [UInt8]) -> IndexWindow {
         var window = self
         if backward {
             (window.end, window.endInclusive) = (prefix, true)

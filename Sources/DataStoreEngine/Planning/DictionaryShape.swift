@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// The keys of a seed parameter dictionary whose values are all scalars, in the order of the
 /// conditions they parse to, which a store's compiled form of the query binds values in.

@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// The ids of a collection that commits touched since an observer last looked: a bounded set, or
 /// `many` once past ``limit`` (or when not known), when the observer simply refreshes.

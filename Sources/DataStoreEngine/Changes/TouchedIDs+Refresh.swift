@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 extension TouchedIDs {
     /// The touched ids whose documents now decide whether results whose ids were `previous` may

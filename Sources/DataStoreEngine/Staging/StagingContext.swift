@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// A unit of work in a chain of contexts: a child reads through its parent and saves into it, so
 /// what one context sees is its own staged changes over its parent's, over the root's snapshot.

@@ -65,34 +65,9 @@ package enum StorageKeys {
     }
 
     /// The record key at the end of an index key.
-    static func idKey(inIndexKey key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    @inlinable
+    package static func idKey(inIndexKey key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard let length = key.last.map(Int.init), length > 0, key.count > length else { return nil }
         return UnsafeRawBufferPointer(rebasing: key[(key.count - 1 - length)..<(key.count - 1)])
-    }
-}
-
-/// The version stored in front of each record: the id of the transaction that wrote it.
-enum RecordVersion {
-    static let byteCount = 8
-
-    static func append(_ version: Int, to bytes: inout [UInt8]) {
-        let raw = UInt64(version).bigEndian
-        withUnsafeBytes(of: raw) { bytes.append(contentsOf: $0) }
-    }
-
-    static func read(_ record: UnsafeRawBufferPointer) throws(DataStoreError) -> Int {
-        guard record.count >= byteCount else {
-            throw DataStoreError(.codec, "a stored record of \(record.count) bytes is too short to hold a version")
-        }
-        let raw = UInt64(bigEndian: record.loadUnaligned(as: UInt64.self))
-        guard let version = Int(exactly: raw) else {
-            throw DataStoreError(.codec, "a stored record's version \(raw) is beyond any this store writes")
-        }
-        return version
-    }
-
-    /// The document bytes after the version.
-    static func body(_ record: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: record[min(byteCount, record.count)...])
     }
 }

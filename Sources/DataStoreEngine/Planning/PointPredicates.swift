@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// The checks of a compiled query's conditions, made once from the first call's conditions: each
 /// call's checks copy their parts and take its values (``PointValues``, in condition order).

@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// Where a ``ChangeFeed`` and an ``ObservationCenter`` read commits from: the LMDB store's
 /// `_changes` database, or another backend's record of its commits (the PostgreSQL store's

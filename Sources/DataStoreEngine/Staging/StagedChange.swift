@@ -1,4 +1,4 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// A change a unit of work (an LMDB `Context`, a PostgreSQL context) has staged for one record,
 /// encoded when it was staged, as `Row` (the backend's prepared record).
