@@ -63,25 +63,25 @@ struct PostgresBoundedWaitTests {
 
     @Test("a stopped server: open, reads and saves end with .timedOut (or a save's unknown outcome), then work again")
     func stoppedServer() async throws {
-        let cluster = try TestCluster()
+        let cluster = try await onOwnThread { try TestCluster() }
         defer { cluster.remove() }
         let store = try await PostgresStore.open(url: cluster.url, options: Self.options)
         defer { store.close() }
         let collection = try await store.collection("waits", mapping: Self.mapping)
         _ = try await collection.add(object: ["id": "a"])
         cluster.freeze()
-        let open = await Self.outcome(within: .seconds(30)) {
+        let open = await Self.outcome(within: .seconds(60)) {
             try await PostgresStore.open(url: cluster.url, options: Self.options)
         }
         #expect(Self.code(open, "opening") == .timedOut)
         if case .failure(let error as DataStoreError)? = open {
             #expect(error.message.contains("connectTimeout"), "\(error)")
         }
-        let read = await Self.outcome(within: .seconds(30)) { try await collection.get(id: "a") }
+        let read = await Self.outcome(within: .seconds(60)) { try await collection.get(id: "a") }
         #expect(Self.code(read, "a read") == .timedOut)
-        let count = await Self.outcome(within: .seconds(30)) { try await collection.count(params: [:]) }
+        let count = await Self.outcome(within: .seconds(60)) { try await collection.count(params: [:]) }
         #expect(Self.code(count, "a count") == .timedOut)
-        let save = await Self.outcome(within: .seconds(30)) { try await collection.add(object: ["id": "b"]) }
+        let save = await Self.outcome(within: .seconds(60)) { try await collection.add(object: ["id": "b"]) }
         let saveCode = Self.code(save, "a save")
         #expect(saveCode == .timedOut || saveCode == .outcomeUnknown, "\(String(describing: saveCode))")
         cluster.thaw()
@@ -94,11 +94,11 @@ struct PostgresBoundedWaitTests {
 
     @Test("a save queued behind a stopped server past saveTimeout is withdrawn: .timedOut, nothing written")
     func queuedSaveWithdrawn() async throws {
-        let cluster = try TestCluster()
+        let cluster = try await onOwnThread { try TestCluster() }
         defer { cluster.remove() }
         var options = Self.options
         // The writer holds its batch longer than the save may wait.
-        options.statementTimeout = .seconds(6)
+        options.statementTimeout = .seconds(90)
         options.saveTimeout = .seconds(1)
         let store = try await PostgresStore.open(url: cluster.url, options: options)
         defer { store.close() }
@@ -106,11 +106,8 @@ struct PostgresBoundedWaitTests {
         cluster.freeze()
         let first = Task { try await collection.add(object: ["id": "first"]) }
         // The first is taken into a batch (held by the stopped server) before the second queues.
-        while store.writer.queuedChangeSets > 0 || store.writer.metrics.batches > 0 {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        try await Task.sleep(for: .milliseconds(100))
-        let second = await Self.outcome(within: .seconds(30)) { try await collection.add(object: ["id": "second"]) }
+        while store.writer.takenChangeSets < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        let second = await Self.outcome(within: .seconds(60)) { try await collection.add(object: ["id": "second"]) }
         #expect(Self.code(second, "a queued save") == .timedOut)
         if case .failure(let error as DataStoreError)? = second {
             #expect(error.message.contains("nothing of it was written"), "\(error)")

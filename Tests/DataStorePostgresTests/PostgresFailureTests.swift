@@ -27,7 +27,7 @@ struct PostgresFailureTests {
 
     @Test("pg_ctl stop -m immediate during batches: all-or-nothing change sets, acknowledged ones kept, reconnect")
     func serverCrashMidBatch() async throws {
-        let cluster = try TestCluster()
+        let cluster = try await onOwnThread { try TestCluster() }
         defer { cluster.remove() }
         let (store, collection) = try await Self.open(cluster, "crash", indexes: [IndexDefinition("group")])
         defer { store.close() }
@@ -62,7 +62,7 @@ struct PostgresFailureTests {
                 while store.writerBatches.changeSets < 20 { await Task.yield() }
                 defer { crashed.set() }
                 do {
-                    try cluster.crash()
+                    try await onOwnThread { try cluster.crash() }
                     return [(-1, nil)]
                 } catch { return [(-1, error)] }
             }
@@ -78,7 +78,7 @@ struct PostgresFailureTests {
             let code = (error as? DataStoreError)?.code
             #expect(code == .network || code == .outcomeUnknown, "\(String(describing: error))")
         }
-        try cluster.start()
+        try await onOwnThread { try cluster.start() }
         // The store reconnects: a write after the restart succeeds.
         _ = try await collection.add(object: ["id": "after", "group": -1])
         var counts: [Int64: Int] = [:]
@@ -99,13 +99,13 @@ struct PostgresFailureTests {
 
     @Test("a server restarted while the writer's connection sat idle: the next save reconnects first and succeeds")
     func serverRestartWhileIdle() async throws {
-        let cluster = try TestCluster()
+        let cluster = try await onOwnThread { try TestCluster() }
         defer { cluster.remove() }
         let (store, collection) = try await Self.open(cluster, "idle")
         defer { store.close() }
         _ = try await collection.add(object: ["id": "before"])
-        try cluster.crash()
-        try cluster.start()
+        try await onOwnThread { try cluster.crash() }
+        try await onOwnThread { try cluster.start() }
         // The writer's connection still looks good to libpq; the batch must not be sent on it.
         _ = try await collection.add(object: ["id": "after"])
         _ = try await collection.put(id: "before", object: ["id": "before", "n": 1])

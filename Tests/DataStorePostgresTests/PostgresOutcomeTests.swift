@@ -85,8 +85,8 @@ struct PostgresOutcomeTests {
     func outcomeUnknown() async throws {
         let proxy = try CommitDroppingProxy()
         var options = PostgresStore.Options(readers: 2)
-        options.connectTimeout = .milliseconds(300)
-        options.statementTimeout = .milliseconds(500)
+        options.connectTimeout = .seconds(1)
+        options.statementTimeout = .seconds(3)
         let store = try await PostgresStore.open(url: proxy.url, options: options)
         defer { store.close() }
         let name = PostgresTestServer.uniqueName("unknown")

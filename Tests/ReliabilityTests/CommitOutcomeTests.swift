@@ -1,6 +1,7 @@
 import DataStoreCore
 import DataStoreKit
 import Foundation
+import TestSupport
 import Testing
 
 /// A commit that fails while LMDB writes its meta page — after the data pages, the one moment it
@@ -17,29 +18,18 @@ struct CommitOutcomeTests {
         let library = "\(scratch)/libfailing-meta-write.so"
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Faults/failing-meta-write.c").path
-        let compiler = Process()
-        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        compiler.arguments = ["cc", "-shared", "-fPIC", "-O2", "-o", library, source, "-ldl"]
-        try compiler.run()
-        compiler.waitUntilExit()
-        try #require(compiler.terminationStatus == 0, "cc could not build \(source)")
+        let compiled = try await runProcess(
+            "/usr/bin/env", ["cc", "-shared", "-fPIC", "-O2", "-o", library, source, "-ldl"])
+        try #require(compiled.status == 0, "cc could not build \(source): \(compiled)")
 
         let store = "\(scratch)/store"
         let trigger = "\(scratch)/fail-next-meta-write"
-        let helper = Process()
-        helper.executableURL = try ChildProcess.helperURL()
-        helper.arguments = ["failing-commit", store, "--trigger", trigger]
-        var environment = ProcessInfo.processInfo.environment
-        environment["LD_PRELOAD"] = library
-        environment["DATASTORE_FAIL_META_WRITE"] = trigger
-        helper.environment = environment
-        let output = Pipe()
-        helper.standardOutput = output
-        try helper.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        helper.waitUntilExit()
+        let run = try await runProcess(
+            try ChildProcess.helperURL().path, ["failing-commit", store, "--trigger", trigger],
+            environment: ["LD_PRELOAD": library, "DATASTORE_FAIL_META_WRITE": trigger])
+        let printed = run.output
         let lines = printed.split(separator: "\n").map(String.init)
-        #expect(helper.terminationStatus == 0, "\(printed)")
+        #expect(run.status == 0, "\(run)")
         #expect(lines.contains("BEFORE ok"), "\(printed)")
         #expect(lines.contains("DURING outcomeUnknown"), "\(printed)")
         let message = lines.first { $0.hasPrefix("MESSAGE ") } ?? ""

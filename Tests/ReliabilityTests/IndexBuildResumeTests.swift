@@ -2,6 +2,7 @@ import DataStoreCore
 import DataStoreCrashHelper
 import DataStoreKit
 import Foundation
+import TestSupport
 import Testing
 
 /// An `index add` whose build was killed part way leaves its index `building`; running the tool's
@@ -25,37 +26,26 @@ struct IndexBuildResumeTests {
         child.killNow()
         _ = await child.waitForExit()
 
-        let listed = try Self.tool(["index", "list", path, SchemaWorkload.collectionName, "--json"])
+        let listed = try await Self.tool(["index", "list", path, SchemaWorkload.collectionName, "--json"])
         #expect(listed.output.contains(#""state":"building""#), "\(listed)")
-        let resumed = try Self.tool([
+        let resumed = try await Self.tool([
             "index", "add", path, SchemaWorkload.collectionName, "g", "--fields", "group", "--json"
         ])
         #expect(resumed.status == 0, "\(resumed)")
         #expect(resumed.errors.contains("left building: resuming its build"), "\(resumed)")
         #expect(
             resumed.output.contains(#""state":"ready""#) && resumed.output.contains(#""entries":4000"#), "\(resumed)")
-        let checked = try Self.tool(["check", path])
+        let checked = try await Self.tool(["check", path])
         #expect(checked.status == 0, "\(checked)")
-        let explained = try Self.tool(["query", path, SchemaWorkload.collectionName, #"{"group": 3}"#, "--explain"])
+        let explained = try await Self.tool([
+            "query", path, SchemaWorkload.collectionName, #"{"group": 3}"#, "--explain"
+        ])
         #expect(explained.output.contains("index scan of g"), "\(explained)")
     }
 
-    /// Runs the built `datastore` tool (next to the crash helper) and waits for it.
-    static func tool(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = try ChildProcess.helperURL().deletingLastPathComponent().appendingPathComponent(
-            "datastore")
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complained = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: printed, as: UTF8.self),
-            String(decoding: complained, as: UTF8.self)
-        )
+    /// Runs the built `datastore` tool (next to the crash helper).
+    static func tool(_ arguments: [String]) async throws -> ProcessRun {
+        try await runProcess(
+            ChildProcess.helperURL().deletingLastPathComponent().appendingPathComponent("datastore").path, arguments)
     }
 }

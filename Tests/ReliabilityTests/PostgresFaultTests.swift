@@ -18,30 +18,31 @@ struct PostgresFaultTests {
 
     @Test("terminated backends and two immediate stops during saves from three processes")
     func faultsDuringSaves() async throws {
-        let cluster = try TestCluster()
+        let cluster = try await onOwnThread { try TestCluster() }
         defer { cluster.remove() }
         let seeding = try await PostgresStore.open(url: cluster.url)
         let seeded = try await seeding.collection("items", mapping: Self.mapping, indexes: [IndexDefinition("tag")])
         try await seeded.add(contentsOf: (0..<4).map { ["id": .string("hot-\($0)"), "n": 0] })
         seeding.close()
 
-        let seconds = environmentInt("DATASTORE_PG_FAULT_SECONDS", default: 18)
+        // A fault about every second: backends terminated, and the server stopped as a crash
+        // would at the fifth and the twelfth (counted, not timed, so a slow machine has both).
+        let faults = environmentInt("DATASTORE_PG_FAULTS", default: 16)
         let stop = cluster.directory + "/stop-saving"
         let savers = try (0..<3).map { _ in
             try ChildProcess(["postgres-saves", cluster.url, "--stop", stop, "--workers", "4"])
         }
-        let started = Date()
         var lastFault = Date()
         var crashes = 0
-        while Date().timeIntervalSince(started) < Double(seconds) {
+        for fault in 0..<faults {
             try await Task.sleep(for: .milliseconds(Int.random(in: 600...1_400)))
-            if crashes < 2 && Date().timeIntervalSince(started) > Double(4 + 7 * crashes) {
-                try cluster.crash()
+            if fault == 4 || fault == 11 {
+                try await onOwnThread { try cluster.crash() }
                 try await Task.sleep(for: .milliseconds(500))
-                try cluster.start()
+                try await onOwnThread { try cluster.start() }
                 crashes += 1
             } else {
-                _ = try? TestSQL.terminateBackends(cluster.url, count: 3)
+                _ = try? await TestSQL.terminateBackends(cluster.url, count: 3)
             }
             lastFault = Date()
         }
@@ -115,21 +116,14 @@ extension PostgresFaultTests {
 /// SQL against a test cluster.
 enum TestSQL {
     /// Terminates up to `count` backends of the server at `url` other than the asking one.
-    static func terminateBackends(_ url: String, count: Int) throws -> Int {
-        let output = Pipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: (TestCluster.bindir ?? "/usr/bin") + "/psql")
-        process.arguments = [
-            url, "-Atc",
-            "SELECT count(pg_terminate_backend(pid)) FROM (SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
-                + "AND backend_type = 'client backend' ORDER BY random() LIMIT \(count)) AS chosen"
-        ]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return Int(
-            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    static func terminateBackends(_ url: String, count: Int) async throws -> Int {
+        let run = try await runProcess(
+            (TestCluster.bindir ?? "/usr/bin") + "/psql",
+            [
+                url, "-Atc",
+                "SELECT count(pg_terminate_backend(pid)) FROM (SELECT pid FROM pg_stat_activity WHERE pid <> "
+                    + "pg_backend_pid() AND backend_type = 'client backend' ORDER BY random() LIMIT \(count)) AS chosen"
+            ])
+        return Int(run.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 }

@@ -124,7 +124,7 @@ struct PostgresURLTests {
         "with the server stopped, a command on its URL exits 5 naming the connect bound instead of waiting",
         .enabled(if: TestCluster.isAvailable))
     func stoppedServer() async throws {
-        let cluster = try TestCluster()
+        let cluster = try await onOwnThread { try TestCluster() }
         defer { cluster.remove() }
         let sandbox = try ToolSandbox()
         let created = try await sandbox.run("add", cluster.postgresURL, "M", #"{"id": 1}"#, "--create")

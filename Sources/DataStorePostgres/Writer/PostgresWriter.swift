@@ -28,6 +28,8 @@ final class PostgresWriter: Sendable {
     private let queue = WriterQueue()
     private let batcher: BatchCommitter
     private let saveTimeout: Duration?
+    /// The bounds of waiting saves.
+    private let deadlines = SaveDeadlines()
 
     /// Starts the writer thread over `connection`, which it alone uses from now on; `clock` names
     /// the server's transaction-id functions, `feed` says what it records for the change feed, and
@@ -49,8 +51,8 @@ final class PostgresWriter: Sendable {
 
     deinit { close() }
 
-    /// How many change sets wait in the queue, not yet taken into a batch (for tests).
-    var queuedChangeSets: Int { queue.state.withLock { $0.pending.count } }
+    /// How many change sets the writer has taken into batches, committed or not (for tests).
+    var takenChangeSets: Int { queue.state.withLock { $0.taken } }
 
     /// How many batches and change sets were committed (for tests and the benchmark).
     var metrics: (batches: Int, changeSets: Int) { queue.state.withLock { ($0.batches, $0.changeSets) } }
@@ -67,8 +69,8 @@ final class PostgresWriter: Sendable {
             let answer = SaveAnswer(continuation)
             guard let ticket = enqueue(operations, answer) else { return }
             guard let saveTimeout else { return }
-            let seconds = Double(saveTimeout.components.seconds) + Double(saveTimeout.components.attoseconds) / 1e18
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [queue] in
+            answer.onAnswer { [deadlines] in deadlines.cancel(ticket) }
+            deadlines.add(ticket, at: .now + saveTimeout) { [queue] in
                 guard !answer.isGiven else { return }
                 if queue.state.withLock({ $0.withdraw(ticket) }) {
                     answer.give(
@@ -108,6 +110,7 @@ final class PostgresWriter: Sendable {
             return !state.closed
         }
         if wasOpen { queue.wake.signal() }
+        deadlines.close()
     }
 
     /// Queues a change set answered through `answer`; returns its ticket, or `nil` (having
@@ -147,6 +150,7 @@ final class PostgresWriter: Sendable {
             while true {
                 let (jobs, finished) = queue.state.withLock { state -> ([WriterJob], Bool) in
                     let taken = WriterState.takeBatch(&state.pending, limit: limit)
+                    if case .changeSet? = taken.first { state.taken += taken.count }
                     return (taken, taken.isEmpty && state.closed)
                 }
                 if finished { return }
@@ -169,17 +173,38 @@ final class PostgresWriter: Sendable {
 /// when that passes first (the writer's later answer is then dropped).
 private final class SaveAnswer: Sendable {
     typealias Outcome = Result<(outcomes: [RowOutcome], commit: Int64), any Error>
-    private let continuation: Mutex<CheckedContinuation<(outcomes: [RowOutcome], commit: Int64), any Error>?>
+    private let state:
+        Mutex<
+            (
+                continuation: CheckedContinuation<(outcomes: [RowOutcome], commit: Int64), any Error>?,
+                answered: (@Sendable () -> Void)?
+            )
+        >
 
     init(_ continuation: CheckedContinuation<(outcomes: [RowOutcome], commit: Int64), any Error>) {
-        self.continuation = Mutex(continuation)
+        state = Mutex((continuation, nil))
     }
 
     /// Whether the caller has its answer.
-    var isGiven: Bool { continuation.withLock { $0 == nil } }
+    var isGiven: Bool { state.withLock { $0.continuation == nil } }
+
+    /// Calls `body` once the caller has its answer (at once, if it has).
+    func onAnswer(_ body: @escaping @Sendable () -> Void) {
+        let given = state.withLock { state -> Bool in
+            if state.continuation == nil { return true }
+            state.answered = body
+            return false
+        }
+        if given { body() }
+    }
 
     /// Answers the caller, unless it has its answer already.
     func give(_ outcome: Outcome) {
-        continuation.withLock { $0.take() }?.resume(with: outcome)
+        let (continuation, answered) = state.withLock { state in
+            defer { (state.continuation, state.answered) = (nil, nil) }
+            return (state.continuation, state.answered)
+        }
+        continuation?.resume(with: outcome)
+        if continuation != nil { answered?() }
     }
 }

@@ -4,6 +4,8 @@ struct WriterState: Sendable {
     var closed = false
     var batches = 0
     var changeSets = 0
+    /// How many change sets the writer has taken into batches (committed or not), for tests.
+    var taken = 0
     /// The ticket of the next change set queued.
     var nextTicket: UInt64 = 0
 

@@ -1,0 +1,94 @@
+public import DataStoreCore
+
+/// A store, whichever backend keeps it: the LMDB store (`DataStore`) and the PostgreSQL store
+/// (`PostgresStore`) conform, so an application's storage layer written against it moves from a
+/// directory to a server by changing how the store is opened.
+///
+/// The protocol is closed: do not declare new conformances. Requirements whose names begin with
+/// an underscore are the stores' own; call the forms without it.
+///
+/// ```swift
+/// func messages(in store: some DocumentStore) async throws -> any DocumentCollection<Message> {
+///     try await store.collection(Message.self, indexes: [IndexDefinition("created_ts")])
+/// }
+/// ```
+public protocol DocumentStore: AnyObject, Sendable {
+    /// Where the store is: a directory's path, or a server's URL (without its password).
+    var location: String { get }
+
+    /// The names of the stored collections.
+    func collectionNames() throws -> [String]
+    /// Adds an index to a stored collection and builds it from its documents.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound`, `.schemaMismatch`, `.uniqueViolation`.
+    func addIndex(_ definition: IndexDefinition, to name: String, buildChunk: Int) async throws
+    /// Drops an index of a stored collection, with its data, and returns its definition.
+    func dropIndex(named indexName: String, from name: String) async throws -> IndexDefinition
+    /// The durable change feed after `commit` (from the oldest kept when `nil`).
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.changesTrimmed`, `.unsupported` with the feed off.
+    func changes(after commit: CommitID?) throws -> ChangeFeed
+    /// Verifies every collection's records and index entries.
+    func check() throws -> [IntegrityProblem]
+    /// Rewrites a collection's records and indexes into full pages, where the backend has such a
+    /// thing; otherwise `.unsupported` naming what does it there.
+    func compact(collection name: String) async throws
+    /// Stops writing once what is queued has committed, and closes the store.
+    func close()
+
+    /// The collection `name`, its objects stored through `mapping`, declared with `indexes`
+    /// (call ``collection(_:mapping:indexes:indexBuildChunk:undeclaredIndexes:)``).
+    func _collection<Object>(
+        _ name: String, mapping: ObjectMapping<Object>, indexes: [IndexDefinition], indexBuildChunk: Int,
+        undeclaredIndexes: UndeclaredIndexes
+    ) async throws -> any DocumentCollection<Object>
+    /// The stored collection `name` as documents (call ``documentCollection(_:)``).
+    func _documentCollection(_ name: String) async throws -> any DocumentCollection<Document>
+    /// A new root unit of work (call ``newContext(policy:)``).
+    func _newContext(policy: ConflictPolicy) -> any UnitOfWork
+}
+
+extension DocumentStore {
+    /// The collection `name`, its objects stored through `mapping`, declared with `indexes`:
+    /// created when new, its stored indexes reconciled with the declaration (new ones built before
+    /// this returns; one left out kept unless `undeclaredIndexes` is `.drop`).
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` for a bad declaration or another
+    ///   id field; `.uniqueViolation` when stored documents break a new unique index.
+    public func collection<Object>(
+        _ name: String, mapping: ObjectMapping<Object>, indexes: [IndexDefinition] = [], indexBuildChunk: Int = 1_000,
+        undeclaredIndexes: UndeclaredIndexes = .keep
+    ) async throws -> any DocumentCollection<Object> {
+        try await _collection(
+            name, mapping: mapping, indexes: indexes, indexBuildChunk: indexBuildChunk,
+            undeclaredIndexes: undeclaredIndexes)
+    }
+
+    /// The collection of an ``/DataStoreCore/ObjectCoder`` class, named after the class unless `name` is given.
+    public func collection<Object: ObjectCoder & SendableMetatype>(
+        _ type: Object.Type, name: String? = nil, indexes: [IndexDefinition] = [],
+        undeclaredIndexes: UndeclaredIndexes = .keep
+    ) async throws -> any DocumentCollection<Object> {
+        try await collection(
+            name ?? String(describing: type), mapping: .objectCoder, indexes: indexes,
+            undeclaredIndexes: undeclaredIndexes)
+    }
+
+    /// The collection of a `Codable` type whose identifier is the property `idField`.
+    public func collection<Object: Codable & SendableMetatype>(
+        _ type: Object.Type, name: String? = nil, idField: String, indexes: [IndexDefinition] = [],
+        undeclaredIndexes: UndeclaredIndexes = .keep
+    ) async throws -> any DocumentCollection<Object> {
+        try await collection(
+            name ?? String(describing: type), mapping: .codable(idField: idField), indexes: indexes,
+            undeclaredIndexes: undeclaredIndexes)
+    }
+
+    /// The stored collection `name` as documents, with the id field and indexes it was stored with.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the collection.
+    public func documentCollection(_ name: String) async throws -> any DocumentCollection<Document> {
+        try await _documentCollection(name)
+    }
+
+    /// A new root unit of work over this store (``UnitOfWork``).
+    public func newContext(policy: ConflictPolicy = .detect) -> any UnitOfWork {
+        _newContext(policy: policy)
+    }
+}

@@ -1,0 +1,85 @@
+public import DataStoreCore
+public import DataStoreEngine
+
+/// The PostgreSQL store under the contract every store keeps (``DocumentStore``).
+extension PostgresStore: DocumentStore {
+    /// The server's URL, without its password (the `PG*` variables' server for `""`).
+    public var location: String { url.isEmpty ? "the server the PG* variables name" : Connection.withoutPassword(url) }
+
+    /// PostgreSQL keeps its own pages: `.unsupported`, naming what repacks a table there.
+    public func compact(collection name: String) async throws {
+        throw DataStoreError(
+            .unsupported,
+            "a PostgreSQL store has no compact: the server repacks a table with VACUUM FULL "
+                + "(its table is named in _meta), or reuses its space after VACUUM")
+    }
+
+    public func _collection<Object>(
+        _ name: String, mapping: ObjectMapping<Object>, indexes: [IndexDefinition], indexBuildChunk: Int,
+        undeclaredIndexes: UndeclaredIndexes
+    ) async throws -> any DocumentCollection<Object> {
+        try await collection(
+            name, mapping: mapping, indexes: indexes, indexBuildChunk: indexBuildChunk,
+            undeclaredIndexes: undeclaredIndexes) as PostgresCollection<Object>
+    }
+
+    public func _documentCollection(_ name: String) async throws -> any DocumentCollection<Document> {
+        try await documentCollection(name) as PostgresCollection<Document>
+    }
+
+    public func _newContext(policy: ConflictPolicy) -> any UnitOfWork { newContext(policy: policy) as PostgresContext }
+}
+
+extension PostgresCollection: DocumentCollection {
+    /// Verifies this collection's rows, index entries and `jsonb` renderings (``PostgresStore/check()``).
+    public func check() throws -> [IntegrityProblem] { try store.check(collections: [name]) }
+}
+
+/// A context under the contract every unit of work keeps (``UnitOfWork``): the same calls, taking
+/// any collection of this store.
+extension PostgresContext: UnitOfWork {
+    public func get<Object>(id: Value, from collection: any DocumentCollection<Object>) throws -> Object {
+        try get(id: id, from: own(collection))
+    }
+
+    public func query<Object>(
+        _ collection: any DocumentCollection<Object>, params: [String: Value]?, options: [String: Value]?
+    ) throws -> [Object] {
+        try query(own(collection), params: params, options: options)
+    }
+
+    public func add<Object>(_ object: Object, to collection: any DocumentCollection<Object>) throws -> Object {
+        try add(object, to: own(collection))
+    }
+
+    public func put<Object>(id: Value, object: Object, in collection: any DocumentCollection<Object>) throws -> Object {
+        try put(id: id, object: object, in: own(collection))
+    }
+
+    public func remove<Object>(id: Value, from collection: any DocumentCollection<Object>) throws -> Object {
+        try remove(id: id, from: own(collection))
+    }
+
+    public func update<Object>(
+        id: Value, set: [String: Value], unset: [String], in collection: any DocumentCollection<Object>
+    ) throws -> Object {
+        try update(id: id, set: set, unset: unset, in: own(collection))
+    }
+
+    public func remove<Object>(params: [String: Value]?, from collection: any DocumentCollection<Object>) throws -> Int
+    {
+        try remove(params: params, from: own(collection))
+    }
+
+    public func _newChild() -> any UnitOfWork { newChild() as PostgresContext }
+
+    /// `collection` as this store's own.
+    private func own<Object>(_ collection: any DocumentCollection<Object>) throws(DataStoreError)
+        -> PostgresCollection<Object>
+    {
+        guard let own = collection as? PostgresCollection<Object>, own.store === store else {
+            throw foreignCollection(collection.name, store: store.location)
+        }
+        return own
+    }
+}
