@@ -83,7 +83,8 @@ let package = Package(
             name: "TestSupport", dependencies: ["DataStoreCore"], path: "Tests/TestSupport", swiftSettings: strict),
         // One battery of ModelProtocol checks, run against every implementation.
         .target(
-            name: "ModelConformance", dependencies: ["DataStoreCore", "TestSupport"], path: "Tests/ModelConformance",
+            name: "ModelConformance", dependencies: ["DataStoreCore", "DataStoreEngine", "TestSupport"],
+            path: "Tests/ModelConformance",
             swiftSettings: strict),
         .testTarget(
             name: "DataStoreKitTests", dependencies: ["DataStoreKit", "DataStoreEngine", "ModelConformance"],

@@ -17,6 +17,7 @@ articles_DataStoreKit="queries:Queries concurrency:Concurrency reliability:Relia
 articles_DataStoreREST="rest:REST"
 articles_DataStorePostgres="postgres:Postgres"
 articles_DataStoreCore=""
+articles_DataStoreEngine=""
 articles_LMDB=""
 
 convert() { # module, then the archives it links into
@@ -37,9 +38,10 @@ convert() { # module, then the archives it links into
 
 convert LMDB
 convert DataStoreCore
-convert DataStoreKit DataStoreCore
+convert DataStoreEngine DataStoreCore
+convert DataStoreKit DataStoreCore DataStoreEngine
 convert DataStoreREST DataStoreCore
-convert DataStorePostgres DataStoreCore DataStoreKit
-docc merge "$out"/{DataStoreKit,DataStoreCore,DataStoreREST,DataStorePostgres,LMDB}.doccarchive \
+convert DataStorePostgres DataStoreCore DataStoreEngine DataStoreKit
+docc merge "$out"/{DataStoreKit,DataStoreCore,DataStoreEngine,DataStoreREST,DataStorePostgres,LMDB}.doccarchive \
     --synthesized-landing-page-name DataStoreKit --output-path "$out/DataStoreKit-all.doccarchive"
 echo "documentation: $out/DataStoreKit-all.doccarchive (static HTML; serve the folder, open /documentation/)"

@@ -145,3 +145,18 @@ extension ObjectMapping where Object == Document {
         ObjectMapping(idField: idField, encode: { $0 }, decode: { $0 }, decodeRecord: { try RecordCodec.decode($0) })
     }
 }
+
+extension ObjectMapping {
+    /// Throws unless objects can hold their id where the mapping says: for a `Codable` mapping,
+    /// `idField` must be one of the type's coding keys (any store checks this when a collection is
+    /// declared).
+    /// - Throws: ``DataStoreError`` `.schemaMismatch` naming the field, the collection and the keys.
+    package func checkIDField(collection name: String) throws(DataStoreError) {
+        if let fields = knownFields(), !fields.contains(idField) {
+            throw DataStoreError(
+                .schemaMismatch,
+                "the id field \(idField) of collection \(name) is not a coding key of \(Object.self) "
+                    + "(its keys: \(fields.sorted().joined(separator: ", ")))")
+        }
+    }
+}

@@ -2,7 +2,7 @@ public import DataStoreCore
 
 /// The store's commits in commit order, each once: those recorded after a position first (read
 /// from disk), then each new one as it commits, in this process or another
-/// (``DataStore/changes(after:)``, docs/changes.md).
+/// (`DataStore.changes(after:)`, docs/changes.md).
 ///
 /// An iterator reads the log a page at a time at its consumer's pace: it holds no snapshot
 /// between pages and buffers at most one page, so a slow consumer neither slows the writer nor

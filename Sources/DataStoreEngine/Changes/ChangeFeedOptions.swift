@@ -1,7 +1,7 @@
-/// How the store keeps its change feed (``DataStore/Options/changeFeed``): what it retains, and
+/// How the store keeps its change feed (`DataStore.Options.changeFeed`): what it retains, and
 /// how soon it notices commits made by other processes (docs/changes.md).
 public struct ChangeFeedOptions: Sendable, Hashable {
-    /// Record every commit's changes. Off, nothing is recorded: ``DataStore/changes(after:)``
+    /// Record every commit's changes. Off, nothing is recorded: `DataStore.changes(after:)`
     /// and observations see nothing, and the writer saves the record's cost.
     public var isEnabled: Bool
     /// Commits older than this are trimmed (`nil`: kept whatever their age).

@@ -27,6 +27,9 @@ public protocol DocumentCollection<Object>: ModelProtocol, Sendable {
     func query(_ query: Query) async throws -> [Object]
     /// How many objects match a parsed query's conditions (its limit, offset and sort ignored).
     func count(_ query: Query) async throws -> Int
+    /// The stored document under `id` as stored — fields the mapping does not name included — or
+    /// `nil` when there is none.
+    func document(id: Value) async throws -> Document?
     /// The plan the store would follow for the query, as text and structure.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery`, `.invalidOption`.
     func explain(params: [String: Value]?, options: [String: Value]?) throws -> QueryPlan
@@ -36,6 +39,16 @@ public protocol DocumentCollection<Object>: ModelProtocol, Sendable {
     func add(contentsOf objects: [Object]) async throws -> [Value]
     /// Stores every object under its id as one change set, replacing what was there.
     func put(contentsOf objects: [Object]) async throws -> [Value]
+    /// Removes every object matching the query's conditions in one change set; returns how many.
+    func remove(_ query: Query) async throws -> Int
+
+    /// One page of `size` results after `token` (from the start when `nil`): pagination that
+    /// seeks to where the last page ended instead of skipping rows. The sort, if any, must be
+    /// served by an index; `limit` and `offset` do not apply.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidOption`, `.invalidPageToken`;
+    ///   `.unsupported` where the backend does not page yet (the message names what to use).
+    func page(params: [String: Value]?, options: [String: Value]?, size: Int, after token: PageToken?) async throws
+        -> Page<Object>
 
     /// The live results of a query: the current results, then new results after each commit that
     /// may have changed them (docs/changes.md).

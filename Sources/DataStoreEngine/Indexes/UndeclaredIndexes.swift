@@ -3,8 +3,8 @@
 /// An index can be added outside the application (`datastore index add`) or by an older
 /// version of it, so leaving one out of a declaration is not taken as a request to delete data:
 /// by default the index is kept, maintained by every write and used by queries, and reported
-/// (``StoreCollection/undeclaredIndexes``, ``StoreStatistics/Index/declared``, `datastore stats`).
-/// It is dropped only when asked: ``DataStore/dropIndex(named:from:)``, `datastore index drop`,
+/// (`StoreCollection.undeclaredIndexes`, `StoreStatistics.Index.declared`, `datastore stats`).
+/// It is dropped only when asked: `DataStore.dropIndex(named:from:)`, `datastore index drop`,
 /// or a declaration made with ``drop``.
 public enum UndeclaredIndexes: Sendable, Hashable {
     /// Keep every stored index the declaration leaves out, and report it (the default).

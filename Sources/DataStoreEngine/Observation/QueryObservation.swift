@@ -1,6 +1,6 @@
 public import DataStoreCore
 
-/// The live results of one query (``StoreCollection/observe(params:options:)``, and
+/// The live results of one query (`StoreCollection.observe(params:options:)`, and
 /// `PostgresCollection.observe(params:options:)` on a PostgreSQL store): the current results
 /// first, then the results again after each commit that may have changed them — one that touched
 /// the collection, less those (for a query without a limit or offset) whose few touched documents

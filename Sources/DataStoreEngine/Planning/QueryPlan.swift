@@ -1,6 +1,6 @@
 public import DataStoreCore
 
-/// How the store answers one query. ``StoreCollection/explain(params:options:)`` shows it in words.
+/// How the store answers one query. `StoreCollection.explain(params:options:)` shows it in words.
 public struct QueryPlan: Sendable, Hashable, CustomStringConvertible {
     /// Where the candidate documents come from.
     public enum Access: Sendable, Hashable {

@@ -9,7 +9,7 @@ extension Context {
     ///
     /// On failure nothing is written and the changes stay staged (``discard()`` drops them).
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.conflict` listing the records that changed underneath the
-    ///   context (with ``ConflictPolicy/detect``); `.duplicateID`, `.notFound`, `.uniqueViolation`,
+    ///   context (with ``/DataStoreEngine/ConflictPolicy/detect``); `.duplicateID`, `.notFound`, `.uniqueViolation`,
     ///   `.invalidValue` from the writes; `.storage` when the commit fails.
     @discardableResult
     public func save() async throws -> CommitID? {

@@ -6,9 +6,9 @@ extension Context {
     /// `unset` removed, the others as this context sees them. Returns the object as it will be
     /// stored.
     ///
-    /// The merged object is staged like a ``put(id:object:in:)``: the context remembers the
-    /// version it read, so with ``ConflictPolicy/detect`` a save fails with `.conflict` if the
-    /// record changed underneath it (even in another field); with ``ConflictPolicy/lastWriterWins``
+    /// The merged object is staged like a ``put(id:object:in:)-(_,_,StoreCollection<Object>)``: the context remembers the
+    /// version it read, so with ``/DataStoreEngine/ConflictPolicy/detect`` a save fails with `.conflict` if the
+    /// record changed underneath it (even in another field); with ``/DataStoreEngine/ConflictPolicy/lastWriterWins``
     /// the whole merged object is written.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` when this context does not see the id;
     ///   `.invalidValue` for a change to the id field, an empty name, a field both set and unset,
@@ -39,7 +39,7 @@ extension Context {
 
     /// Stages removing every object this context sees matching `params` (its staged changes over
     /// its snapshot), and returns how many. Each is remembered as read, so with
-    /// ``ConflictPolicy/detect`` a save fails with `.conflict` if one changed underneath.
+    /// ``/DataStoreEngine/ConflictPolicy/detect`` a save fails with `.conflict` if one changed underneath.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery` naming the bad key.
     @discardableResult
     public func remove<Object>(params: [String: Value]?, from collection: StoreCollection<Object>) throws -> Int {

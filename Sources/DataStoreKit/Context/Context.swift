@@ -18,7 +18,7 @@ import DataStoreEngine
 /// root saves. Conflicts: a context remembers the version of every record it read or changed; if
 /// any changed underneath it before its save commits, the save fails with
 /// ``/DataStoreCore/DataStoreError/Code/conflict`` listing them, and writes nothing — unless the context was made
-/// with ``ConflictPolicy/lastWriterWins``.
+/// with ``/DataStoreEngine/ConflictPolicy/lastWriterWins``.
 ///
 /// A context is safe to share between tasks; its calls run one at a time. While a root context's
 /// `save()` is committing, staging into it (or saving a child into it) throws `.conflict` instead

@@ -22,27 +22,27 @@ public struct ContextCollection<Object>: MappedModel {
     /// How objects become documents and back: the collection's.
     public var mapping: ObjectMapping<Object> { collection.mapping }
 
-    /// The matches in the context's view (``Context/query(_:params:options:)``).
+    /// The matches in the context's view (``Context/query(_:params:options:)-(StoreCollection<Object>,_,_)``).
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
         try context.query(collection, params: params, options: options)
     }
 
-    /// The object under `id` in the context's view (``Context/get(id:from:)``).
+    /// The object under `id` in the context's view (``Context/get(id:from:)-(_,StoreCollection<Object>)``).
     public func get(id: Value) async throws -> Object {
         try context.get(id: id, from: collection)
     }
 
-    /// Stages storing `object` under `id` (``Context/put(id:object:in:)``).
+    /// Stages storing `object` under `id` (``Context/put(id:object:in:)-(_,_,StoreCollection<Object>)``).
     public func put(id: Value, object: Object) async throws -> Object {
         try context.put(id: id, object: object, in: collection)
     }
 
-    /// Stages inserting `object` (``Context/add(_:to:)``).
+    /// Stages inserting `object` (``Context/add(_:to:)-(_,StoreCollection<Object>)``).
     public func add(object: Object) async throws -> Object {
         try context.add(object, to: collection)
     }
 
-    /// Stages removing the object under `id` (``Context/remove(id:from:)``).
+    /// Stages removing the object under `id` (``Context/remove(id:from:)-(_,StoreCollection<Object>)``).
     public func remove(id: Value) async throws -> Object {
         try context.remove(id: id, from: collection)
     }
@@ -58,12 +58,12 @@ public struct ContextCollection<Object>: MappedModel {
         try context.viewDocuments(matching: Query(params: params, options: nil), in: collection.storage).count
     }
 
-    /// Stages a partial update (``Context/update(id:set:unset:in:)``).
+    /// Stages a partial update (``Context/update(id:set:unset:in:)-(_,_,_,StoreCollection<Object>)``).
     public func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object {
         try context.update(id: id, set: set, unset: unset, in: collection)
     }
 
-    /// Stages removing every match in the context's view (``Context/remove(params:from:)``).
+    /// Stages removing every match in the context's view (``Context/remove(params:from:)-(_,StoreCollection<Object>)``).
     public func remove(params: [String: Value]?) async throws -> Int {
         try context.remove(params: params, from: collection)
     }

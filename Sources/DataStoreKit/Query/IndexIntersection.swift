@@ -7,7 +7,7 @@ import DataStoreEngine
 #endif
 
 /// The documents two index windows share, read before any record: the candidates of an index scan
-/// narrowed by a second index whose field an `==` condition fixes (``QueryPlan/intersection``), as
+/// narrowed by a second index whose field an `==` condition fixes (``/DataStoreEngine/QueryPlan/intersection``), as
 /// MongoDB's `AND_SORTED` stage and PostgreSQL's `BitmapAnd` combine two indexes.
 ///
 /// Each window is one exact key prefix — every field of its index fixed, no value cut — so its

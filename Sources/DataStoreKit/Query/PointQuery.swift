@@ -2,7 +2,7 @@ import DataStoreCore
 import LMDB
 import DataStoreEngine
 
-/// A query of point shape (``QueryPlan/pointScan(idField:)``: `==` conditions with scalar values
+/// A query of point shape (``/DataStoreEngine/QueryPlan/pointScan(idField:)``: `==` conditions with scalar values
 /// that its plan answers from the one window of one index whose leading fields they fix),
 /// compiled once per shape, so that a call only encodes its values into the window's key, seeks,
 /// and re-checks what it finds. A candidate is checked against the conditions only when the
@@ -10,7 +10,7 @@ import DataStoreEngine
 /// value was cut to fit the key (it then fixes a window wider than the value). Otherwise the window's
 /// entries are exactly the matches, since a key component not cut is the value's exact encoding
 /// and ends before any other component can begin (docs/encoding.md). Narrowed by a second index
-/// (``QueryPlan/intersection``), a call checks every record it reads. The compiled form belongs to
+/// (``/DataStoreEngine/QueryPlan/intersection``), a call checks every record it reads. The compiled form belongs to
 /// the generation of the collection's index list it was made from (``PlanCache``), and is dropped
 /// with it.
 final class PointQuery: Sendable {
@@ -31,7 +31,7 @@ final class PointQuery: Sendable {
     /// Whether the window fixes every condition's field, so that only a cut value leaves
     /// candidates to check.
     private let windowFixesEveryField: Bool
-    /// The single-field index that narrows the window (``QueryPlan/intersection``), the position of
+    /// The single-field index that narrows the window (``/DataStoreEngine/QueryPlan/intersection``), the position of
     /// its condition, and reused cursors on it; `nil` when the plan has none or the window leaves a
     /// field of its own index free (its entries would not come in id order).
     private let narrowing: (index: IndexTable, position: Int, cursors: CursorPool)?

@@ -2,7 +2,7 @@ import DataStoreCore
 import LMDB
 import DataStoreEngine
 
-/// Runs a ``QueryPlan`` over one read snapshot: gathers candidates, re-checks every condition on
+/// Runs a ``/DataStoreEngine/QueryPlan`` over one read snapshot: gathers candidates, re-checks every condition on
 /// the stored bytes, sorts (unless the scan order is the sort), then applies offset and limit.
 struct QueryExecutor {
     let storage: CollectionTable

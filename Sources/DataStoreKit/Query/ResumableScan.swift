@@ -2,7 +2,7 @@ import DataStoreCore
 import LMDB
 import DataStoreEngine
 
-/// Runs a ``QueryPlan`` a batch at a time: each batch returns at most a given number of matches
+/// Runs a ``/DataStoreEngine/QueryPlan`` a batch at a time: each batch returns at most a given number of matches
 /// and the ``ScanPosition`` just after the last, and the next batch — in the same read
 /// transaction or a later one — seeks to that position instead of walking the rows again.
 ///

@@ -5,11 +5,11 @@ extension DataStore {
     /// Every commit recorded after `commit`, then every later one as it commits — in this process
     /// or another with the store open — in commit order, each exactly once (docs/changes.md).
     ///
-    /// A consumer that stores the last ``CommitEvent/commit`` it handled resumes after it, across
+    /// A consumer that stores the last ``/DataStoreEngine/CommitEvent/commit`` it handled resumes after it, across
     /// restarts. `nil` starts at the oldest commit still retained (``Options/changeFeed``).
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError/Code/changesTrimmed`` when commits after `commit` were trimmed
-    ///   (its ``ChangesTrimmed`` names the oldest still available); `.invalidValue` for a commit
+    ///   (its ``/DataStoreEngine/ChangesTrimmed`` names the oldest still available); `.invalidValue` for a commit
     ///   after the store's last one.
     public func changes(after commit: CommitID?) throws(DataStoreError) -> ChangeFeed {
         if let commit {

@@ -11,7 +11,7 @@ extension DataStore {
     /// snapshot, sorted in bounded memory and appended in key order, while writes go on; a unique
     /// index in chunks of `indexBuildChunk` records, each its own commit); an index whose
     /// definition changed is rebuilt. A stored index the declaration leaves out is kept, maintained and reported in
-    /// ``StoreCollection/undeclaredIndexes`` unless `undeclaredIndexes` is ``UndeclaredIndexes/drop``.
+    /// ``StoreCollection/undeclaredIndexes`` unless `undeclaredIndexes` is ``/DataStoreEngine/UndeclaredIndexes/drop``.
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` for an invalid declaration, an id field that
     ///   differs from the stored one, or — for a `Codable` mapping — an id field that is not one of
@@ -23,12 +23,7 @@ extension DataStore {
         indexBuildChunk: Int = 1_000,
         undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws -> StoreCollection<Object> {
-        if let fields = mapping.knownFields(), !fields.contains(mapping.idField) {
-            throw DataStoreError(
-                .schemaMismatch,
-                "the id field \(mapping.idField) of collection \(name) is not a coding key of \(Object.self) "
-                    + "(its keys: \(fields.sorted().joined(separator: ", ")))")
-        }
+        try mapping.checkIDField(collection: name)
         let storage = try await openCollection(
             name, idField: mapping.idField, indexes: indexes, buildChunk: indexBuildChunk,
             mode: .declaration(undeclaredIndexes))

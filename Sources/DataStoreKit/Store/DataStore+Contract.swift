@@ -1,7 +1,7 @@
 public import DataStoreCore
 public import DataStoreEngine
 
-/// The LMDB store under the contract every store keeps (``DocumentStore``).
+/// The LMDB store under the contract every store keeps (``/DataStoreEngine/DocumentStore``).
 extension DataStore: DocumentStore {
     /// The store's directory.
     public var location: String { path }
@@ -24,7 +24,7 @@ extension DataStore: DocumentStore {
 
 extension StoreCollection: DocumentCollection {}
 
-/// A context under the contract every unit of work keeps (``UnitOfWork``): the same calls, taking
+/// A context under the contract every unit of work keeps (``/DataStoreEngine/UnitOfWork``): the same calls, taking
 /// any collection of this store.
 extension Context: UnitOfWork {
     public func get<Object>(id: Value, from collection: any DocumentCollection<Object>) throws -> Object {

@@ -24,7 +24,7 @@ extension DataStore {
     }
 
     /// Drops the index `indexName` of the stored collection `name`, with its data. This, and a
-    /// declaration made with ``UndeclaredIndexes/drop``, are the only ways an index is dropped.
+    /// declaration made with ``/DataStoreEngine/UndeclaredIndexes/drop``, are the only ways an index is dropped.
     ///
     /// - Returns: The definition of the dropped index.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the collection's indexes when it has no

@@ -39,7 +39,7 @@ public final class StoreCollection<Object>: ModelProtocol, Sendable {
     public var indexes: [IndexDefinition] { storage.indexes.map(\.definition) }
     /// Stored indexes the application's last declaration of this collection left out. They are
     /// kept and maintained (and used by queries) until dropped with ``DataStore/dropIndex(named:from:)``
-    /// or a declaration made with ``UndeclaredIndexes/drop``: an application that sees one here
+    /// or a declaration made with ``/DataStoreEngine/UndeclaredIndexes/drop``: an application that sees one here
     /// has either forgotten to declare it or should drop it.
     public var undeclaredIndexes: [IndexDefinition] { storage.indexes.filter { !$0.declared }.map(\.definition) }
 

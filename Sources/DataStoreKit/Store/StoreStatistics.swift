@@ -25,7 +25,7 @@ public struct StoreStatistics: Sendable, Hashable {
         /// `"ready"`, or `"building"` while it is filled from existing records.
         public var state: String
         /// `false` when the application's last declaration of the collection left this index out:
-        /// it is kept, maintained and used until dropped on purpose (see ``UndeclaredIndexes``).
+        /// it is kept, maintained and used until dropped on purpose (see ``/DataStoreEngine/UndeclaredIndexes``).
         public var declared: Bool
         /// The number of entries (one per document, or per distinct element for multi-value).
         public var entries: Int

@@ -15,7 +15,7 @@ struct IndexTable: Sendable {
     let database: Database
     var state: State
     /// Whether the application's last declaration of the collection named this index; one it
-    /// left out is kept and maintained until dropped on purpose (see ``UndeclaredIndexes``).
+    /// left out is kept and maintained until dropped on purpose (see ``/DataStoreEngine/UndeclaredIndexes``).
     var declared = true
     /// While the index is filled from a snapshot of the records: where writes note the records
     /// they change instead of maintaining the index (``IndexBuildLog``).
@@ -59,13 +59,13 @@ struct IndexTable: Sendable {
     /// One index entry of a document.
     typealias Entry = IndexEntry
 
-    /// The entries `document` has in this index (``IndexDefinition/entries(for:idKey:collection:)``).
+    /// The entries `document` has in this index (``/DataStoreEngine/IndexDefinition/entries(for:idKey:collection:)``).
     func entries(for document: Document, idKey: [UInt8], collection: String) throws(DataStoreError) -> [Entry] {
         try definition.entries(for: document, idKey: idKey, collection: collection)
     }
 
     /// The entries of the record `body` in this index
-    /// (``IndexDefinition/entries(forRecord:idKey:collection:)``).
+    /// (``/DataStoreEngine/IndexDefinition/entries(forRecord:idKey:collection:)``).
     func entries(forRecord body: UnsafeRawBufferPointer, idKey: [UInt8], collection: String) throws(DataStoreError)
         -> [Entry]
     {

@@ -8,7 +8,7 @@ import DataStoreEngine
 /// each commit's own transaction (so it never disagrees with the data) and read by feeds and
 /// observations at their own pace (docs/changes.md).
 final class ChangeLog: Sendable {
-    /// The most records the writer trims in one commit (``ChangeFeedOptions/trimStep``).
+    /// The most records the writer trims in one commit (``/DataStoreEngine/ChangeFeedOptions/trimStep``).
     static let trimStep = ChangeFeedOptions.trimStep
 
     /// `nil` when the feed is off, or in a read-only store that has none.

@@ -10,7 +10,7 @@ enum Outbox {
     /// The channel `NOTIFY` wakes listeners on; the payload is the commit id.
     static let channel = "dsk_changes"
 
-    /// The most rows one trim looks at (``ChangeFeedOptions/trimStep``, as on LMDB).
+    /// The most rows one trim looks at (``/DataStoreEngine/ChangeFeedOptions/trimStep``, as on LMDB).
     static let trimStep = ChangeFeedOptions.trimStep
 
     /// What a row costs beyond its collection name and ids: its fixed columns and headers, and its

@@ -16,7 +16,7 @@ public struct PostgresContextCollection<Object>: MappedModel {
     /// How objects become documents and back: the collection's.
     public var mapping: ObjectMapping<Object> { collection.mapping }
 
-    /// The matches in the context's view (``PostgresContext/query(_:params:options:)``), read on
+    /// The matches in the context's view (``PostgresContext/query(_:params:options:)-(PostgresCollection<Object>,_,_)``), read on
     /// one of the store's reader threads.
     public func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Object] {
         let (context, collection) = (self.context, self.collection)
@@ -25,24 +25,24 @@ public struct PostgresContextCollection<Object>: MappedModel {
         }
     }
 
-    /// The object under `id` in the context's view (``PostgresContext/get(id:from:)``), read on
+    /// The object under `id` in the context's view (``PostgresContext/get(id:from:)-(_,PostgresCollection<Object>)``), read on
     /// one of the store's reader threads.
     public func get(id: Value) async throws -> Object {
         let (context, collection) = (self.context, self.collection)
         return try await context.store.readers.run { try context.get(id: id, from: collection) }
     }
 
-    /// Stages storing `object` under `id` (``PostgresContext/put(id:object:in:)``).
+    /// Stages storing `object` under `id` (``PostgresContext/put(id:object:in:)-(_,_,PostgresCollection<Object>)``).
     public func put(id: Value, object: Object) async throws -> Object {
         try context.put(id: id, object: object, in: collection)
     }
 
-    /// Stages inserting `object` (``PostgresContext/add(_:to:)``).
+    /// Stages inserting `object` (``PostgresContext/add(_:to:)-(_,PostgresCollection<Object>)``).
     public func add(object: Object) async throws -> Object {
         try context.add(object, to: collection)
     }
 
-    /// Stages removing the object under `id` (``PostgresContext/remove(id:from:)``).
+    /// Stages removing the object under `id` (``PostgresContext/remove(id:from:)-(_,PostgresCollection<Object>)``).
     public func remove(id: Value) async throws -> Object {
         try context.remove(id: id, from: collection)
     }
@@ -60,12 +60,12 @@ public struct PostgresContextCollection<Object>: MappedModel {
         return try await context.store.readers.run { try context.viewDocuments(matching: query, in: layout).count }
     }
 
-    /// Stages a partial update (``PostgresContext/update(id:set:unset:in:)``).
+    /// Stages a partial update (``PostgresContext/update(id:set:unset:in:)-(_,_,_,PostgresCollection<Object>)``).
     public func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object {
         try context.update(id: id, set: set, unset: unset, in: collection)
     }
 
-    /// Stages removing every match in the context's view (``PostgresContext/remove(params:from:)``).
+    /// Stages removing every match in the context's view (``PostgresContext/remove(params:from:)-(_,PostgresCollection<Object>)``).
     public func remove(params: [String: Value]?) async throws -> Int {
         try context.remove(params: params, from: collection)
     }

@@ -1,7 +1,7 @@
 import DataStoreCore
 import DataStoreEngine
 
-/// Runs a ``QueryPlan`` against the server as the LMDB store's executor runs it over a
+/// Runs a ``/DataStoreEngine/QueryPlan`` against the server as the LMDB store's executor runs it over a
 /// snapshot: candidates in scan order, every condition re-checked on the record bytes, sorted
 /// (unless the scan order is the sort), then offset and limit. With the limit pushed down,
 /// candidates come in pages of `LIMIT` rows, so the scan stops about where LMDB's would.

@@ -1,7 +1,7 @@
 public import DataStoreCore
 public import DataStoreEngine
 
-/// The PostgreSQL store under the contract every store keeps (``DocumentStore``).
+/// The PostgreSQL store under the contract every store keeps (``/DataStoreEngine/DocumentStore``).
 extension PostgresStore: DocumentStore {
     /// The server's URL, without its password (the `PG*` variables' server for `""`).
     public var location: String { url.isEmpty ? "the server the PG* variables name" : Connection.withoutPassword(url) }
@@ -33,9 +33,35 @@ extension PostgresStore: DocumentStore {
 extension PostgresCollection: DocumentCollection {
     /// Verifies this collection's rows, index entries and `jsonb` renderings (``PostgresStore/check()``).
     public func check() throws -> [IntegrityProblem] { try store.check(collections: [name]) }
+
+    /// The stored document under `id` — fields the mapping does not name included — or `nil`.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidID`, `.codec`, `.network`.
+    public func document(id: Value) async throws -> Document? {
+        let (key, layout) = (try layout.idKey(id), layout)
+        return try await store.readers.run {
+            try self.store.pool.read("reading \(layout.name)") { connection -> Document? in
+                let result = try connection.executePrepared(layout.recordByID, [.bytes(key)])
+                guard result.rowCount == 1, let record = result.bytes(0, 0) else { return nil }
+                do { return try RecordCodec.decode(record) } catch {
+                    throw DataStoreError(
+                        .codec, "the record \(id) in \(layout.name) cannot be decoded", underlying: error)
+                }
+            }
+        }
+    }
+
+    /// Pages are not yet read from a PostgreSQL store: `.unsupported`, naming what serves instead.
+    public func page(
+        params: [String: Value]?, options: [String: Value]?, size: Int, after token: PageToken?
+    ) async throws -> Page<Object> {
+        throw DataStoreError(
+            .unsupported,
+            "a PostgreSQL store does not read pages yet: query \(name) with a limit, sorted by a field, and a "
+                + "condition after the last result's value (\"created_ts >\": last) for the next page")
+    }
 }
 
-/// A context under the contract every unit of work keeps (``UnitOfWork``): the same calls, taking
+/// A context under the contract every unit of work keeps (``/DataStoreEngine/UnitOfWork``): the same calls, taking
 /// any collection of this store.
 extension PostgresContext: UnitOfWork {
     public func get<Object>(id: Value, from collection: any DocumentCollection<Object>) throws -> Object {

@@ -243,6 +243,7 @@ public final class PostgresStore: Sendable {
         indexBuildChunk: Int = 1_000,
         undeclaredIndexes: UndeclaredIndexes = .keep
     ) async throws -> PostgresCollection<Object> {
+        try mapping.checkIDField(collection: name)
         let layout = try await writer.exclusive { [ddl] connection in
             try SchemaCatalog.declare(
                 name, idField: mapping.idField, indexes: indexes, mode: .declaration(undeclaredIndexes),

@@ -14,6 +14,13 @@ extension SchemaCatalog {
         ddl: TableDDL, on connection: Connection
     ) throws -> TableLayout {
         try IndexDefinition.validateDeclaration(of: name, idField: idField, indexes: declared)
+        if let covering = declared.first(where: { $0.covering != nil }) {
+            throw DataStoreError(
+                .unsupported,
+                "index \(covering.name) on \(name) is declared covering, which keeps a copy of each document in the "
+                    + "index (an LMDB store's way to answer from the index alone); a PostgreSQL store keeps none: "
+                    + "declare it without covering")
+        }
         try connection.execute("BEGIN")
         do {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(lockKey)])

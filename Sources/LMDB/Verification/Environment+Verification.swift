@@ -7,7 +7,7 @@ import Glibc
 extension Environment {
     /// The structural problems of every tree in the snapshot a read transaction begun now sees —
     /// LMDB's catalog of named databases, its free-page list and each named database — found by
-    /// reading the data file's pages (``PageTreeVerifier``), not through LMDB, which trusts them.
+    /// reading the data file's pages, not through LMDB, which trusts them.
     /// A database with none is safe for LMDB to walk; one with any is not.
     ///
     /// The pages reachable from the snapshot stay as they are while its read transaction lives,

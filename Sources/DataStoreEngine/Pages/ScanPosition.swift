@@ -1,9 +1,9 @@
-import DataStoreCore
+package import DataStoreCore
 
 /// Where a resumable walk of a plan stands: just after the last row it returned
 /// (``ResumableScan``). Positions are keys, never counts of rows skipped, so resuming seeks
 /// straight to the next row whatever was written meanwhile.
-enum ScanPosition: Hashable, Sendable {
+package enum ScanPosition: Hashable, Sendable {
     /// After the entry `key` of window `window`, in scan order: the raw key of the database the
     /// plan walks (index entries, or records). Used by every walk whose order is its key order.
     case key(window: Int, key: [UInt8])
@@ -22,7 +22,7 @@ extension ScanPosition {
     }
 
     /// The position as bytes, for a ``PageToken``.
-    var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         switch self {
         case .key(let window, let key):
             return [Kind.key.rawValue] + Self.varint(window) + key
@@ -38,7 +38,7 @@ extension ScanPosition {
     }
 
     /// The position `bytes` describe, or `nil` when they are not one.
-    init?(bytes: ArraySlice<UInt8>) {
+    package init?(bytes: ArraySlice<UInt8>) {
         var rest = bytes
         guard let kind = rest.popFirst().flatMap(Kind.init(rawValue:)), let number = Self.readVarint(&rest) else {
             return nil

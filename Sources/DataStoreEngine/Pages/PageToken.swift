@@ -31,7 +31,7 @@ public struct PageToken: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    init(fingerprint: UInt64, position: ScanPosition) {
+    package init(fingerprint: UInt64, position: ScanPosition) {
         var bytes = [Self.version]
         withUnsafeBytes(of: fingerprint.littleEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: position.bytes)
@@ -42,7 +42,7 @@ public struct PageToken: Sendable, Hashable, CustomStringConvertible {
     public var description: String { Base64URL.encode(bytes) }
 
     /// The position the token holds, after checking that it was made for `fingerprint`.
-    func position(expecting fingerprint: UInt64, collection: String) throws(DataStoreError) -> ScanPosition {
+    package func position(expecting fingerprint: UInt64, collection: String) throws(DataStoreError) -> ScanPosition {
         guard bytes.count > 9, bytes[0] == Self.version else {
             throw DataStoreError(
                 .invalidPageToken, "page token \(Self.quoted(description)) is not a token this store made")

@@ -1,0 +1,15 @@
+import DataStoreKit
+import Foundation
+import ModelConformance
+import Testing
+
+/// The store battery (``StoreConformance``) on the LMDB store: a fresh in-memory store per scenario.
+@Suite("Store battery: LMDB")
+struct StoreBatteryTests {
+    @Test(arguments: StoreConformance.scenarios)
+    func conforms(_ scenario: StoreScenario) async throws {
+        let store = try DataStore.inMemory()
+        defer { store.close() }
+        try await scenario.run(StoreUnderTest(store: store, prefix: "lmdb"))
+    }
+}

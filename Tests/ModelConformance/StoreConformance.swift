@@ -1,0 +1,337 @@
+// One battery of store-level checks, written against the contract every store keeps
+// (DocumentStore, DocumentCollection, UnitOfWork), run against the LMDB store and PostgreSQL.
+import DataStoreCore
+public import DataStoreEngine
+import Foundation
+import Synchronization
+public import Testing
+
+/// A user of the battery: a fresh store for each scenario, and a collection name no other test uses.
+public struct StoreUnderTest: Sendable {
+    /// The store.
+    public let store: any DocumentStore
+    /// A prefix for the collections this scenario makes (the server may be shared by other tests).
+    public let prefix: String
+
+    public init(store: any DocumentStore, prefix: String) {
+        self.store = store
+        self.prefix = prefix
+    }
+
+    /// A collection name of this scenario's own.
+    public func name(_ base: String) -> String { "\(prefix)-\(base)" }
+}
+
+/// One named check of the store battery.
+public struct StoreScenario: Sendable, CustomStringConvertible, CustomTestStringConvertible {
+    public let name: String
+    public let run: @Sendable (StoreUnderTest) async throws -> Void
+
+    public init(_ name: String, _ run: @escaping @Sendable (StoreUnderTest) async throws -> Void) {
+        self.name = name
+        self.run = run
+    }
+
+    public var description: String { name }
+    public var testDescription: String { name }
+}
+
+/// A user of a chat service, with a nested field, stored through `Codable`.
+public struct ChatUser: Codable, Sendable, Equatable {
+    public struct Profile: Codable, Sendable, Equatable {
+        public var city: String
+        public var languages: [String]
+    }
+    public var id: String
+    public var name: String
+    public var profile: Profile
+    public var last_seen: Double
+
+    public init(id: String, name: String, city: String, languages: [String] = ["en"], lastSeen: Double = 0) {
+        self.id = id
+        self.name = name
+        self.profile = Profile(city: city, languages: languages)
+        self.last_seen = lastSeen
+    }
+}
+
+/// The store battery: what every store does alike, or refuses alike with a typed error.
+public enum StoreConformance {
+    public static let scenarios: [StoreScenario] = [
+        declarations, unknownFields, concurrentUpdates, removeByQuery, storedDocuments, unitsOfWork, childUnits,
+        conflicts, foreignCollections, changeFeed, observation, badNames, tooLarge, pages, coveringIndexes, check
+    ]
+
+    static let plain = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
+
+    /// A `Codable` collection of users with indexes on a nested field and a multi-value one.
+    static func users(_ sut: StoreUnderTest) async throws -> any DocumentCollection<ChatUser> {
+        try await sut.store.collection(
+            ChatUser.self, name: sut.name("users"), idField: "id",
+            indexes: [
+                IndexDefinition("city", fields: ["profile.city"]),
+                IndexDefinition("languages", fields: ["profile.languages"], multiValue: true)
+            ])
+    }
+
+    static let declarations = StoreScenario("a declaration creates the collection, builds and reports its indexes") {
+        sut in
+        let users = try await users(sut)
+        #expect(users.indexes.map(\.name) == ["city", "languages"])
+        #expect(try sut.store.collectionNames().contains(sut.name("users")))
+        _ = try await users.add(object: ChatUser(id: "u1", name: "Ann", city: "Rome"))
+        try await sut.store.addIndex(IndexDefinition("name"), to: sut.name("users"), buildChunk: 10)
+        let again = try await sut.store.documentCollection(sut.name("users"))
+        #expect(again.indexes.map(\.name).contains("name"))
+        #expect(try again.explain(params: ["name": "Ann"], options: nil).description.contains("index scan of name"))
+        let dropped = try await sut.store.dropIndex(named: "name", from: sut.name("users"))
+        #expect(dropped.name == "name")
+        // Declared again without one of its indexes: kept, reported as undeclared.
+        let fewer = try await sut.store.collection(
+            ChatUser.self, name: sut.name("users"), idField: "id",
+            indexes: [IndexDefinition("city", fields: ["profile.city"])])
+        #expect(fewer.undeclaredIndexes.map(\.name) == ["languages"])
+    }
+
+    static let unknownFields = StoreScenario("update keeps and stores fields the Codable type does not name") { sut in
+        let users = try await users(sut)
+        _ = try await users.add(object: ChatUser(id: "u1", name: "Ann", city: "Rome"))
+        let updated = try await users.update(id: "u1", set: ["last_seen": 5, "nickname": "annie"], unset: [])
+        #expect(updated.last_seen == 5)
+        let stored = try await users.document(id: "u1")
+        #expect(stored?["nickname"] == "annie", "\(String(describing: stored))")
+        let raw = try await sut.store.documentCollection(sut.name("users"))
+        #expect(try await raw.count(params: ["nickname": "annie"]) == 1)
+        // A later put through the type keeps only what the type holds, as put replaces.
+        _ = try await users.put(id: "u1", object: ChatUser(id: "u1", name: "Ann", city: "Milan"))
+        #expect(try await users.document(id: "u1")?["nickname"] == nil)
+    }
+
+    static let concurrentUpdates = StoreScenario("concurrent updates of different fields of one object all land") {
+        sut in
+        let counters = try await sut.store.collection(sut.name("counters"), mapping: plain)
+        _ = try await counters.add(object: ["id": "hot"])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for field in 0..<16 {
+                group.addTask {
+                    _ = try await counters.update(id: "hot", set: ["f\(field)": .int(Int64(field))], unset: [])
+                }
+            }
+            try await group.waitForAll()
+        }
+        let stored = try await counters.get(id: "hot")
+        #expect((0..<16).allSatisfy { stored["f\($0)"] == .int(Int64($0)) }, "\(stored)")
+    }
+
+    static let removeByQuery = StoreScenario("remove(params:) removes every match in one change set") { sut in
+        let messages = try await sut.store.collection(
+            sut.name("messages"), mapping: plain, indexes: [IndexDefinition("room")])
+        _ = try await messages.add(contentsOf: (0..<30).map { ["id": .string("m\($0)"), "room": .int(Int64($0 % 3))] })
+        let feedStart = try await latestCommit(sut.store)
+        #expect(try await messages.remove(params: ["room": 1]) == 10)
+        #expect(try await messages.count(params: [:]) == 20)
+        #expect(try await messages.count(params: ["room": 1]) == 0)
+        // One commit records the ten removals.
+        let events = try await commits(sut.store, after: feedStart, in: sut.name("messages"))
+        #expect(events.count == 1 && events.first?.removed.count == 10, "\(events)")
+    }
+
+    static let storedDocuments = StoreScenario("document(id:) returns the stored document, or nil") { sut in
+        let items = try await sut.store.collection(sut.name("items"), mapping: plain)
+        _ = try await items.add(object: ["id": "a", "n": 1, "nested": ["x": true]])
+        #expect(try await items.document(id: "a") == ["id": "a", "n": 1, "nested": ["x": true]])
+        #expect(try await items.document(id: "b") == nil)
+    }
+
+    static let unitsOfWork = StoreScenario("a unit of work reads its own staged writes and saves them as one commit") {
+        sut in
+        let users = try await users(sut)
+        _ = try await users.add(object: ChatUser(id: "u1", name: "Ann", city: "Rome"))
+        let unit = sut.store.newContext(policy: .detect)
+        var ann = try unit.get(id: "u1", from: users)
+        ann.last_seen = 7
+        _ = try unit.put(id: "u1", object: ann, in: users)
+        _ = try unit.add(ChatUser(id: "u2", name: "Bob", city: "Rome"), to: users)
+        _ = try unit.update(id: "u2", set: ["profile": ["city": "Milan", "languages": ["it"]]], unset: [], in: users)
+        #expect(try unit.get(id: "u1", from: users).last_seen == 7)
+        #expect(try unit.query(users, params: ["profile.city": "Milan"], options: nil).map(\.id) == ["u2"])
+        #expect(try await users.count(params: [:]) == 1)
+        let commit = try await unit.save()
+        #expect(commit != nil)
+        #expect(try await users.get(id: "u2").profile.city == "Milan")
+        #expect(try await users.get(id: "u1").last_seen == 7)
+        #expect(!unit.hasChanges)
+    }
+
+    static let childUnits = StoreScenario("a child's save reaches only its parent; the parent's save reaches the store")
+    { sut in
+        let users = try await users(sut)
+        let parent = sut.store.newContext(policy: .detect)
+        let child = parent.newChild()
+        _ = try child.add(ChatUser(id: "c1", name: "Cy", city: "Oslo"), to: users)
+        #expect(try await child.save() == nil)
+        #expect(try parent.get(id: "c1", from: users).name == "Cy")
+        #expect(try await users.count(params: [:]) == 0)
+        _ = try await parent.save()
+        #expect(try await users.count(params: [:]) == 1)
+    }
+
+    static let conflicts = StoreScenario(
+        "a record changed underneath a unit of work fails its save as .conflict, writing nothing"
+    ) { sut in
+        let users = try await users(sut)
+        _ = try await users.add(object: ChatUser(id: "u1", name: "Ann", city: "Rome"))
+        let unit = sut.store.newContext(policy: .detect)
+        var ann = try unit.get(id: "u1", from: users)
+        _ = try await users.update(id: "u1", set: ["name": "Anne"], unset: [])
+        ann.last_seen = 9
+        _ = try unit.put(id: "u1", object: ann, in: users)
+        _ = try unit.add(ChatUser(id: "u2", name: "Bob", city: "Rome"), to: users)
+        await #expect { try await unit.save() } throws: { ($0 as? DataStoreError)?.code == .conflict }
+        #expect(try await users.get(id: "u1").name == "Anne")
+        #expect(try await users.count(params: [:]) == 1)
+        // Last writer wins, when asked for.
+        let wins = sut.store.newContext(policy: .lastWriterWins)
+        _ = try wins.put(id: "u1", object: ann, in: users)
+        _ = try await wins.save()
+        #expect(try await users.get(id: "u1").last_seen == 9)
+    }
+
+    static let foreignCollections = StoreScenario("a unit of work refuses another store's collection") { sut in
+        let other = ReferenceCollection()
+        let unit = sut.store.newContext(policy: .detect)
+        #expect { _ = try unit.add(["id": "x"], to: other) } throws: { ($0 as? DataStoreError)?.code == .invalidValue }
+    }
+
+    static let changeFeed = StoreScenario(
+        "the change feed lists each commit's inserts, updates and removals, resumably"
+    ) { sut in
+        let items = try await sut.store.collection(sut.name("feed"), mapping: plain)
+        let start = try await latestCommit(sut.store)
+        _ = try await items.add(object: ["id": "a"])
+        _ = try await items.put(id: "a", object: ["id": "a", "n": 1])
+        _ = try await items.remove(id: "a")
+        let events = try await commits(sut.store, after: start, in: sut.name("feed"))
+        #expect(
+            events.map { [$0.inserted.count, $0.updated.count, $0.removed.count] } == [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+            "\(events)")
+    }
+
+    static let observation = StoreScenario("an observation yields the current results, then the results after a change")
+    { sut in
+        let items = try await sut.store.collection(
+            sut.name("observed"), mapping: plain, indexes: [IndexDefinition("room")])
+        _ = try await items.add(object: ["id": "a", "room": 1])
+        let observed = try items.observe(params: ["room": 1], options: nil)
+        var iterator = observed.makeAsyncIterator()
+        #expect(try await iterator.next()?.count == 1)
+        _ = try await items.add(object: ["id": "b", "room": 1])
+        var latest = try await iterator.next()
+        // A commit's wake-up may come before another's: read until the change shows, within bounds.
+        for _ in 0..<20 where latest?.count != 2 { latest = try await iterator.next() }
+        #expect(latest?.count == 2)
+    }
+
+    static let badNames = StoreScenario("names with NUL or a slash are refused before anything is written") { sut in
+        for bad in [sut.name("bad\u{0}x"), sut.name("a/b"), ""] {
+            await #expect { _ = try await sut.store.collection(bad, mapping: plain) } throws: {
+                ($0 as? DataStoreError)?.code == .schemaMismatch
+            }
+        }
+        let names = try sut.store.collectionNames()
+        #expect(!names.contains { $0.hasPrefix(sut.name("bad")) })
+    }
+
+    static let tooLarge = StoreScenario("a document over the default size bound is .tooLarge, nothing written") { sut in
+        let items = try await sut.store.collection(sut.name("large"), mapping: plain)
+        let large: Document = ["id": "big", "text": .string(String(repeating: "x", count: 64 << 20))]
+        await #expect { _ = try await items.add(object: large) } throws: { ($0 as? DataStoreError)?.code == .tooLarge }
+        #expect(try await items.count(params: [:]) == 0)
+    }
+
+    static let pages = StoreScenario("pages follow each other in order, or the store refuses them by name") { sut in
+        let items = try await sut.store.collection(sut.name("paged"), mapping: plain, indexes: [IndexDefinition("n")])
+        _ = try await items.add(
+            contentsOf: (0..<25).map { ["id": .string(String(format: "p%02d", $0)), "n": .int(Int64($0))] })
+        do {
+            var token: PageToken?
+            var seen: [Value] = []
+            repeat {
+                let page = try await items.page(params: ["n >=": 3], options: ["sort": "n"], size: 7, after: token)
+                seen += page.objects.compactMap { $0["n"] }
+                token = page.next
+            } while token != nil
+            #expect(seen == (3..<25).map { .int(Int64($0)) })
+        } catch let error as DataStoreError where error.code == .unsupported {
+            #expect(error.message.contains("query"), "the refusal names what to use: \(error)")
+        }
+    }
+
+    static let coveringIndexes = StoreScenario("a covering index answers from its entries, or is refused by name") {
+        sut in
+        do {
+            let items = try await sut.store.collection(
+                sut.name("covered"), mapping: plain, indexes: [IndexDefinition("n", covering: .document)])
+            _ = try await items.add(object: ["id": "a", "n": 1])
+            #expect(try await items.query(params: ["n": 1], options: nil).count == 1)
+        } catch let error as DataStoreError where error.code == .unsupported {
+            #expect(error.message.contains("covering"), "\(error)")
+            #expect(try !sut.store.collectionNames().contains(sut.name("covered")))
+        }
+    }
+
+    static let check = StoreScenario("check finds nothing wrong in what the scenarios wrote") { sut in
+        let users = try await users(sut)
+        _ = try await users.add(contentsOf: (0..<20).map { ChatUser(id: "u\($0)", name: "n\($0)", city: "c\($0 % 3)") })
+        #expect(try users.check().isEmpty)
+    }
+
+    /// The newest commit the store's feed has, or `nil` when it has none yet.
+    static func latestCommit(_ store: any DocumentStore) async throws -> CommitID? {
+        var last: CommitID?
+        for try await event in try store.changes(after: nil).recordedSoFar { last = event.commit }
+        return last
+    }
+
+    /// The changes to `collection` in each commit after `start`, in order.
+    static func commits(_ store: any DocumentStore, after start: CommitID?, in collection: String) async throws
+        -> [CollectionChanges]
+    {
+        var found: [CollectionChanges] = []
+        for try await event in try store.changes(after: start).recordedSoFar {
+            found += event.changes.filter { $0.collection == collection }
+        }
+        return found
+    }
+}
+
+/// A collection of no store: what a unit of work must refuse.
+final class ReferenceCollection: DocumentCollection, @unchecked Sendable {
+    typealias Object = Document
+    let name = "elsewhere"
+    let mapping = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
+    let indexes: [IndexDefinition] = []
+    let undeclaredIndexes: [IndexDefinition] = []
+    func query(_ query: Query) async throws -> [Document] { [] }
+    func count(_ query: Query) async throws -> Int { 0 }
+    func document(id: Value) async throws -> Document? { nil }
+    func explain(params: [String: Value]?, options: [String: Value]?) throws -> QueryPlan {
+        throw DataStoreError(.unsupported, "no plans here")
+    }
+    func add(contentsOf objects: [Document]) async throws -> [Value] { [] }
+    func put(contentsOf objects: [Document]) async throws -> [Value] { [] }
+    func remove(_ query: Query) async throws -> Int { 0 }
+    func page(params: [String: Value]?, options: [String: Value]?, size: Int, after token: PageToken?) async throws
+        -> Page<Document>
+    { Page(objects: [], next: nil) }
+    func observe(params: [String: Value]?, options: [String: Value]?) throws -> QueryObservation<Document> {
+        throw DataStoreError(.unsupported, "no observations here")
+    }
+    func check() throws -> [IntegrityProblem] { [] }
+    func query(params: [String: Value]?, options: [String: Value]?) async throws -> [Document] { [] }
+    func get(id: Value) async throws -> Document { throw DataStoreError(.notFound, "nothing here") }
+    func put(id: Value, object: Document) async throws -> Document { object }
+    func add(object: Document) async throws -> Document { object }
+    func remove(id: Value) async throws -> Document { throw DataStoreError(.notFound, "nothing here") }
+    func all() async throws -> [Document] { [] }
+}
