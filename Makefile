@@ -102,7 +102,7 @@ api-check: deps
 
 ## lint: the house format (.swift-format: 4 spaces, 120 columns), checked strictly.
 SWIFT_FORMAT ?= swift-format
-FORMATTED := Sources Tests Benchmarks Package.swift
+FORMATTED := Sources Tests Benchmarks Examples Package.swift
 lint:
 	$(SWIFT_FORMAT) lint --strict --recursive --parallel $(FORMATTED)
 

@@ -54,6 +54,11 @@ let package = Package(
         .executableTarget(
             name: "datastore", dependencies: ["DataStoreKit", "DataStorePostgres"], swiftSettings: strict),
 
+        // A chat service's storage layer, written once against the contract, run on both stores (make test).
+        .executableTarget(
+            name: "ChatExample", dependencies: ["DataStoreKit", "DataStorePostgres"], path: "Examples/ChatService",
+            swiftSettings: strict),
+
         // Benchmarks: release-only executables (they refuse to run in debug builds).
         // What the benchmarks share: the least `Codable`'s own machinery costs (`FloorDecoder`).
         .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: strict),
@@ -100,7 +105,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "datastoreTests",
-            dependencies: ["datastore", "DataStoreKit", "DataStorePostgres", "ModelConformance"],
+            dependencies: ["datastore", "ChatExample", "DataStoreKit", "DataStorePostgres", "ModelConformance"],
             swiftSettings: strict),
         .testTarget(
             name: "DataStoreRESTTests", dependencies: ["DataStoreREST", "ModelConformance"],
