@@ -80,7 +80,7 @@ let package = Package(
             path: "Benchmarks/StreamBenchmark",
             swiftSettings: strict),
 
-        .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "LMDBTests", dependencies: ["LMDB", "PthreadLocks", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DataStoreCoreTests", dependencies: ["DataStoreCore", "ModelConformance"], swiftSettings: strict),
         // The fixtures every test target shares: the seed's Message, a seeded generator, temporary directories.
@@ -92,7 +92,8 @@ let package = Package(
             path: "Tests/ModelConformance",
             swiftSettings: strict),
         .testTarget(
-            name: "DataStoreKitTests", dependencies: ["DataStoreKit", "DataStoreEngine", "ModelConformance"],
+            name: "DataStoreKitTests",
+            dependencies: ["DataStoreKit", "DataStoreEngine", "PthreadLocks", "ModelConformance"],
             swiftSettings: strict),
         // Reliability: a process the crash tests kill at random moments, and the tests themselves.
         .executableTarget(
@@ -101,7 +102,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["DataStoreKit", "DataStorePostgres", "DataStoreCrashHelper", "datastore", "TestSupport"],
+            dependencies: [
+                "DataStoreKit", "DataStorePostgres", "DataStoreCrashHelper", "datastore", "PthreadLocks", "TestSupport"
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "datastoreTests",

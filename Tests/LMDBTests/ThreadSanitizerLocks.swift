@@ -1,8 +1,8 @@
 #if TSAN_LOCKS
-@testable import LMDB
+import PthreadLocks
 
 /// In ThreadSanitizer builds this module's `Mutex` is a lock TSan sees (see `PthreadMutex`);
-/// a declaration of the module shadows both `Synchronization.Mutex` and the one `@testable`
-/// brings from LMDB, so call sites do not change.
+/// a declaration of the module shadows `Synchronization.Mutex` (and the one `@testable` brings
+/// from LMDB), so call sites do not change.
 typealias Mutex<Value: ~Copyable> = PthreadMutex<Value>
 #endif

@@ -7,7 +7,7 @@
 # Environment: SANITIZER_SCRATCH (default .build/sanitizers) holds the builds; SWIFT (default swift).
 # Fails when a test fails or when either sanitizer reports anything. The ThreadSanitizer build is
 # compiled with -DTSAN_LOCKS, which makes the package's `Mutex` a pthread mutex TSan sees
-# (Sources/LMDB/PthreadMutex.swift), so no report is expected and none is filtered out.
+# (Sources/PthreadLocks/PthreadMutex.swift), so no report is expected and none is filtered out.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 here=Tests/Sanitizers

@@ -90,11 +90,17 @@ struct PostgresURLTests {
         #expect(events.last?["removed"] as? [Int] == [3], "\(changes)")
     }
 
-    @Test("backup on a URL is a typed error that names PostgreSQL's own tools")
-    func backupRefused() async throws {
+    @Test("backup and compact on a URL are typed errors that name PostgreSQL's own tools")
+    func backupAndCompactRefused() async throws {
         let sandbox = try ToolSandbox()
-        let run = try await sandbox.run("backup", Self.url, sandbox.directory.appendingPathComponent("copy").path)
-        #expect(run.status != 0 && run.errors.contains("pg_dump"), "\(run)")
+        let copy = sandbox.directory.appendingPathComponent("copy").path
+        let run = try await sandbox.run("backup", Self.url, copy)
+        #expect(run.status == 4 && run.errors.contains("pg_dump"), "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: copy))
+        let name = "cli-c-\(UUID().uuidString.prefix(8))"
+        #expect(try await sandbox.run("add", Self.url, name, #"{"id": 1}"#, "--create").status == 0)
+        let compact = try await sandbox.run("compact", Self.url, name)
+        #expect(compact.status == 4 && compact.errors.contains("VACUUM FULL"), "\(compact)")
     }
 
     @Test("a mistyped URL exits 4 naming what is wrong, a missing database 3, before any wait")

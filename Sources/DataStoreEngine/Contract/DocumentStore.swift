@@ -28,6 +28,14 @@ public protocol DocumentStore: AnyObject, Sendable {
     func changes(after commit: CommitID?) throws -> ChangeFeed
     /// Verifies every collection's records and index entries.
     func check() throws -> [IntegrityProblem]
+    /// What the store holds, and the facts of its backend (`datastore stats`).
+    func report() throws -> StoreReport
+    /// Makes durable what was committed without a sync of its own (an LMDB store opened with
+    /// relaxed durability); a store whose commits are durable when acknowledged does nothing.
+    func sync() throws
+    /// Copies the store, consistently while in use, into the empty directory `destination`, where
+    /// the backend can; otherwise `.unsupported` naming the backend's own tool.
+    func backup(to destination: String, compact: Bool) throws
     /// Rewrites a collection's records and indexes into full pages, where the backend has such a
     /// thing; otherwise `.unsupported` naming what does it there.
     func compact(collection name: String) async throws

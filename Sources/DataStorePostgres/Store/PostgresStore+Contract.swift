@@ -14,6 +14,48 @@ extension PostgresStore: DocumentStore {
                 + "(its table is named in _meta), or reuses its space after VACUUM")
     }
 
+    /// What the store holds, and the server's version, database and change feed
+    /// (``statistics()`` in the contract's shape).
+    public func report() throws -> StoreReport {
+        let statistics = try statistics()
+        let facts: [StoreReport.Fact] = [
+            .init(key: "url", label: "store", value: .string(location)),
+            .init(
+                key: "serverVersion", label: "server", value: .string(statistics.serverVersion),
+                text: "PostgreSQL \(statistics.serverVersion), database \(statistics.database)"),
+            .init(key: "database", label: nil, value: .string(statistics.database)),
+            .init(
+                key: "lastCommit", label: "last commit", value: .int(Int64(statistics.lastCommit)),
+                text: "transaction \(statistics.lastCommit)"),
+            .init(
+                key: "retainedCommits", label: "change feed", value: .int(Int64(statistics.retainedCommits)),
+                text: "\(statistics.retainedCommits) commits kept")
+        ]
+        return StoreReport(
+            facts: facts,
+            collections: statistics.collections.map { collection in
+                CollectionStatistics(
+                    name: collection.name, idField: collection.idField, documents: collection.documents,
+                    bytes: collection.bytes,
+                    indexes: collection.indexes.map {
+                        IndexStatistics(
+                            definition: $0.definition, state: "ready", declared: $0.declared, entries: $0.entries,
+                            bytes: $0.bytes)
+                    }, details: ["table": .string(collection.table)])
+            })
+    }
+
+    /// Commits are durable once the server acknowledges them: nothing to do.
+    public func sync() throws {}
+
+    /// `.unsupported`: PostgreSQL's own tools copy a database.
+    public func backup(to destination: String, compact: Bool) throws {
+        throw DataStoreError(
+            .unsupported,
+            "a PostgreSQL store is copied with PostgreSQL's own tools (pg_dump, or pg_basebackup for the whole server), "
+                + "or moved with datastore export and import")
+    }
+
     public func _collection<Object>(
         _ name: String, mapping: ObjectMapping<Object>, indexes: [IndexDefinition], indexBuildChunk: Int,
         undeclaredIndexes: UndeclaredIndexes

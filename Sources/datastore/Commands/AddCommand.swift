@@ -23,13 +23,13 @@ enum AddCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let document = try InputArguments.document(arguments.positionals["DOCUMENT"])
-        let store = try await StoreAccess.openAny(
+        let store = try await StoreAccess.open(
             arguments.required("DIR"), readOnly: false, create: arguments.flag("create"))
         let collection = try await StoreAccess.writableCollection(
             arguments.required("COLLECTION"), in: store, idField: arguments.values["id-field"], console: console)
         let stored = try await collection.add(object: document)
         store.close()
-        try DocumentPrinter(console: console, format: format, idField: collection.idField).print(stored)
+        try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(stored)
         return .success
     }
 }

@@ -27,24 +27,25 @@ enum BackupCommand: Command {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let destination = arguments.required("DEST")
         let compact = arguments.flag("compact")
-        let location = arguments.required("DIR")
-        let store = try StoreAccess.openDirectory(
-            location, readOnly: false,
-            serverAdvice: "datastore backup copies a store directory; for \(location) use PostgreSQL's own tools "
-                + "(pg_dump, or pg_basebackup for the whole cluster), or `datastore export` per collection")
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: false)
+        defer { store.close() }
         try prepare(destination)
-        try store.backup(to: destination, compact: compact)
+        do { try store.backup(to: destination, compact: compact) } catch {
+            // Nothing was copied: the directory made for the copy goes too.
+            try? FileManager.default.removeItem(atPath: destination)
+            throw error
+        }
         let size = (try? FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.size] as? Int) ?? 0
         switch format {
         case .json:
             console.print(
                 try JSONWriter.text([
-                    "source": .string(store.path), "destination": .string(destination),
+                    "source": .string(store.location), "destination": .string(destination),
                     "bytes": .int(Int64(size)), "compact": .bool(compact)
                 ]))
         case .table:
             console.print(
-                "backed up \(store.path) to \(destination) (\(byteSize(size))\(compact ? ", compacted" : ""))")
+                "backed up \(store.location) to \(destination) (\(byteSize(size))\(compact ? ", compacted" : ""))")
         }
         return .success
     }

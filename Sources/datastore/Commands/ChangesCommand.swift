@@ -28,7 +28,7 @@ enum ChangesCommand: Command {
             """)
 
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
-        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: true)
         defer { store.close() }
         let after = try arguments.count("after").map { CommitID(rawValue: $0) }
         let collection = arguments.values["collection"]
@@ -41,11 +41,7 @@ enum ChangesCommand: Command {
                         + Suggestion.note(for: collection, among: names) { $0 })
             }
         }
-        let feed =
-            switch store {
-            case .directory(let directory): try directory.changes(after: after)
-            case .postgres(let server): try server.changes(after: after)
-            }
+        let feed = try store.changes(after: after)
         let follow = arguments.flag("follow")
         for try await event in follow ? feed : feed.recordedSoFar {
             let changes = event.changes.filter { collection == nil || $0.collection == collection }

@@ -30,14 +30,16 @@ enum CheckCommand: Command {
         // Damage to the pages opening a store reads would make LMDB fail or crash there: found
         // first, from the file. (A directory that cannot be opened at all is reported below.)
         let (problems, checked): ([IntegrityProblem], [String])
-        if !OpenedStore.isURL(location), let damage = try? DataStore.structureProblems(atPath: location),
-            !damage.isEmpty
-        {
+        if let damage = StoreAccess.damageBeforeOpening(location) {
             (problems, checked) = (damage, [])
         } else {
-            let opened = try await StoreAccess.openAny(location, readOnly: true)
-            defer { opened.close() }
-            (problems, checked) = try await check(opened, only: arguments.positionals["COLLECTION"])
+            let store = try await StoreAccess.open(location, readOnly: true)
+            defer { store.close() }
+            if let name = arguments.positionals["COLLECTION"] {
+                (problems, checked) = (try await StoreAccess.collection(name, in: store).check(), [name])
+            } else {
+                (problems, checked) = (try store.check(), try store.collectionNames())
+            }
         }
         switch format {
         case .json:
@@ -62,24 +64,5 @@ enum CheckCommand: Command {
             console.print("\(problems.count) problem\(problems.count == 1 ? "" : "s") found")
         }
         return problems.isEmpty ? .success : .problemsFound
-    }
-
-    /// The problems found in the collection `name` (every collection when `nil`), and the
-    /// collections checked.
-    private static func check(_ opened: OpenedStore, only name: String?) async throws -> (
-        [IntegrityProblem], [String]
-    ) {
-        switch opened {
-        case .directory(let store):
-            if let name { return (try await StoreAccess.collection(name, in: store).check(), [name]) }
-            return (try store.check(), try store.collectionNames())
-        case .postgres(let store):
-            if let name {
-                _ = try await StoreAccess.collection(name, in: opened)
-                return (try store.check(collections: [name]), [name])
-            }
-            let names = try store.collectionNames()
-            return (try store.check(collections: names), names)
-        }
     }
 }

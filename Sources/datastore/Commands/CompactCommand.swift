@@ -22,11 +22,7 @@ enum CompactCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let name = arguments.required("COLLECTION")
-        let location = arguments.required("DIR")
-        let store = try StoreAccess.openDirectory(
-            location, readOnly: false,
-            serverAdvice: "datastore compact repacks a store directory's pages; on PostgreSQL, \(location)'s tables "
-                + "are repacked by VACUUM FULL (or autovacuum's VACUUM)")
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: false)
         defer { store.close() }
         _ = try await StoreAccess.collection(name, in: store)
         let before = try bytes(of: name, in: store)
@@ -45,8 +41,8 @@ enum CompactCommand: Command {
     }
 
     /// The bytes of the pages collection `name`'s records and indexes use.
-    private static func bytes(of name: String, in store: DataStore) throws -> Int {
-        let collection = try store.statistics().collections.first { $0.name == name }
+    private static func bytes(of name: String, in store: any DocumentStore) throws -> Int {
+        let collection = try store.report().collections.first { $0.name == name }
         return (collection?.bytes ?? 0) + (collection?.indexes.reduce(0) { $0 + $1.bytes } ?? 0)
     }
 }

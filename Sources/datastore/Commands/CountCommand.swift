@@ -27,7 +27,7 @@ enum CountCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let params = try InputArguments.parameters(arguments.positionals["PARAMS"])
-        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: true)
         defer { store.close() }
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         try print(try await collection.count(params: params), format: format, console: console)

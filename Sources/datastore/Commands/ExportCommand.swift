@@ -31,10 +31,10 @@ enum ExportCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let chunk = try arguments.positive("chunk", default: 5_000)
         let path = arguments.positionals["FILE"] ?? "-"
-        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: true)
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         let output = try path == "-" ? console.output : openFile(path)
-        let total = try collection.documentCount()
+        let total = try await collection.count(params: nil)
         let progress = Progress(stream: console.errors, label: "exporting", unit: "documents")
         var exported = 0
         try await collection.forEachChunk(size: chunk) { documents in

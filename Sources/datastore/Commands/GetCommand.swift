@@ -18,10 +18,10 @@ enum GetCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let id = try InputArguments.id(arguments.required("ID"))
-        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: true)
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         let document = try await collection.get(id: id)
-        try DocumentPrinter(console: console, format: format, idField: collection.idField).print(document)
+        try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(document)
         return .success
     }
 }

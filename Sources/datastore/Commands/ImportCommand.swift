@@ -79,7 +79,7 @@ enum ImportCommand: Command {
         let path = arguments.positionals["FILE"] ?? "-"
         let reader = try LineReader(path: path)
         let noSync = arguments.flag("no-sync")
-        let store = try await StoreAccess.openAny(
+        let store = try await StoreAccess.open(
             arguments.required("DIR"), readOnly: false, create: arguments.flag("create"),
             durability: noSync ? .none : .durable)
         let collection = try await StoreAccess.writableCollection(
@@ -102,10 +102,10 @@ enum ImportCommand: Command {
     /// Reads the lines of `reader` and submits each document, keeping at most `limit` writes
     /// queued, until the end or the first line that cannot be read or stored.
     private static func submitLines(
-        of reader: LineReader, to collection: any DocumentModel, insert: Bool, inFlight limit: Int,
+        of reader: LineReader, to collection: any DocumentCollection<Document>, insert: Bool, inFlight limit: Int,
         _ progress: Progress, _ tally: inout Tally
     ) async throws {
-        let idField = collection.idField
+        let idField = collection.mapping.idField
         try await withThrowingTaskGroup(of: Outcome.self) { group in
             var inFlight = 0
             while tally.failure == nil, let line = try reader.nextLine() {
@@ -138,7 +138,8 @@ enum ImportCommand: Command {
 
     /// Stores one document: a put under its id, or an add when it has none (or with `--insert`).
     private static func save(
-        _ document: Document, into collection: any DocumentModel, idField: String, insert: Bool, line: Int,
+        _ document: Document, into collection: any DocumentCollection<Document>, idField: String, insert: Bool,
+        line: Int,
         _ ordinal: Int
     ) async -> Outcome {
         do {

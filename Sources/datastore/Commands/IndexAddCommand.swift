@@ -38,18 +38,13 @@ enum IndexAddCommand: Command {
         let chunk = try arguments.positive("chunk", default: 1_000)
         let definition = try IndexAddCommand.definition(arguments)
         let name = arguments.required("COLLECTION")
-        let opened = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: false)
-        if case .postgres(let server) = opened {
-            defer { opened.close() }
-            return try await ServerIndexes.add(
-                definition, to: name, in: opened, server, chunk: chunk, format: format, console: console)
-        }
-        let store = try opened.directoryStore(for: "index add")
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: false)
+        defer { store.close() }
         let collection = try await StoreAccess.collection(name, in: store)
         let current = collection.indexes
         if try !isDeclared(definition, among: current, on: name) {
             try await build(definition, on: name, in: store, chunk: chunk, console: console)
-        } else if try IndexListCommand.statistics(of: name, in: store).first(where: {
+        } else if try StoreAccess.indexStatistics(of: name, in: store).first(where: {
             $0.definition.name == definition.name
         })?.state == "building" {
             // A build that did not finish (its process was killed, say): declaring it again finishes it.
@@ -58,9 +53,8 @@ enum IndexAddCommand: Command {
         } else {
             console.note("collection \(name) already has the index \(definition)")
         }
-        store.close()
-        let built = try IndexListCommand.statistics(of: name, in: store).first { $0.definition.name == definition.name }
-        try printBuilt(definition, built, state: built?.state ?? "missing", on: name, format: format, console: console)
+        let built = try StoreAccess.indexStatistics(of: name, in: store).first { $0.definition.name == definition.name }
+        try printBuilt(definition, built, on: name, format: format, console: console)
         return .success
     }
 
@@ -79,10 +73,10 @@ enum IndexAddCommand: Command {
         return true
     }
 
-    /// Prints the index `index add` declared, in `state`, for either store.
+    /// Prints the index `index add` declared, as the store reports it (`missing` when it does not).
     static func printBuilt(
-        _ definition: IndexDefinition, _ built: (some ListedIndex)?, state: String, on name: String,
-        format: OutputFormat, console: Console
+        _ definition: IndexDefinition, _ built: IndexStatistics?, on name: String, format: OutputFormat,
+        console: Console
     ) throws {
         switch format {
         case .json:
@@ -90,7 +84,9 @@ enum IndexAddCommand: Command {
                 try JSONWriter.text(["collection": .string(name), "index": built.map { .object($0.document) } ?? .null])
             )
         case .table:
-            console.print("index \(definition) on \(name): \(state), \(grouped(built?.entries ?? 0)) entries")
+            console.print(
+                "index \(definition) on \(name): \(built?.stateText ?? "missing"), \(grouped(built?.entries ?? 0)) entries"
+            )
         }
     }
 
@@ -114,22 +110,28 @@ enum IndexAddCommand: Command {
             covering: arguments.flag("covering") ? .document : nil)
     }
 
-    /// Adds `definition` to collection `name` and shows its entries growing until it is built.
+    /// Adds `definition` to collection `name`, showing its entries grow where the store lets a
+    /// build be watched: an LMDB store's build commits as it goes, a server's is one transaction.
     private static func build(
-        _ definition: IndexDefinition, on name: String, in store: DataStore, chunk: Int, console: Console
+        _ definition: IndexDefinition, on name: String, in store: any DocumentStore, chunk: Int, console: Console
     ) async throws {
+        guard let local = store as? DataStore else {
+            console.note("building index \(definition.name) on \(name) on the server (one transaction)")
+            try await store.addIndex(definition, to: name, buildChunk: chunk)
+            return
+        }
         let indexName = definition.name
-        let documents = try await StoreAccess.collection(name, in: store).count()
+        let documents = try await StoreAccess.collection(name, in: store).count(Query())
         let finished = CompletionFlag()
         let building = Task {
             defer { finished.set() }
-            try await store.addIndex(definition, to: name, buildChunk: chunk)
+            try await local.addIndex(definition, to: name, buildChunk: chunk)
         }
         let progress = Progress(stream: console.errors, label: "building index \(indexName)", unit: "entries")
         while !finished.isSet {
             try await Task.sleep(for: .milliseconds(50))
             let entries =
-                try IndexListCommand.statistics(of: name, in: store).first { $0.definition.name == indexName }?.entries
+                try StoreAccess.indexStatistics(of: name, in: local).first { $0.definition.name == indexName }?.entries
                 ?? 0
             progress.update(completed: entries, fraction: min(Double(entries) / Double(max(documents, 1)), 1))
         }

@@ -21,17 +21,10 @@ enum IndexDropCommand: Command {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let name = arguments.required("COLLECTION")
         let indexName = arguments.required("NAME")
-        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: false)
-        let dropped: IndexDefinition
-        do {
-            defer { store.close() }
-            switch store {
-            case .directory(let directory): dropped = try await directory.dropIndex(named: indexName, from: name)
-            case .postgres(let server):
-                _ = try await StoreAccess.collection(name, in: store)
-                dropped = try await server.dropIndex(named: indexName, from: name)
-            }
-        }
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: false)
+        defer { store.close() }
+        _ = try await StoreAccess.collection(name, in: store)
+        let dropped = try await store.dropIndex(named: indexName, from: name)
         switch format {
         case .json:
             console.print(try JSONWriter.text(["collection": .string(name), "dropped": .object(dropped.document)]))

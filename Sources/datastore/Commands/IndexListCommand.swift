@@ -17,21 +17,12 @@ enum IndexListCommand: Command {
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
         let name = arguments.required("COLLECTION")
-        let opened = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
-        if case .postgres(let server) = opened {
-            defer { opened.close() }
-            return try await ServerIndexes.list(name, in: opened, server, format: format, console: console)
-        }
-        let store = try opened.directoryStore(for: "index list")
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: true)
+        defer { store.close() }
         let collection = try await StoreAccess.collection(name, in: store)
-        let indexes = try IndexListCommand.statistics(of: name, in: store)
+        let indexes = try StoreAccess.indexStatistics(of: name, in: store)
         try printIndexList(
             indexes, collection: name, idField: collection.mapping.idField, format: format, console: console)
         return .success
-    }
-
-    /// The statistics of the indexes of collection `name`.
-    static func statistics(of name: String, in store: DataStore) throws -> [StoreStatistics.Index] {
-        try store.statistics().collections.first { $0.name == name }?.indexes ?? []
     }
 }

@@ -37,13 +37,13 @@ enum PutCommand: Command {
         }
         let id = try InputArguments.id(idText)
         let document = try InputArguments.document(arguments.positionals["DOCUMENT"])
-        let store = try await StoreAccess.openAny(
+        let store = try await StoreAccess.open(
             arguments.required("DIR"), readOnly: false, create: arguments.flag("create"))
         let collection = try await StoreAccess.writableCollection(
             arguments.required("COLLECTION"), in: store, idField: arguments.values["id-field"], console: console)
         let stored = try await collection.put(id: id, object: document)
         store.close()
-        try DocumentPrinter(console: console, format: format, idField: collection.idField).print(stored)
+        try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(stored)
         return .success
     }
 
@@ -51,7 +51,7 @@ enum PutCommand: Command {
         _ path: String, _ arguments: ParsedArguments, format: OutputFormat, console: Console
     ) async throws -> ExitCode {
         let batches = try LineBatches(path, arguments, command: "put")
-        let store = try StoreAccess.open(
+        let store = try await StoreAccess.open(
             arguments.required("DIR"), readOnly: false, create: arguments.flag("create"),
             durability: batches.durability)
         defer { store.close() }
@@ -67,7 +67,7 @@ enum PutCommand: Command {
                 _ = try LineBatches.id(of: line, idField: idField)
                 return document
             }
-            try await collection.put(contentsOf: documents)
+            _ = try await collection.put(contentsOf: documents)
         }
         try batches.finish(store)
         try report(stored, verb: "stored", collection: collection.name, format: format, console: console)

@@ -43,7 +43,7 @@ enum QueryCommand: Command {
         if let offset = try arguments.count("offset") { options["offset"] = .int(Int64(offset)) }
         if let sort = arguments.values["sort"] { options["sort"] = try InputArguments.sort(sort) }
 
-        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: true)
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         if arguments.flag("explain") {
             let plan = try collection.explain(params: params, options: options)
@@ -60,18 +60,16 @@ enum QueryCommand: Command {
             try CountCommand.print(try await collection.count(params: params), format: format, console: console)
             return .success
         }
-        let printer = DocumentPrinter(console: console, format: format, idField: collection.idField)
-        if let local = collection as? StoreCollection<Document> {
-            if let size = try arguments.count("page") {
-                return try await printPage(local, size: size, params: params, options: options, arguments, printer)
-            }
-            if format == .json, let stream = try streamIfServed(local, params: params, options: options) {
-                // JSON Lines need no column widths: print a page at a time, in the memory of one page.
-                for try await document in stream { try printer.printJSON(document) }
-                return .success
-            }
-        } else if arguments.values["page"] != nil {
-            throw ToolError(.usage, "--page works on a store directory, not on a postgresql:// URL")
+        let printer = DocumentPrinter(console: console, format: format, idField: collection.mapping.idField)
+        if let size = try arguments.count("page") {
+            return try await printPage(collection, size: size, params: params, options: options, arguments, printer)
+        }
+        if format == .json, let local = collection as? StoreCollection<Document>,
+            let stream = try streamIfServed(local, params: params, options: options)
+        {
+            // JSON Lines need no column widths: print a page at a time, in the memory of one page.
+            for try await document in stream { try printer.printJSON(document) }
+            return .success
         }
         if arguments.values["after"] != nil { throw ToolError(.usage, "--after needs --page N") }
         try printer.print(try await collection.query(params: params, options: options))
@@ -80,7 +78,7 @@ enum QueryCommand: Command {
 
     /// Prints one keyset page, and the token of the next one on standard error.
     private static func printPage(
-        _ collection: StoreCollection<Document>, size: Int, params: [String: Value], options: [String: Value],
+        _ collection: any DocumentCollection<Document>, size: Int, params: [String: Value], options: [String: Value],
         _ arguments: ParsedArguments, _ printer: DocumentPrinter
     ) async throws -> ExitCode {
         let token = try arguments.values["after"].map { text throws(DataStoreError) in try PageToken(text) }

@@ -32,11 +32,11 @@ enum RemoveCommand: Command {
             throw ToolError(.usage, "remove needs an ID (or --jsonl FILE); see 'datastore remove --help'")
         }
         let id = try InputArguments.id(idText)
-        let store = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: false)
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: false)
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)
         let removed = try await collection.remove(id: id)
         store.close()
-        try DocumentPrinter(console: console, format: format, idField: collection.idField).print(removed)
+        try DocumentPrinter(console: console, format: format, idField: collection.mapping.idField).print(removed)
         return .success
     }
 
@@ -44,7 +44,7 @@ enum RemoveCommand: Command {
         _ path: String, _ arguments: ParsedArguments, format: OutputFormat, console: Console
     ) async throws -> ExitCode {
         let batches = try LineBatches(path, arguments, command: "remove")
-        let store = try StoreAccess.open(
+        let store = try await StoreAccess.open(
             arguments.required("DIR"), readOnly: false, durability: batches.durability)
         defer { store.close() }
         let collection = try await StoreAccess.collection(arguments.required("COLLECTION"), in: store)

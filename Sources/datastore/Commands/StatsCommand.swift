@@ -16,56 +16,45 @@ enum StatsCommand: Command {
 
     static func run(_ arguments: ParsedArguments, console: Console) async throws -> ExitCode {
         let format = try OutputFormat.choose(arguments, outputIsTerminal: console.output.isTerminal)
-        let opened = try await StoreAccess.openAny(arguments.required("DIR"), readOnly: true)
-        defer { opened.close() }
-        let store: DataStore
-        switch opened {
-        case .directory(let directory): store = directory
-        case .postgres(let server):
-            let statistics = try server.statistics()
-            switch format {
-            case .json: console.print(try JSONWriter.text(statistics.document(url: server.url)))
-            case .table: for line in statistics.lines(url: server.url) { console.print(line) }
-            }
-            return .success
-        }
-        let statistics = try store.statistics()
+        let store = try await StoreAccess.open(arguments.required("DIR"), readOnly: true)
+        defer { store.close() }
+        let report = try store.report()
         switch format {
-        case .json:
-            console.print(try JSONWriter.text(statistics.document(path: store.path)))
-        case .table:
-            printTables(statistics, path: store.path, console: console)
+        case .json: console.print(try JSONWriter.text(report.document))
+        case .table: printTables(report, console: console)
         }
         return .success
     }
 
-    private static func printTables(_ statistics: StoreStatistics, path: String, console: Console) {
-        let percent = Double(statistics.bytesInUse) / Double(max(statistics.mapSize, 1)) * 100
-        let summary = [
-            ("store", path),
-            ("format", "\(statistics.formatVersion)"),
-            (
-                "map size",
-                "\(byteSize(statistics.mapSize)), \(byteSize(statistics.bytesInUse)) in use "
-                    + "(\((percent * 10).rounded() / 10)%)"
-            ),
-            ("last commit", "transaction \(statistics.lastTransactionID)"),
-            (
-                "readers",
-                "\(statistics.readersInUse) of \(statistics.maxReaders) slots in use, "
-                    + "\(statistics.readers.count) holding a snapshot"
-            )
-        ]
+    /// The store's facts, its backend's listings, then a table of collections and one of indexes.
+    private static func printTables(_ report: StoreReport, console: Console) {
+        let summary = report.facts.compactMap { fact -> (String, String)? in
+            guard let label = fact.label else { return nil }
+            let value =
+                fact.isByteCount
+                ? byteSize(Int(fact.value.intValue ?? 0)) + (fact.text.map { " (\($0))" } ?? "")
+                : fact.text ?? fact.value.stringValue ?? "\(fact.value)"
+            return (label, value)
+        }
         for line in CommandSpec.columns(summary) { console.print(String(line.dropFirst(2))) }
         console.print("")
-        printReaders(statistics.readers, console: console)
+        for listing in report.listings {
+            var table = Table(listing.columns, rightAligned: Set(listing.rightAligned))
+            for row in listing.rows { table.append(row) }
+            for line in table.lines { console.print(line) }
+            console.print("")
+        }
+        if report.collections.isEmpty {
+            console.print("no collections")
+            return
+        }
         var collections = Table(["collection", "id field", "documents", "size", "indexes"], rightAligned: [2, 3, 4])
         var indexes = Table(
             ["collection", "index", "fields", "options", "state", "entries", "size"], rightAligned: [5, 6])
-        for collection in statistics.collections {
+        for collection in report.collections {
             collections.append([
-                collection.name, collection.idField, grouped(collection.documents),
-                byteSize(collection.bytes), "\(collection.indexes.count)"
+                collection.name, collection.idField, grouped(collection.documents), byteSize(collection.bytes),
+                "\(collection.indexes.count)"
             ])
             for index in collection.indexes {
                 indexes.append([
@@ -74,34 +63,9 @@ enum StatsCommand: Command {
                 ])
             }
         }
-        if statistics.collections.isEmpty {
-            console.print("no collections")
-            return
-        }
         for line in collections.lines { console.print(line) }
         guard !indexes.rows.isEmpty else { return }
         console.print("")
         for line in indexes.lines { console.print(line) }
-    }
-
-    /// One row per open read transaction: a reader far behind the last commit keeps the pages
-    /// written since from being reused, so the file grows while it lives.
-    private static func printReaders(_ readers: [StoreStatistics.Reader], console: Console) {
-        guard !readers.isEmpty else { return }
-        var table = Table(
-            ["reader pid", "process", "snapshot", "commits behind", "age", "holder"], rightAligned: [0, 2, 3, 4])
-        for reader in readers {
-            let age =
-                reader.age.map { duration in
-                    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-                    return "\((seconds * 10).rounded() / 10) s"
-                } ?? "unknown"
-            table.append([
-                "\(reader.processID)", reader.isThisProcess ? "this" : "other", "transaction \(reader.snapshotID)",
-                grouped(reader.commitsBehind), age, reader.holder ?? ""
-            ])
-        }
-        for line in table.lines { console.print(line) }
-        console.print("")
     }
 }

@@ -1,24 +1,9 @@
 import DataStoreCore
 import DataStoreKit
-import DataStorePostgres
 
-/// What `index list` prints of an index, whichever kind of store holds it.
-protocol ListedIndex {
-    var definition: IndexDefinition { get }
-    var entries: Int { get }
-    var bytes: Int { get }
-    /// The index as `--json` shows it.
-    var document: Document { get }
-    /// "ready", "building", … and whether the collection's declaration names it.
-    var stateText: String { get }
-}
-
-extension StoreStatistics.Index: ListedIndex {}
-extension PostgresStatistics.Index: ListedIndex {}
-
-/// Prints the indexes of one collection as `index list` does, for either store.
+/// Prints the indexes of one collection as `index list` does, for any store.
 func printIndexList(
-    _ indexes: [some ListedIndex], collection name: String, idField: String, format: OutputFormat, console: Console
+    _ indexes: [IndexStatistics], collection name: String, idField: String, format: OutputFormat, console: Console
 ) throws {
     switch format {
     case .json:

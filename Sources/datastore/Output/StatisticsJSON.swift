@@ -27,7 +27,7 @@ extension IndexDefinition {
     }
 }
 
-extension StoreStatistics.Index {
+extension IndexStatistics {
     /// The state as tables show it: `ready`, `building`, and `, not declared` for an index the
     /// application's declaration left out.
     var stateText: String { declared ? state : state + ", not declared" }
@@ -43,48 +43,25 @@ extension StoreStatistics.Index {
     }
 }
 
-extension StoreStatistics.Collection {
-    /// `{"name", "idField", "documents", "bytes", "indexes": […]}`.
+extension CollectionStatistics {
+    /// `{"name", "idField", "documents", "bytes", "indexes": […]}` and the backend's own details.
     var document: Document {
-        [
-            "name": .string(name),
-            "idField": .string(idField),
-            "documents": .int(Int64(documents)),
-            "bytes": .int(Int64(bytes)),
-            "indexes": .array(indexes.map { .object($0.document) })
-        ]
+        var document = details
+        document["name"] = .string(name)
+        document["idField"] = .string(idField)
+        document["documents"] = .int(Int64(documents))
+        document["bytes"] = .int(Int64(bytes))
+        document["indexes"] = .array(indexes.map { .object($0.document) })
+        return document
     }
 }
 
-extension StoreStatistics.Reader {
-    /// `{"pid", "thisProcess", "snapshotTransactionID", "commitsBehind", "ageSeconds", "holder"}`;
-    /// age and holder are `null` where unknown (other processes, short reads).
+extension StoreReport {
+    /// Everything, for `stats --json`: the backend's facts under their keys, and the collections.
     var document: Document {
-        [
-            "pid": .int(Int64(processID)),
-            "thisProcess": .bool(isThisProcess),
-            "snapshotTransactionID": .int(Int64(snapshotID)),
-            "commitsBehind": .int(Int64(commitsBehind)),
-            "ageSeconds": age.map { .double(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) }
-                ?? .null,
-            "holder": holder.map { .string($0) } ?? .null
-        ]
-    }
-}
-
-extension StoreStatistics {
-    /// Everything, for `stats --json`.
-    func document(path: String) -> Document {
-        [
-            "path": .string(path),
-            "formatVersion": .int(Int64(formatVersion)),
-            "mapSize": .int(Int64(mapSize)),
-            "bytesInUse": .int(Int64(bytesInUse)),
-            "lastTransactionID": .int(Int64(lastTransactionID)),
-            "maxReaders": .int(Int64(maxReaders)),
-            "readersInUse": .int(Int64(readersInUse)),
-            "readers": .array(readers.map { .object($0.document) }),
-            "collections": .array(collections.map { .object($0.document) })
-        ]
+        var document = Document()
+        for fact in facts { document[fact.key] = fact.value }
+        document["collections"] = .array(collections.map { .object($0.document) })
+        return document
     }
 }

@@ -29,7 +29,7 @@ struct LineBatches {
     var durability: Durability { noSync ? .none : .durable }
 
     /// Syncs the store once at the end when commits were not synced one by one.
-    func finish(_ store: DataStore) throws {
+    func finish(_ store: any DocumentStore) throws {
         if noSync { try store.sync() }
     }
 
