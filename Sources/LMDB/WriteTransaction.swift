@@ -22,6 +22,10 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
     let thread: pthread_t
     let isNested: Bool
     private var isFinished = false
+    /// What the layer above attaches to this transaction for the writes made through it (the
+    /// store's tally of what each change set changed); LMDB never looks at it. A nested
+    /// transaction begins with its parent's.
+    package var attachment: AnyObject?
 
     public var transactionHandle: TransactionHandle {
         TransactionHandle(pointer: pointer, maxKeySize: environment.maxKeySize, pageSize: environment.pageSize)
@@ -95,6 +99,7 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
             pthread_equal(thread, pthread_self()) != 0,
             "LMDB nested transaction begun on a thread other than its parent's")
         var child = try WriteTransaction(environment: environment, parent: pointer)
+        child.attachment = attachment
         let result = try body(&child)
         try child.commit()
         return result

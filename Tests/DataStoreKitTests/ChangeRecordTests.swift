@@ -1,5 +1,6 @@
 // The change log's record format, byte for byte as docs/changes.md gives it.
 import DataStoreCore
+import DataStoreEngine
 import Testing
 @testable import DataStoreKit
 
@@ -42,25 +43,30 @@ struct ChangeRecordTests {
         #expect(try bytes.withUnsafeBytes { try ChangeRecord(commit: 1 << 40, bytes: $0) } == record)
     }
 
-    @Test("a batch's reports merge into one entry per collection, in the order first touched, empty ones left out")
-    func mergedReports() {
-        func changes(_ collection: String, inserted: [Value] = [], removed: [Value] = []) -> CollectionChanges {
+    @Test("a commit's writes net out: one entry per collection in the order first written, each id once")
+    func netWrites() {
+        func changes(_ collection: String, inserted: [Value] = [], updated: [Value] = [], removed: [Value] = [])
+            -> CollectionChanges
+        {
             var change = CollectionChanges(collection: collection)
-            change.inserted = inserted
-            change.removed = removed
+            (change.inserted, change.updated, change.removed) = (inserted, updated, removed)
             return change
         }
-        let results: [any Sendable] = [
-            WriteReport(changes: [changes("Note", inserted: ["a"]), changes("Tag")]),
-            "a result that reports nothing",
-            WriteReport(changes: [changes("Tag", removed: ["t"]), changes("Note", inserted: ["b"], removed: ["c"])]),
-            WriteReport(changes: [changes("Note", inserted: ["d"])])
-        ]
-        #expect(
-            ChangeLog.merged(results) == [
-                changes("Note", inserted: ["a", "b", "d"], removed: ["c"]), changes("Tag", removed: ["t"])
-            ])
-        #expect(ChangeLog.merged([WriteReport(changes: [changes("Note")])]).isEmpty)
+        var first = NetChanges()
+        first.note(.inserted, "a", in: "Note")
+        first.note(.updated, "x", in: "Note")
+        first.note(.removed, "t", in: "Tag")
+        var second = NetChanges()
+        second.note(.updated, "a", in: "Note") // inserted, then updated: inserted
+        second.note(.removed, "x", in: "Note") // updated, then removed: removed
+        second.note(.inserted, "b", in: "Note")
+        second.note(.removed, "b", in: "Note") // inserted, then removed: not there
+        second.note(.inserted, "t", in: "Tag") // removed, then inserted again: updated
+        second.note(.inserted, "n", in: "New")
+        second.note(.removed, "n", in: "New")
+        first.append(second)
+        #expect(first.changes == [changes("Note", inserted: ["a"], removed: ["x"]), changes("Tag", updated: ["t"])])
+        #expect(NetChanges().changes.isEmpty)
     }
 
     @Test("a truncated, extended or newer-format record is a named error, never a crash")

@@ -13,6 +13,16 @@ func messages(in store: some DocumentStore) async throws -> any DocumentCollecti
     try await store.collection(Message.self, indexes: [IndexDefinition("created_ts")])
 }
 
+func totalLength(_ messages: some DocumentCollection<Message>) throws -> Int {
+    try messages.read { snapshot in
+        var total = 0
+        for message in try snapshot.query(params: ["created_ts >=": 1437108600], options: nil) {
+            total += message.message?.count ?? 0
+        }
+        return total
+    }
+}
+
 @Suite("The contract's examples")
 struct ContractExampleTests {
     @Test("the examples run on an LMDB store")
@@ -20,8 +30,12 @@ struct ContractExampleTests {
         let store = try DataStore.inMemory()
         defer { store.close() }
         let collection = try await messages(in: store)
-        _ = try await collection.add(object: Message(dictionary: ["id": "m1", "created_ts": 1437108601.0]))
+        _ = try await collection.add(
+            object: Message(dictionary: ["id": "m1", "created_ts": 1437108601.0, "message": "hello"]))
+        _ = try await collection.add(
+            object: Message(dictionary: ["id": "m0", "created_ts": 1437108599.0, "message": "before"]))
         #expect(try await recent(collection).map(\.id) == ["m1"])
+        #expect(try totalLength(collection) == 5)
     }
 
     @Test("every Swift block of the contract's doc comments and the engine's DocC page is in this file")

@@ -1,4 +1,5 @@
 import DataStoreCore
+import DataStoreEngine
 import DataStoreKit
 import Foundation
 import ModelConformance
@@ -106,6 +107,17 @@ struct PostgresDifferentialTests {
             ("lmdb", lmdbAnswer, try stores.lmdb.count(query)),
             ("lmdb, built", try stores.lmdbBuilt.query(query).map { $0["id"]! }, try stores.lmdbBuilt.count(query))
         ]
+        // A walk in batches (as cursors, streams and pages make) gives query's answer in query's
+        // order, or refuses a sort the plan makes in memory.
+        for (name, collection) in [("postgres", stores.postgres), ("postgres, built", stores.postgresBuilt)] {
+            let context = "walk, \(name): \(query) | \(plan) | round \(round)"
+            let batch = 1 + (round + query.conditions.count) % 4
+            if let walked = try await walk(collection, query, batch: batch) {
+                #expect(walked == (try await collection.query(query).map { $0["id"]! }), "\(context)")
+            } else {
+                #expect(!query.sort.isEmpty && !plan.sortFromScan, "refused, \(context)")
+            }
+        }
         for (name, answer, count) in answers {
             let context = "\(name): \(query) | \(plan) | round \(round)"
             #expect(count == matching.count, "count, \(context)")
@@ -119,6 +131,21 @@ struct PostgresDifferentialTests {
                 #expect(answer == expected, "\(context) | got \(answer) want \(expected)")
             }
         }
+    }
+
+    /// The ids `query` finds when walked `batch` results at a time, each batch in a snapshot of
+    /// its own, or `nil` when its sort is one the walk refuses.
+    static func walk(_ collection: PostgresCollection<Document>, _ query: Query, batch: Int) async throws -> [Value]? {
+        guard let walker = try? collection.walker(for: query) else { return nil }
+        var position: ScanPosition?
+        var ids: [Value] = []
+        repeat {
+            let next = try await collection.batch(walker, after: position, count: batch)
+            ids += next.items.map { $0["id"]! }
+            position = next.after
+        } while position != nil
+        let kept = ids.dropFirst(max(0, query.offset))
+        return Array(query.limit.map { kept.prefix(max(0, $0)) } ?? kept)
     }
 
     @Test("the reported mixed-type multi-value case: a prefix and a null through an index on a nested path")

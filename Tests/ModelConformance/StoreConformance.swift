@@ -4,6 +4,7 @@ import DataStoreCore
 public import DataStoreEngine
 import Foundation
 import Synchronization
+import TestSupport
 public import Testing
 
 /// A user of the battery: a fresh store for each scenario, and a collection name no other test uses.
@@ -59,7 +60,8 @@ public struct ChatUser: Codable, Sendable, Equatable {
 public enum StoreConformance {
     public static let scenarios: [StoreScenario] = [
         declarations, unknownFields, concurrentUpdates, removeByQuery, storedDocuments, unitsOfWork, childUnits,
-        conflicts, foreignCollections, changeFeed, observation, badNames, tooLarge, pages, coveringIndexes, check
+        conflicts, foreignCollections, changeFeed, observation, badNames, tooLarge, pages, pageRefusals, streams,
+        snapshots, preparedQueries, migrations, coveringIndexes, check
     ]
 
     static let plain = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
@@ -132,7 +134,7 @@ public enum StoreConformance {
         #expect(try await messages.count(params: [:]) == 20)
         #expect(try await messages.count(params: ["room": 1]) == 0)
         // One commit records the ten removals.
-        let events = try await commits(sut.store, after: feedStart, in: sut.name("messages"))
+        let events = try await commits(sut.store, after: feedStart, in: sut.name("messages"), atLeast: 1)
         #expect(events.count == 1 && events.first?.removed.count == 10, "\(events)")
     }
 
@@ -211,7 +213,7 @@ public enum StoreConformance {
         _ = try await items.add(object: ["id": "a"])
         _ = try await items.put(id: "a", object: ["id": "a", "n": 1])
         _ = try await items.remove(id: "a")
-        let events = try await commits(sut.store, after: start, in: sut.name("feed"))
+        let events = try await commits(sut.store, after: start, in: sut.name("feed"), atLeast: 3)
         #expect(
             events.map { [$0.inserted.count, $0.updated.count, $0.removed.count] } == [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
             "\(events)")
@@ -249,21 +251,201 @@ public enum StoreConformance {
         #expect(try await items.count(params: [:]) == 0)
     }
 
-    static let pages = StoreScenario("pages follow each other in order, or the store refuses them by name") { sut in
-        let items = try await sut.store.collection(sut.name("paged"), mapping: plain, indexes: [IndexDefinition("n")])
+    /// 40 items with an index on `n` (`n` = number mod 10, a run of 4 equal keys each) and a
+    /// multi-value one on `tags`.
+    static func pagedItems(_ sut: StoreUnderTest) async throws -> any DocumentCollection<Document> {
+        let items = try await sut.store.collection(
+            sut.name("paged"), mapping: plain,
+            indexes: [IndexDefinition("n"), IndexDefinition("tags", multiValue: true)])
         _ = try await items.add(
-            contentsOf: (0..<25).map { ["id": .string(String(format: "p%02d", $0)), "n": .int(Int64($0))] })
-        do {
-            var token: PageToken?
-            var seen: [Value] = []
-            repeat {
-                let page = try await items.page(params: ["n >=": 3], options: ["sort": "n"], size: 7, after: token)
-                seen += page.objects.compactMap { $0["n"] }
-                token = page.next
-            } while token != nil
-            #expect(seen == (3..<25).map { .int(Int64($0)) })
-        } catch let error as DataStoreError where error.code == .unsupported {
-            #expect(error.message.contains("query"), "the refusal names what to use: \(error)")
+            contentsOf: (0..<40).map { number -> Document in
+                [
+                    "id": .string(String(format: "p%02d", number)), "n": .int(Int64(number % 10)),
+                    "tags": .array([.string("t\(number % 3)"), .string("t\(number % 5)")])
+                ]
+            })
+        return items
+    }
+
+    /// Queries whose pages, streams and cursors must give exactly what `query` gives: sorted by an
+    /// index both ways, unsorted over an index, a multi-value index (each document once), ids.
+    static let pagedQueries: [(params: [String: Value], options: [String: Value])] = [
+        (["n >=": 3], ["sort": "n"]),
+        (["n <": 8], ["sort": "-n"]),
+        (["n": 4], [:]),
+        (["tags in": ["t1", "t2"]], [:]),
+        (["tags": "t0"], [:]),
+        ([:], [:]),
+        (["id >=": "p10", "id <": "p30"], ["sort": "id"]),
+        (["id in": ["p03", "p07", "p11"]], [:])
+    ]
+
+    static let pages = StoreScenario("pages of every size give exactly what the query gives, in order") { sut in
+        let items = try await pagedItems(sut)
+        for (params, options) in pagedQueries {
+            let expected = try await items.query(params: params, options: options)
+            #expect(!expected.isEmpty, "\(params)")
+            for size in [1, 3, 7, 100] {
+                var token: PageToken?
+                var seen: [Document] = []
+                var pages = 0
+                repeat {
+                    let page = try await items.page(params: params, options: options, size: size, after: token)
+                    #expect(page.objects.count <= size)
+                    seen += page.objects
+                    token = page.next
+                    pages += 1
+                } while token != nil && pages <= 41
+                #expect(seen == expected, "\(params) \(options) in pages of \(size)")
+            }
+        }
+    }
+
+    static let pageRefusals = StoreScenario("a page refuses a limit, a sort no index serves, and another query's token")
+    { sut in
+        let items = try await pagedItems(sut)
+        let code: @Sendable (any Error) -> DataStoreError.Code? = { ($0 as? DataStoreError)?.code }
+        await #expect { _ = try await items.page(params: [:], options: ["limit": 5], size: 3, after: nil) } throws: {
+            code($0) == .invalidOption
+        }
+        await #expect {
+            _ = try await items.page(params: [:], options: ["sort": "name"], size: 3, after: nil)
+        } throws: {
+            code($0) == .invalidOption && "\($0)".contains("sort")
+        }
+        await #expect { _ = try await items.page(params: [:], options: nil, size: 0, after: nil) } throws: {
+            code($0) == .invalidOption
+        }
+        let first = try await items.page(params: ["n >=": 3], options: ["sort": "n"], size: 3, after: nil)
+        let token = try #require(first.next)
+        await #expect {
+            _ = try await items.page(params: ["n >=": 4], options: ["sort": "n"], size: 3, after: token)
+        } throws: { code($0) == .invalidPageToken }
+        #expect(throws: DataStoreError.self) { _ = try PageToken("not a token!") }
+    }
+
+    static let streams = StoreScenario("a stream gives what the query gives, offset and limit applied") { sut in
+        let items = try await pagedItems(sut)
+        for (params, options) in pagedQueries {
+            var shaped = options
+            shaped["offset"] = 2
+            shaped["limit"] = 9
+            for (pageSize, options) in [(4, options), (3, shaped)] {
+                let expected = try await items.query(params: params, options: options)
+                var seen: [Document] = []
+                for try await document in try items.stream(params: params, options: options, pageSize: pageSize) {
+                    seen.append(document)
+                }
+                #expect(seen == expected, "\(params) \(options) streamed \(pageSize) at a time")
+            }
+        }
+        #expect { _ = try items.stream(params: [:], options: ["sort": "name"]) } throws: {
+            ($0 as? DataStoreError)?.code == .invalidOption
+        }
+    }
+
+    static let snapshots = StoreScenario("a read closure sees one snapshot; its cursors give what the query gives") {
+        sut in
+        let items = try await pagedItems(sut)
+        var expected: [[Document]] = []
+        for (params, options) in pagedQueries {
+            expected.append(try await items.query(params: params, options: options))
+        }
+        let before = try await items.count(params: ["n": 4])
+        // The closure is synchronous and may wait for a server: it runs on a thread of its own.
+        let (walked, counted, got, afterwards) = try await onOwnThread {
+            var escaped: (any Sequence<Document>)?
+            let (walked, counted, got) = try items.read(batchSize: 3) { snapshot in
+                escaped = try snapshot.documents(params: [:], options: nil)
+                return (
+                    try pagedQueries.map { try Array(snapshot.query(params: $0.params, options: $0.options)) },
+                    try snapshot.count(params: ["n": 4]), try snapshot.get(id: "p04")
+                )
+            }
+            // A cursor outlives its closure only to end at once.
+            return (walked, counted, got, escaped.map { Array($0) })
+        }
+        #expect(walked == expected)
+        #expect(counted == before)
+        #expect(got["n"] == 4)
+        #expect(afterwards == [])
+    }
+
+    static let preparedQueries = StoreScenario("a prepared query answers as the query with its values written in") {
+        sut in
+        let items = try await pagedItems(sut)
+        let prepared = try items.prepareQuery(
+            params: ["n >=": .parameter(.number), "tags": .parameter(.string)], options: ["sort": "n"])
+        #expect(prepared.parameters == ["n >=", "tags"])
+        for (low, tag) in [(2, "t1"), (7, "t4"), (0, "t9")] {
+            let values: [String: Value] = ["n >=": .int(Int64(low)), "tags": .string(tag)]
+            let expected = try await items.query(params: values, options: ["sort": "n"])
+            #expect(try await prepared.run(values) == expected)
+            #expect(try prepared.query(values) == Query(params: values, options: ["sort": "n"]))
+        }
+        await #expect { _ = try await prepared.run(["n >=": 1]) } throws: {
+            ($0 as? DataStoreError)?.code == .invalidQuery
+        }
+    }
+
+    static let migrations = StoreScenario(
+        "a migrator runs each migration once, atomically, and its rewrites reach the change feed"
+    ) { sut in
+        let name = sut.name("migrated")
+        let docs = try await sut.store.collection(name, mapping: plain)
+        _ = try await docs.add(contentsOf: (0..<6).map { ["id": .string("d\($0)"), "old": .int(Int64($0))] })
+        let start = try await latestCommit(sut.store)
+        var migrator = Migrator()
+        migrator.registerMigration("\(name) v1: index old") { $0.addIndex(IndexDefinition("old"), to: name) }
+        migrator.registerMigration("\(name) v2: rename old, drop odd") { migration in
+            migration.renameField("old", to: "new", in: name)
+            migration.transformDocuments(in: name) { document in
+                (document["new"]?.intValue ?? 0) % 2 == 1 ? nil : document
+            }
+            migration.dropIndex(named: "old", from: name)
+            migration.addIndex(IndexDefinition("new"), to: name)
+        }
+        #expect(try await migrator.migrate(sut.store) == ["\(name) v1: index old", "\(name) v2: rename old, drop odd"])
+        #expect(try await migrator.migrate(sut.store) == [])
+        #expect(try migrator.appliedMigrations(in: sut.store).count == 2)
+        let after = try await sut.store.documentCollection(name)
+        #expect(after.indexes.map(\.name) == ["new"])
+        #expect(
+            try await after.query(params: ["new >=": 0], options: ["sort": "new"]).map { $0["id"] } == [
+                "d0", "d2", "d4"
+            ])
+        #expect(try after.explain(params: ["new": 2], options: nil).description.contains("index scan of new"))
+        // The rewrite is one commit of the feed: three documents updated, three removed.
+        let events = try await commits(sut.store, after: start, in: name, atLeast: 1)
+        #expect(
+            events.contains { Set($0.updated) == ["d0", "d2", "d4"] && Set($0.removed) == ["d1", "d3", "d5"] },
+            "\(events)")
+
+        // A migration that fails leaves the store as it was and records nothing; later ones do not run.
+        var failing = migrator
+        failing.registerMigration("\(name) v3: fails") { migration in
+            migration.addIndex(IndexDefinition("late"), to: name)
+            migration.transformDocuments(in: name) { document in
+                guard document["id"] != "d4" else { throw DataStoreError(.invalidValue, "d4 refused") }
+                var changed = document
+                changed["late"] = true
+                return changed
+            }
+        }
+        failing.registerMigration("\(name) v4: never runs") { $0.dropIndex(named: "new", from: name) }
+        await #expect { try await failing.migrate(sut.store) } throws: {
+            guard let error = $0 as? DataStoreError else { return false }
+            return error.code == .migrationFailed && error.message.contains("v3") && error.message.contains("v4")
+        }
+        #expect(try failing.appliedMigrations(in: sut.store).count == 2)
+        let unchanged = try await sut.store.documentCollection(name)
+        #expect(unchanged.indexes.map(\.name) == ["new"])
+        #expect(try await unchanged.count(params: ["late": true]) == 0)
+        // A step naming a collection the store does not hold fails the same way.
+        var missing = Migrator()
+        missing.registerMigration("\(name) v5: missing") { $0.addIndex(IndexDefinition("x"), to: sut.name("absent")) }
+        await #expect { try await missing.migrate(sut.store) } throws: {
+            ($0 as? DataStoreError)?.code == .migrationFailed
         }
     }
 
@@ -293,13 +475,20 @@ public enum StoreConformance {
         return last
     }
 
-    /// The changes to `collection` in each commit after `start`, in order.
-    static func commits(_ store: any DocumentStore, after start: CommitID?, in collection: String) async throws
-        -> [CollectionChanges]
+    /// The changes to `collection` in each commit after `start`, in order, once the feed lists at
+    /// least `count` of them: a server's feed lists a commit once every transaction that began
+    /// before it has ended, which another test's open transaction can hold back a while.
+    static func commits(_ store: any DocumentStore, after start: CommitID?, in collection: String, atLeast count: Int)
+        async throws -> [CollectionChanges]
     {
         var found: [CollectionChanges] = []
-        for try await event in try store.changes(after: start).recordedSoFar {
-            found += event.changes.filter { $0.collection == collection }
+        for _ in 0..<200 {
+            found = []
+            for try await event in try store.changes(after: start).recordedSoFar {
+                found += event.changes.filter { $0.collection == collection }
+            }
+            if found.count >= count { break }
+            try await Task.sleep(for: .milliseconds(50))
         }
         return found
     }
@@ -334,4 +523,27 @@ final class ReferenceCollection: DocumentCollection, @unchecked Sendable {
     func add(object: Document) async throws -> Document { object }
     func remove(id: Value) async throws -> Document { throw DataStoreError(.notFound, "nothing here") }
     func all() async throws -> [Document] { [] }
+    func stream(params: [String: Value]?, options: [String: Value]?, pageSize: Int) throws
+        -> AsyncThrowingStream<Document, any Error>
+    { AsyncThrowingStream { $0.finish() } }
+    func read<R>(batchSize: Int, _ body: (ReferenceSnapshot) throws -> R) throws -> R { try body(ReferenceSnapshot()) }
+    func prepareQuery(params: [String: QueryParameter], options: [String: Value]?) throws -> ReferencePrepared {
+        ReferencePrepared()
+    }
+}
+
+/// The empty snapshot of ``ReferenceCollection``.
+struct ReferenceSnapshot: DocumentSnapshot {
+    func query(params: [String: Value]?, options: [String: Value]?) throws -> [Document] { [] }
+    func documents(params: [String: Value]?, options: [String: Value]?) throws -> [Document] { [] }
+    func count(params: [String: Value]?) throws -> Int { 0 }
+    func get(id: Value) throws -> Document { throw DataStoreError(.notFound, "nothing here") }
+}
+
+/// The prepared query of ``ReferenceCollection``, which finds nothing.
+struct ReferencePrepared: PreparedDocumentQuery {
+    let parameters: [String] = []
+    func run(_ values: [String: Value]) async throws -> [Document] { [] }
+    func query(_ values: [String: Value]) throws -> Query { Query() }
+    func explain(_ values: [String: Value]) throws -> QueryPlan { throw DataStoreError(.unsupported, "no plans here") }
 }

@@ -13,6 +13,13 @@ public import DataStoreCore
 /// }
 /// ```
 public protocol DocumentCollection<Object>: ModelProtocol, Sendable {
+    /// The snapshot ``read(batchSize:_:)`` lends its closure.
+    associatedtype Snapshot: DocumentSnapshot<Object>
+    /// The sequence ``stream(params:options:pageSize:)`` returns.
+    associatedtype Stream: AsyncSequence<Object, any Error>
+    /// The query ``prepareQuery(params:options:)`` returns.
+    associatedtype Prepared: PreparedDocumentQuery<Object>
+
     /// The collection's name.
     var name: String { get }
     /// How objects become documents and back; its `idField` names the field holding each id.
@@ -45,10 +52,24 @@ public protocol DocumentCollection<Object>: ModelProtocol, Sendable {
     /// One page of `size` results after `token` (from the start when `nil`): pagination that
     /// seeks to where the last page ended instead of skipping rows. The sort, if any, must be
     /// served by an index; `limit` and `offset` do not apply.
-    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidOption`, `.invalidPageToken`;
-    ///   `.unsupported` where the backend does not page yet (the message names what to use).
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidOption`, `.invalidPageToken`.
     func page(params: [String: Value]?, options: [String: Value]?, size: Int, after token: PageToken?) async throws
         -> Page<Object>
+
+    /// The results of a query as an `AsyncSequence` that reads a page of `pageSize` at a time,
+    /// each page from a snapshot of its own, so a walk of millions of results holds one page.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery`, `.invalidOption` (a sort no index serves).
+    func stream(params: [String: Value]?, options: [String: Value]?, pageSize: Int) throws -> Stream
+
+    /// Runs `body` over one snapshot of the collection, whose cursors read `batchSize` results at
+    /// a time; the snapshot ends when `body` returns.
+    /// - Throws: What `body` throws, or the first error a cursor's `for`-`in` loop met.
+    func read<R>(batchSize: Int, _ body: (Snapshot) throws -> R) throws -> R
+
+    /// A query of the shape `params` and `options` give, parsed once, run with the values of its
+    /// `.parameter`s bound on each call.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidQuery` naming the key, `.invalidOption`.
+    func prepareQuery(params: [String: QueryParameter], options: [String: Value]?) throws -> Prepared
 
     /// The live results of a query: the current results, then new results after each commit that
     /// may have changed them (docs/changes.md).
@@ -56,4 +77,16 @@ public protocol DocumentCollection<Object>: ModelProtocol, Sendable {
 
     /// Verifies this collection's records and index entries.
     func check() throws -> [IntegrityProblem]
+}
+
+extension DocumentCollection {
+    /// ``stream(params:options:pageSize:)`` a thousand results at a time.
+    public func stream(params: [String: Value]?, options: [String: Value]? = nil) throws -> Stream {
+        try stream(params: params, options: options, pageSize: 1_000)
+    }
+
+    /// ``read(batchSize:_:)`` whose cursors read 256 results at a time.
+    public func read<R>(_ body: (Snapshot) throws -> R) throws -> R {
+        try read(batchSize: 256, body)
+    }
 }

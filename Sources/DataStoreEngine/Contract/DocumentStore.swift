@@ -42,6 +42,12 @@ public protocol DocumentStore: AnyObject, Sendable {
     /// Stops writing once what is queued has committed, and closes the store.
     func close()
 
+    /// The names of the migrations the store has recorded as run (``Migrator``), in name order.
+    func appliedMigrations() throws -> [String]
+    /// Runs `migration`'s steps and records its name, in one transaction (call
+    /// ``Migrator/migrate(_:)``).
+    func _apply(_ migration: Migration) async throws
+
     /// The collection `name`, its objects stored through `mapping`, declared with `indexes`
     /// (call ``collection(_:mapping:indexes:indexBuildChunk:undeclaredIndexes:)``).
     func _collection<Object>(

@@ -25,7 +25,7 @@ extension Context {
         let (steps, bytes) = Self.saveSteps(taken, policy: policy)
         let expected = policy == .detect ? try Self.rememberedVersions(taken) : []
         let (_, commit) = try await store.writer.submit(estimatedBytes: bytes, mayCommitOnCaller: true) {
-            [steps, expected] transaction -> ContextSaveReport in
+            [steps, expected] transaction in
             try Self.checkThenApply(steps, expected: expected, policy: policy, in: &transaction)
         }
         // Nothing could be staged while the save ran (`saving`), so what is staged now is what was
@@ -124,7 +124,7 @@ extension Context {
     private static func checkThenApply(
         _ steps: [SaveStep], expected: [RememberedVersion], policy: ConflictPolicy,
         in transaction: inout WriteTransaction
-    ) throws -> ContextSaveReport {
+    ) throws {
         var changed = try changedRecords(expected, in: transaction) { !$0.checkedByInsert }
         var applied = 0
         var failure: (any Error)?
@@ -175,35 +175,18 @@ extension Context {
     /// Applies `steps` in order, counting in `applied` those that succeeded.
     private static func apply(
         _ steps: [SaveStep], policy: ConflictPolicy, applied: inout Int, in transaction: inout WriteTransaction
-    ) throws -> ContextSaveReport {
-        // A context usually touches one or two collections: a short list, not a dictionary.
-        var changes: [CollectionChanges] = []
+    ) throws {
         for step in steps {
-            let collection = step.storage.name
-            let position =
-                changes.firstIndex { $0.collection == collection }
-                ?? {
-                    changes.append(CollectionChanges(collection: collection))
-                    return changes.count - 1
-                }()
             if let (document, mode) = step.write {
-                let (previous, _) = try step.storage.write(document, mode: mode, in: &transaction)
-                if previous == nil {
-                    changes[position].inserted.append(step.id)
-                } else {
-                    changes[position].updated.append(step.id)
-                }
+                try step.storage.write(document, mode: mode, in: &transaction)
             } else {
                 do {
                     _ = try step.storage.remove(id: step.id, in: &transaction)
-                    changes[position].removed.append(step.id)
                 } catch let error as DataStoreError where error.code == .notFound && policy == .lastWriterWins {
                     // Already gone: the net effect holds.
                 }
             }
             applied += 1
         }
-        if changes.count > 1 { changes.sort { $0.collection < $1.collection } }
-        return ContextSaveReport(changes: changes)
     }
 }

@@ -24,6 +24,10 @@ extension DataStore: DocumentStore {
 
 extension StoreCollection: DocumentCollection {}
 
+extension CollectionSnapshot: DocumentSnapshot {}
+
+extension PreparedQuery: PreparedDocumentQuery {}
+
 /// A context under the contract every unit of work keeps (``/DataStoreEngine/UnitOfWork``): the same calls, taking
 /// any collection of this store.
 extension Context: UnitOfWork {

@@ -1,20 +1,29 @@
 import DataStoreCore
+public import DataStoreEngine
 import LMDB
 
 extension DataStore {
+    /// Opens the store at `path` (``open(path:options:)``) and runs `migrator`'s pending migrations.
+    /// - Throws: The errors of ``open(path:options:)`` and ``/DataStoreEngine/Migrator/migrate(_:)``.
+    public static func open(path: String, options: Options = Options(), migrator: Migrator) async throws -> DataStore {
+        let store = try open(path: path, options: options)
+        try await migrator.migrate(store)
+        return store
+    }
+
     /// The `_meta` key recording that the migration `name` has run.
     static func migrationKey(_ name: String) -> [UInt8] { Array("migration/\(name)".utf8) }
 
-    /// The names of the migrations recorded in `_meta`, in key order.
-    func appliedMigrations() throws -> [String] {
+    /// The names of the migrations recorded in `_meta` as run, in name order.
+    public func appliedMigrations() throws -> [String] {
         let prefix = Self.migrationKey("")
         return try metaNames(withPrefix: prefix)
     }
 
     /// Runs `migration`'s steps and records it, in one exclusive change set; on failure the
     /// transaction is abandoned, the collections' index lists are put back, and databases opened
-    /// for its new indexes are dropped again.
-    func apply(_ migration: Migration) async throws {
+    /// for its new indexes are dropped again (call ``/DataStoreEngine/Migrator/migrate(_:)``).
+    public func _apply(_ migration: Migration) async throws {
         try await schemaLock.withLock {
             var found: [String: CollectionTable] = [:]
             for name in Set(migration.steps.map(\.collection)) { found[name] = try migratedStorage(name) }

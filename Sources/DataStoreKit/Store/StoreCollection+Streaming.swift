@@ -74,18 +74,9 @@ extension StoreCollection {
     private func makePage(
         params: [String: Value]?, options: [String: Value]?, size: Int, after token: PageToken?
     ) throws -> Page<Object> {
-        for option in ["limit", "offset"] where options?[option].map({ $0 != .null }) == true {
-            throw DataStoreError(
-                .invalidOption,
-                "query option \"\(option)\" does not apply to a page: its size is size:, and it starts where "
-                    + "the page token says")
-        }
-        guard size >= 1 else {
-            throw DataStoreError(.invalidOption, "a page's size must be at least 1, not \(size)")
-        }
-        let query = try Query(params: params, options: options)
-        let scan = try resumableScan(query)
-        let fingerprint = Self.fingerprint(collection: name, query: query, signature: scan.signature)
+        try ResumableWalk.checkPage(options: options, size: size)
+        let scan = try resumableScan(try Query(params: params, options: options))
+        let fingerprint = scan.walk.fingerprint
         let position = try token?.position(expecting: fingerprint, collection: name)
         let batch = try withReadTransaction { transaction in
             try scan.batch(after: position, count: size, in: transaction) { body, _ in try decode(body, id: nil) }
@@ -98,28 +89,11 @@ extension StoreCollection {
     /// The walk of `query`'s plan in batches: the plan `query` itself gets (a limit can change
     /// which index serves best), run without its limit and offset, which the walker applies.
     func resumableScan(_ query: Query) throws -> ResumableScan {
-        var plan = plan(for: query)
-        plan.query.limit = nil
-        plan.query.offset = 0
-        plan.limitPushedDown = false
-        return try ResumableScan(storage: storage, plan: plan)
+        try ResumableScan(storage: storage, plan: plan(for: query))
     }
 
     /// Runs `body` over a fresh, short snapshot.
     func withReadTransaction<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         try store.environment.read(body)
-    }
-
-    /// A hash of what a page token's position depends on (FNV-1a, 64 bits): the collection, the
-    /// conditions, the sort, and the walk the plan makes.
-    static func fingerprint(collection: String, query: Query, signature: String) -> UInt64 {
-        var unwindowed = query
-        unwindowed.limit = nil
-        unwindowed.offset = 0
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(collection)\u{0}\(unwindowed)\u{0}\(signature)".utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-        }
-        return hash
     }
 }

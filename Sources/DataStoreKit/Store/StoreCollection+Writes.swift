@@ -20,9 +20,9 @@ extension StoreCollection: MappedModel {
         try changes.validate(idField: storage.idField, target: "\(name)/\(id)")
         _ = try storage.idKey(id)
         let (storage, mapping, name) = (self.storage, self.mapping, self.name)
-        let (report, _) = try await store.writer.submit(estimatedBytes: 256, mayCommitOnCaller: true) {
-            transaction -> UpdateReport in
-            let stored = try storage.update(
+        let (stored, _) = try await store.writer.submit(estimatedBytes: 256, mayCommitOnCaller: true) {
+            transaction in
+            try storage.update(
                 id: id, changes: changes,
                 check: { document in
                     do { _ = try mapping.decode(document) } catch {
@@ -32,11 +32,8 @@ extension StoreCollection: MappedModel {
                             underlying: error)
                     }
                 }, in: &transaction)
-            var changed = CollectionChanges(collection: name)
-            if !changes.isEmpty { changed.updated = [id] }
-            return UpdateReport(changes: changes.isEmpty ? [] : [changed], stored: stored)
         }
-        return try mapping.decode(report.stored)
+        return try mapping.decode(stored)
     }
 
     /// Removes every object matching every condition in `params` in one change set — all of them
@@ -60,11 +57,9 @@ extension StoreCollection: MappedModel {
     @discardableResult
     public func remove(_ query: Query) async throws -> Int {
         let storage = self.storage
-        let (report, _) = try await store.writer.submit(estimatedBytes: 256) { transaction -> WriteReport in
-            var changes = CollectionChanges(collection: storage.name)
-            changes.removed = try storage.removeMatching(Query(conditions: query.conditions), in: &transaction)
-            return WriteReport(changes: changes.removed.isEmpty ? [] : [changes])
+        let (removed, _) = try await store.writer.submit(estimatedBytes: 256) { transaction in
+            try storage.removeMatching(Query(conditions: query.conditions), in: &transaction).count
         }
-        return report.changes.first?.removed.count ?? 0
+        return removed
     }
 }

@@ -328,17 +328,6 @@ extension StoreCollection {
     }
 }
 
-/// What a store write reports to observers.
-struct WriteReport: ReportsChanges {
-    var changes: [CollectionChanges]
-}
-
-/// What a removal reports: its change, and the document it removed (returned to the caller).
-struct RemoveReport: ReportsChanges {
-    var changes: [CollectionChanges]
-    var removed: Document
-}
-
 extension DataStore {
     /// The id field of `document`, or a generated id when it has none.
     static func identity(of document: Document, idField: String) -> Value? {
@@ -355,34 +344,21 @@ extension DataStore {
     }
 
     func put(_ prepared: PreparedDocument, in storage: CollectionTable) async throws {
-        _ = try await writer.submit(estimatedBytes: prepared.body.count, mayCommitOnCaller: true) {
-            transaction -> WriteReport in
-            let (previous, _) = try storage.write(prepared, mode: .upsert, in: &transaction)
-            var changes = CollectionChanges(collection: storage.name)
-            if previous == nil { changes.inserted = [prepared.id] } else { changes.updated = [prepared.id] }
-            return WriteReport(changes: [changes])
+        _ = try await writer.submit(estimatedBytes: prepared.body.count, mayCommitOnCaller: true) { transaction in
+            try storage.write(prepared, mode: .upsert, in: &transaction)
         }
     }
 
     func add(_ prepared: PreparedDocument, in storage: CollectionTable) async throws {
-        _ = try await writer.submit(estimatedBytes: prepared.body.count, mayCommitOnCaller: true) {
-            transaction -> WriteReport in
+        _ = try await writer.submit(estimatedBytes: prepared.body.count, mayCommitOnCaller: true) { transaction in
             try storage.write(prepared, mode: .insert, in: &transaction)
-            var changes = CollectionChanges(collection: storage.name)
-            changes.inserted = [prepared.id]
-            return WriteReport(changes: [changes])
         }
     }
 
     func write(_ prepared: [PreparedDocument], mode: WriteMode, in storage: CollectionTable) async throws -> [Value] {
         let bytes = prepared.reduce(0) { $0 + $1.body.count }
-        _ = try await writer.submit(estimatedBytes: bytes, mayCommitOnCaller: true) { transaction -> WriteReport in
-            var changes = CollectionChanges(collection: storage.name)
-            for document in prepared {
-                let (previous, _) = try storage.write(document, mode: mode, in: &transaction)
-                if previous == nil { changes.inserted.append(document.id) } else { changes.updated.append(document.id) }
-            }
-            return WriteReport(changes: [changes])
+        _ = try await writer.submit(estimatedBytes: bytes, mayCommitOnCaller: true) { transaction in
+            for document in prepared { try storage.write(document, mode: mode, in: &transaction) }
         }
         return prepared.map(\.id)
     }
@@ -390,13 +366,9 @@ extension DataStore {
     func removeDocument(id: Value, in storage: CollectionTable) async throws -> Document {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(storage.name)") }
         _ = try storage.idKey(id)
-        let (report, _) = try await writer.submit(estimatedBytes: 64, mayCommitOnCaller: true) {
-            transaction -> RemoveReport in
-            let removed = try storage.remove(id: id, in: &transaction)
-            var changes = CollectionChanges(collection: storage.name)
-            changes.removed = [id]
-            return RemoveReport(changes: [changes], removed: removed)
+        let (removed, _) = try await writer.submit(estimatedBytes: 64, mayCommitOnCaller: true) { transaction in
+            try storage.remove(id: id, in: &transaction)
         }
-        return report.removed
+        return removed
     }
 }

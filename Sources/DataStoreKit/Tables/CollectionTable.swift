@@ -205,6 +205,7 @@ extension CollectionTable {
             }
         }
         try transaction.put(record, forKey: key, in: records)
+        transaction.noteChange(existing == nil ? .inserted : .updated, id, in: name)
         return (existing?.1, version)
     }
 
@@ -257,6 +258,7 @@ extension CollectionTable {
             }
             try addEntries(of: prepared, to: index, record: record, in: &transaction)
         }
+        transaction.noteChange(.inserted, prepared.id, in: name)
         return (nil, version)
     }
 
@@ -281,6 +283,7 @@ extension CollectionTable {
             }
         }
         try transaction.delete(key, in: records)
+        transaction.noteChange(.removed, id, in: name)
         return document
     }
 

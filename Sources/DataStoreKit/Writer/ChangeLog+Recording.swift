@@ -4,41 +4,17 @@ import LMDB
 import DataStoreEngine
 
 extension ChangeLog {
-    /// The changes of a batch's successful change sets, one entry per collection in the order
-    /// first touched; a change set that changed nothing (a remove of what was already gone, last
-    /// writer wins) adds nothing.
-    static func merged(_ results: [any Sendable]) -> [CollectionChanges] {
-        // A batch touches few collections: a short list searched in place, not a dictionary, and
-        // a collection's first changes are taken as they are (their arrays shared, not copied).
-        var merged: [CollectionChanges] = []
-        for result in results {
-            guard let changes = reportedChanges(result) else { continue }
-            for change in changes
-            where !(change.inserted.isEmpty && change.updated.isEmpty && change.removed.isEmpty) {
-                guard let position = merged.firstIndex(where: { $0.collection == change.collection }) else {
-                    merged.append(change)
-                    continue
-                }
-                merged[position].inserted += change.inserted
-                merged[position].updated += change.updated
-                merged[position].removed += change.removed
-            }
-        }
-        return merged
-    }
-
-    /// Records what `results` changed under the transaction's own id, then trims a bounded step.
-    /// Runs inside the batch's transaction, before its commit. Returns whether `results` changed
-    /// anything; `nil` when the log is off, which does not look. `holdingRecent` keeps the recent
+    /// Records `changes`, a batch's merged changes, under the transaction's own id, then trims a
+    /// bounded step. Runs inside the batch's transaction, before its commit. Returns whether there
+    /// were any; `nil` when the log is off, which does not look. `holdingRecent` keeps the recent
     /// records where they are, and `wroteLog` says whether `_changes` was written
     /// (``RecentChanges/append(_:commit:log:holding:wroteLog:in:)``).
     @discardableResult
     func record(
-        _ results: [any Sendable], holdingRecent: Bool = false, wroteLog: inout Bool,
+        _ changes: [CollectionChanges], holdingRecent: Bool = false, wroteLog: inout Bool,
         in transaction: inout WriteTransaction
     ) throws -> Bool? {
         guard let database, let recent else { return nil }
-        let changes = Self.merged(results)
         guard !changes.isEmpty else { return false }
         let now = Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down))
         let record = ChangeRecord(

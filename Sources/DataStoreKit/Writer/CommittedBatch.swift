@@ -4,5 +4,8 @@ struct CommittedBatch: Sendable {
     let commit: CommitID
     let pending: [WriterCore.Pending]
     let outcomes: [Result<any Sendable, any Error>]
-    let successes: [any Sendable]
+    /// How many of its change sets succeeded.
+    let succeeded: Int
+    /// What they changed, merged.
+    let changes: [CollectionChanges]
 }

@@ -21,7 +21,7 @@ extension WriterCore {
     /// one commit and the next batch. Handing one resume to a pool thread costs the writer as much
     /// as the resume itself, and the caller a second hand-off.
     func acknowledge(_ batch: CommittedBatch) {
-        if !batch.successes.isEmpty { notifyCommitted(batch.commit, batch.successes) }
+        if batch.succeeded > 0 { notifyCommitted(batch.commit, batch.changes) }
         // Before its savers are resumed, so that none of them can have saved again meanwhile.
         endCallerCommitPauseIfLone(
             batchSize: batch.pending.count, exclusive: batch.pending.first?.change.exclusive ?? false)

@@ -156,7 +156,10 @@ extension WriterCore {
         var outcomes: [Result<any Sendable, any Error>] = []
         outcomes.reserveCapacity(batch.count)
         let commitID: CommitID
-        let successes: [any Sendable]
+        // What the change sets that succeeded wrote, as the table layer tallied it.
+        var writes = NetChanges()
+        var succeeded = 0
+        let changes: [CollectionChanges]
         var changedRecords: Bool?
         var wroteLog = false
         let exclusive = batch.count == 1 && batch[0].change.exclusive
@@ -168,14 +171,19 @@ extension WriterCore {
             commitID = CommitID(rawValue: transaction.transactionID)
             for (position, pending) in batch.enumerated() {
                 switch try apply(pending, at: position, plan, in: &transaction) {
-                case .outcome(let outcome): outcomes.append(outcome)
+                case .outcome(let outcome, let tallied):
+                    outcomes.append(outcome)
+                    if case .success = outcome {
+                        succeeded += 1
+                        writes.append(tallied)
+                    }
                 case .replay(let isolating): return .replay(isolating)
                 }
             }
-            successes = outcomes.compactMap { try? $0.get() }
+            changes = writes.changes
             // In the batch's own transaction, under its own id: the log never disagrees with the data.
             changedRecords = try changeLog?.record(
-                successes, holdingRecent: plan.holdsRecentChanges, wroteLog: &wroteLog, in: &transaction)
+                changes, holdingRecent: plan.holdsRecentChanges, wroteLog: &wroteLog, in: &transaction)
             if extendsDataFile {
                 extendDataFileIfLow(transaction, batchBytes: batch.reduce(0) { $0 &+ $1.change.estimatedBytes })
             }
@@ -190,17 +198,19 @@ extension WriterCore {
             return Self.unfinished(by: error, wroteLog: wroteLog)
         }
         if let transactionHook {
-            transactionHook.committed(commitID.rawValue, changedRecords ?? Self.changesRecords(successes))
+            transactionHook.committed(commitID.rawValue, changedRecords ?? !changes.isEmpty)
         }
-        count(batch.count, succeeded: successes.count, since: started)
-        let committed = CommittedBatch(commit: commitID, pending: batch, outcomes: outcomes, successes: successes)
+        count(batch.count, succeeded: succeeded, since: started)
+        let committed = CommittedBatch(
+            commit: commitID, pending: batch, outcomes: outcomes, succeeded: succeeded, changes: changes)
         acknowledge(committed)
         return .committed
     }
 
     /// What applying one change set of a batch comes to.
     private enum Applied {
-        case outcome(Result<any Sendable, any Error>)
+        /// Its result, and what it changed when it succeeded.
+        case outcome(Result<any Sendable, any Error>, writes: NetChanges)
         /// The change set failed with its writes in the batch's own transaction: run the batch
         /// again as this plan says.
         case replay(ApplyPlan)
@@ -211,14 +221,21 @@ extension WriterCore {
     private func apply(
         _ pending: Pending, at position: Int, _ plan: ApplyPlan, in transaction: inout WriteTransaction
     ) throws -> Applied {
-        if let known = plan.knownFailures[position] { return .outcome(.failure(known)) }
+        if let known = plan.knownFailures[position] { return .outcome(.failure(known), writes: NetChanges()) }
+        // The table layer notes each record the change set writes in the tally its transaction carries.
+        let tally = ChangeTally()
+        transaction.attachment = tally
+        defer { transaction.attachment = nil }
         do {
-            if position < plan.nestedFrom { return .outcome(.success(try pending.change.apply(&transaction))) }
-            return .outcome(.success(try transaction.nested { child in try pending.change.apply(&child) }))
+            if position < plan.nestedFrom {
+                return .outcome(.success(try pending.change.apply(&transaction)), writes: tally.writes)
+            }
+            let result = try transaction.nested { child in try pending.change.apply(&child) }
+            return .outcome(.success(result), writes: tally.writes)
         } catch {
             // Map or transaction full concern the batch, not this change set.
             if let code = Self.lmdbCode(of: error), code == .mapFull || code == .transactionFull { throw error }
-            guard position < plan.nestedFrom else { return .outcome(.failure(error)) }
+            guard position < plan.nestedFrom else { return .outcome(.failure(error), writes: NetChanges()) }
             // Its partial writes are in the batch's transaction: abandon it (going out of scope
             // aborts it) and isolate this change set. A failure known for a later position was met
             // on a state that included this change set's writes: forget it, and run that one again
@@ -228,14 +245,6 @@ extension WriterCore {
             isolating.knownFailures[position] = error
             isolating.nestedFrom = position + 1
             return .replay(isolating)
-        }
-    }
-
-    /// Whether a change set of `successes` changed a record, so that the commit wrote something.
-    private static func changesRecords(_ successes: [any Sendable]) -> Bool {
-        successes.contains { result in
-            guard let changes = reportedChanges(result) else { return false }
-            return changes.contains { !($0.inserted.isEmpty && $0.updated.isEmpty && $0.removed.isEmpty) }
         }
     }
 

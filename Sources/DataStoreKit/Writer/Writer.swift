@@ -37,7 +37,7 @@ final class Writer: Sendable {
         snapshotCheckInterval: Duration? = nil,
         changeLog: ChangeLog? = nil,
         transactionHook: WriteTransactionHook? = nil,
-        afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void,
+        afterCommit: @escaping @Sendable (CommitID, [CollectionChanges]) -> Void,
         afterClose: @escaping @Sendable () -> Void = {}
     ) {
         core = WriterCore(
@@ -154,7 +154,7 @@ final class WriterCore: Sendable {
     let loneBatchesInPause = Atomic<Int>(0)
     /// Signalled by whoever sets `writerSleeping` back to `false`.
     let wake = DispatchSemaphore(value: 0)
-    let notifyCommitted: @Sendable (CommitID, [any Sendable]) -> Void
+    let notifyCommitted: @Sendable (CommitID, [CollectionChanges]) -> Void
     /// Durable and relaxed modes: every commit syncs its data pages.
     let commitsSync: Bool
     /// The data file's use and size, for keeping it written ahead (see `Writer+FileSpace.swift`).
@@ -173,7 +173,7 @@ final class WriterCore: Sendable {
         snapshotCheckInterval: Duration?,
         changeLog: ChangeLog?,
         transactionHook: WriteTransactionHook? = nil,
-        afterCommit: @escaping @Sendable (CommitID, [any Sendable]) -> Void
+        afterCommit: @escaping @Sendable (CommitID, [CollectionChanges]) -> Void
     ) {
         self.snapshotCheckInterval = snapshotCheckInterval
         self.changeLog = changeLog

@@ -56,6 +56,17 @@ struct CandidateScan {
         self.init(layout, .column(index.column), window, versions, .recordEntry(index))
     }
 
+    /// The scan of `window` of `index` (the records when `nil`) whose rows carry their id and the
+    /// key they are ordered by, without versions: a resumable walk's (``PostgresWindowWalk``).
+    init(_ layout: TableLayout, window: IndexWindow, of index: StoredIndex?) {
+        switch index {
+        case nil: self.init(layout, .ids, window, false, .selected)
+        case let index? where index.definition.multiValue:
+            self.init(layout, .sideTable(index.column), window, false, .selected)
+        case let index?: self.init(layout, .column(index.column), window, false, .selected)
+        }
+    }
+
     private init(
         _ layout: TableLayout, _ source: StatementShape.Source, _ window: IndexWindow, _ versions: Bool,
         _ rowKey: RowKey

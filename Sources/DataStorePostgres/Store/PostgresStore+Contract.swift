@@ -92,15 +92,6 @@ extension PostgresCollection: DocumentCollection {
         }
     }
 
-    /// Pages are not yet read from a PostgreSQL store: `.unsupported`, naming what serves instead.
-    public func page(
-        params: [String: Value]?, options: [String: Value]?, size: Int, after token: PageToken?
-    ) async throws -> Page<Object> {
-        throw DataStoreError(
-            .unsupported,
-            "a PostgreSQL store does not read pages yet: query \(name) with a limit, sorted by a field, and a "
-                + "condition after the last result's value (\"created_ts >\": last) for the next page")
-    }
 }
 
 /// A context under the contract every unit of work keeps (``/DataStoreEngine/UnitOfWork``): the same calls, taking
@@ -151,3 +142,5 @@ extension PostgresContext: UnitOfWork {
         return own
     }
 }
+
+extension PostgresSnapshot: DocumentSnapshot {}

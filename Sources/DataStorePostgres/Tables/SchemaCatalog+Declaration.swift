@@ -37,21 +37,7 @@ extension SchemaCatalog {
                     .schemaMismatch,
                     "collection \(name) is stored with id field \(layout.idField), not \(idField)")
             }
-            let plan = IndexReconciliation(current: layout.indexes, declared: declared, mode: mode)
-            var indexes = layout.indexes.filter { index in !plan.drop.contains { $0.column == index.column } }
-            for dropped in plan.drop { try drop(dropped, of: layout, on: connection) }
-            for (index, declared) in plan.declaredChanges {
-                if let position = indexes.firstIndex(where: { $0.definition.name == index }) {
-                    indexes[position].declared = declared
-                }
-            }
-            for definition in plan.build {
-                let column = try nextColumn(after: (layout.indexes + indexes).map(\.column).max() ?? 0, on: connection)
-                let index = StoredIndex(definition: definition, column: column, declared: true)
-                try build(index, of: layout, chunk: chunk, ddl: ddl, on: connection)
-                indexes.append(index)
-            }
-            if !plan.changesNothing { try save(layout, indexes: indexes, on: connection) }
+            let indexes = try reconcile(layout, declared: declared, mode: mode, chunk: chunk, ddl: ddl, on: connection)
             try connection.execute("COMMIT")
             layout.replaceIndexes(indexes)
             return layout
@@ -67,6 +53,31 @@ extension SchemaCatalog {
             }
             throw error
         }
+    }
+
+    /// Brings `layout`'s stored indexes to `declared` by the rules of `mode` — drops, builds from
+    /// the rows in chunks of `chunk`, declared flags — and records the list in `_meta`, inside the
+    /// caller's transaction, which holds the schema lock and the collection's. Returns the list.
+    static func reconcile(
+        _ layout: TableLayout, declared: [IndexDefinition], mode: ReconciliationMode, chunk: Int, ddl: TableDDL,
+        on connection: Connection
+    ) throws -> [StoredIndex] {
+        let plan = IndexReconciliation(current: layout.indexes, declared: declared, mode: mode)
+        var indexes = layout.indexes.filter { index in !plan.drop.contains { $0.column == index.column } }
+        for dropped in plan.drop { try drop(dropped, of: layout, on: connection) }
+        for (index, declared) in plan.declaredChanges {
+            if let position = indexes.firstIndex(where: { $0.definition.name == index }) {
+                indexes[position].declared = declared
+            }
+        }
+        for definition in plan.build {
+            let column = try nextColumn(after: (layout.indexes + indexes).map(\.column).max() ?? 0, on: connection)
+            let index = StoredIndex(definition: definition, column: column, declared: true)
+            try build(index, of: layout, chunk: chunk, ddl: ddl, on: connection)
+            indexes.append(index)
+        }
+        if !plan.changesNothing { try save(layout, indexes: indexes, on: connection) }
+        return indexes
     }
 
     /// The number for a new index's columns: above `highest` and above every number given before

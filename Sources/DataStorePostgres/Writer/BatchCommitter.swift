@@ -52,6 +52,62 @@ final class BatchCommitter: @unchecked Sendable {
         body(connection)
     }
 
+    /// Runs `body` in a transaction of its own, then records the changes it reports in the
+    /// outbox and commits, as a batch does; returns the commit's identity.
+    func runRecorded(_ body: (Connection) throws -> [CollectionChanges]) -> Result<Int64, any Error> {
+        do {
+            if mustReconnect || !connection.isOpenAfterIdle() {
+                try connection.reconnect()
+                mustReconnect = false
+            }
+            let begun = try connection.pipeline([("BEGIN", []), ("SELECT \(clock.transactionID)", [])])
+            guard case .done(let result) = begun[1], let id = result.int(0, 0) else {
+                throw PostgresError(.connectionFailure, "the transaction id was not answered")
+            }
+            let changes = try body(connection).filter { !($0.inserted + $0.updated + $0.removed).isEmpty }
+            let statements = (outbox?.statements(for: changes, time: Date()) ?? []) + [("COMMIT", [])]
+            let answered: [PipelineOutcome]
+            do throws(PostgresError) { answered = try connection.pipeline(statements) } catch {
+                guard error.isUnavailable else { throw error }
+                throw CommitInDoubt(transaction: id, error: error)
+            }
+            for outcome in answered { if case .failed(let error) = outcome { throw error } }
+            guard case .done = answered[answered.count - 1] else {
+                throw CommitInDoubt(
+                    transaction: id, error: PostgresError(.connectionFailure, "the commit was not answered"))
+            }
+            outbox?.committed(answered[...])
+            committed(id)
+            return .success(id)
+        } catch let doubt as CommitInDoubt {
+            mustReconnect = true
+            outbox?.forgetAnswers()
+            switch learnOutcome(of: doubt.transaction) {
+            case .committed:
+                committed(doubt.transaction)
+                return .success(doubt.transaction)
+            case .rolledBack:
+                return .failure(
+                    DataStoreError(
+                        .network,
+                        "the connection to PostgreSQL was lost while committing; the server rolled the commit back, "
+                            + "so nothing of it was written", underlying: doubt.error))
+            case .unknown(let reason):
+                return .failure(
+                    DataStoreError(
+                        .outcomeUnknown,
+                        "the connection to PostgreSQL was lost after the commit of transaction \(doubt.transaction) "
+                            + "was sent, and \(reason): it may or may not have been written. Check once the server "
+                            + "answers: SELECT pg_xact_status('\(doubt.transaction)') says committed or aborted",
+                        underlying: doubt.error))
+            }
+        } catch {
+            if (error as? PostgresError)?.isUnavailable == true { mustReconnect = true }
+            if connection.isInTransaction { _ = try? connection.execute("ROLLBACK") }
+            return .failure(Self.storeError(error, "committing"))
+        }
+    }
+
     /// Commits `jobs` (all change sets) as one transaction and answers every caller; returns
     /// how many committed.
     func commit(_ jobs: [WriterJob]) -> Int {

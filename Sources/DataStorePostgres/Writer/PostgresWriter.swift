@@ -103,6 +103,16 @@ final class PostgresWriter: Sendable {
         }
     }
 
+    /// Runs `body` alone on the writer's connection in one transaction, which also records the
+    /// changes `body` reports in the change feed; returns the commit's identity.
+    /// - Throws: What `body` throws (nothing of it committed); `.outcomeUnknown` when the answer to
+    ///   the commit was lost and the server could not say; `.network`; `.closed` after close.
+    func recorded(_ body: @escaping @Sendable (Connection) throws -> [CollectionChanges]) async throws -> Int64 {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(.recorded(body) { continuation.resume(with: $0) })
+        }
+    }
+
     /// Stops accepting work; what is queued still commits, then the thread ends.
     func close() {
         let wasOpen = queue.state.withLock { state in
@@ -159,6 +169,10 @@ final class PostgresWriter: Sendable {
                     batcher.runExclusive(body)
                     continue
                 }
+                if case .recorded(let body, let complete) = jobs[0] {
+                    complete(batcher.runRecorded(body))
+                    continue
+                }
                 let committed = batcher.commit(jobs)
                 queue.state.withLock { state in
                     state.batches += 1
@@ -173,20 +187,27 @@ final class PostgresWriter: Sendable {
 /// when that passes first (the writer's later answer is then dropped).
 private final class SaveAnswer: Sendable {
     typealias Outcome = Result<(outcomes: [RowOutcome], commit: Int64), any Error>
-    private let state:
-        Mutex<
-            (
-                continuation: CheckedContinuation<(outcomes: [RowOutcome], commit: Int64), any Error>?,
-                answered: (@Sendable () -> Void)?
-            )
-        >
+    typealias Waiter = CheckedContinuation<(outcomes: [RowOutcome], commit: Int64), any Error>
 
-    init(_ continuation: CheckedContinuation<(outcomes: [RowOutcome], commit: Int64), any Error>) {
-        state = Mutex((continuation, nil))
+    /// The caller while it waits, and what to do once it has its answer.
+    private struct State {
+        var continuation: Waiter?
+        var answered: (@Sendable () -> Void)?
+    }
+
+    private let state: Mutex<State>
+
+    init(_ continuation: Waiter) {
+        state = Mutex(State(continuation: continuation))
     }
 
     /// Whether the caller has its answer.
-    var isGiven: Bool { state.withLock { $0.continuation == nil } }
+    var isGiven: Bool {
+        state.withLock { state -> Bool in
+            guard case .some = state.continuation else { return true }
+            return false
+        }
+    }
 
     /// Calls `body` once the caller has its answer (at once, if it has).
     func onAnswer(_ body: @escaping @Sendable () -> Void) {

@@ -12,7 +12,7 @@ struct WriterState: Sendable {
     /// The next batch: change sets up to `limit`, or one exclusive job alone.
     static func takeBatch(_ pending: inout [WriterJob], limit: Int) -> [WriterJob] {
         guard let first = pending.first else { return [] }
-        if case .exclusive = first { return [pending.removeFirst()] }
+        if first.runsAlone { return [pending.removeFirst()] }
         var count = 0
         while count < min(limit, pending.count), case .changeSet = pending[count] { count += 1 }
         defer { pending.removeFirst(count) }

@@ -64,9 +64,7 @@ enum QueryCommand: Command {
         if let size = try arguments.count("page") {
             return try await printPage(collection, size: size, params: params, options: options, arguments, printer)
         }
-        if format == .json, let local = collection as? StoreCollection<Document>,
-            let stream = try streamIfServed(local, params: params, options: options)
-        {
+        if format == .json, let stream = try streamIfServed(collection, params: params, options: options) {
             // JSON Lines need no column widths: print a page at a time, in the memory of one page.
             for try await document in stream { try printer.printJSON(document) }
             return .success
@@ -93,8 +91,8 @@ enum QueryCommand: Command {
     /// The results as a stream of pages, or `nil` when the sort is one no index serves (the store
     /// then sorts every match in memory).
     private static func streamIfServed(
-        _ collection: StoreCollection<Document>, params: [String: Value], options: [String: Value]
-    ) throws -> QueryStream<Document>? {
+        _ collection: any DocumentCollection<Document>, params: [String: Value], options: [String: Value]
+    ) throws -> (any AsyncSequence<Document, any Error>)? {
         do {
             return try collection.stream(params: params, options: options, pageSize: 1_000)
         } catch let error as DataStoreError where error.code == .invalidOption && options["sort"] != nil {

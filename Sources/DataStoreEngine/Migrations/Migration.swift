@@ -1,5 +1,4 @@
 public import DataStoreCore
-import DataStoreEngine
 
 /// One named migration's steps, run in order inside one write transaction by a ``Migrator``.
 ///
@@ -14,15 +13,18 @@ import DataStoreEngine
 public struct Migration: Sendable {
     /// The migration's name, recorded in the store once it has run.
     public let name: String
-    var steps: [Step] = []
+    /// The steps, in order, for the store that runs them.
+    package private(set) var steps: [Step] = []
 
-    enum Step: Sendable {
+    /// One step of a migration.
+    package enum Step: Sendable {
         /// Each document replaced by what the function returns, or removed when it returns `nil`.
         case transform(collection: String, @Sendable (Document) throws -> Document?)
         case addIndex(collection: String, IndexDefinition)
         case dropIndex(collection: String, name: String)
 
-        var collection: String {
+        /// The collection the step changes.
+        package var collection: String {
             switch self {
             case .transform(let collection, _), .addIndex(let collection, _), .dropIndex(let collection, _): collection
             }
@@ -35,7 +37,8 @@ public struct Migration: Sendable {
     /// must stay as it was), or removes it when `transform` returns `nil`. Index entries follow.
     ///
     /// `transform` runs on the store's writer thread, inside the migration's transaction: it
-    /// must not block or wait. An error it throws fails the migration.
+    /// must not block or wait. An error it throws fails the migration. The documents it changes or
+    /// removes are the migration commit's updates and removals in the change feed.
     public mutating func transformDocuments(
         in collection: String, _ transform: @escaping @Sendable (Document) throws -> Document?
     ) {

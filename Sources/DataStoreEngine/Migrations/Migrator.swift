@@ -1,7 +1,7 @@
 import DataStoreCore
-import DataStoreEngine
 
-/// Named, ordered migrations, each run once per store, as GRDB's `DatabaseMigrator`:
+/// Named, ordered migrations, each run once per store — an LMDB store or a PostgreSQL one — as
+/// GRDB's `DatabaseMigrator`:
 ///
 /// ```swift
 /// var migrator = Migrator()
@@ -11,7 +11,8 @@ import DataStoreEngine
 /// ```
 ///
 /// Each migration is atomic: its steps run in one write transaction that also records its name
-/// in the store's `_meta`. One that fails (a step throws, a unique index is broken, a collection
+/// in the store (an LMDB store's `_meta`, a server's `_migrations` table), and the documents it
+/// rewrites reach the change feed as that commit's updates and removals. One that fails (a step throws, a unique index is broken, a collection
 /// is missing) leaves the store as it was, and the migrations after it are not run:
 /// ``migrate(_:)`` throws ``/DataStoreCore/DataStoreError/Code/migrationFailed`` naming it.
 public struct Migrator: Sendable {
@@ -38,7 +39,7 @@ public struct Migrator: Sendable {
     ///   (wrapping its error; the store is as it was before it, later ones not run) or a name
     ///   registered twice (nothing run); `.storage` when the store cannot be written.
     @discardableResult
-    public func migrate(_ store: DataStore) async throws -> [String] {
+    public func migrate(_ store: any DocumentStore) async throws -> [String] {
         if let duplicate {
             throw DataStoreError(.migrationFailed, "migration '\(duplicate)' is registered twice; nothing was run")
         }
@@ -46,7 +47,7 @@ public struct Migrator: Sendable {
         var run: [String] = []
         for migration in migrations where !applied.contains(migration.name) {
             do {
-                try await store.apply(migration)
+                try await store._apply(migration)
             } catch {
                 let later = migrations.drop { $0.name != migration.name }.dropFirst().map { "'\($0.name)'" }
                 let reason = (error as? DataStoreError)?.message ?? "\(error)"
@@ -61,18 +62,8 @@ public struct Migrator: Sendable {
     }
 
     /// The names of the registered migrations the store has recorded as run.
-    public func appliedMigrations(in store: DataStore) throws -> [String] {
+    public func appliedMigrations(in store: any DocumentStore) throws -> [String] {
         let applied = Set(try store.appliedMigrations())
         return migrations.map(\.name).filter(applied.contains)
-    }
-}
-
-extension DataStore {
-    /// Opens the store at `path` (``open(path:options:)``) and runs `migrator`'s pending migrations.
-    /// - Throws: The errors of ``open(path:options:)`` and ``Migrator/migrate(_:)``.
-    public static func open(path: String, options: Options = Options(), migrator: Migrator) async throws -> DataStore {
-        let store = try open(path: path, options: options)
-        try await migrator.migrate(store)
-        return store
     }
 }

@@ -1,18 +1,17 @@
 import DataStoreCore
-import LMDB
-import DataStoreEngine
 
-/// One batch of a ``ResumableScan`` over an index that serves the query's sort, in the query's
+/// One batch of a ``ResumableWalk`` over an index that serves the query's sort, in the query's
 /// order: the index orders a run of equal (or cut) sort keys by its later fields and the id, so
-/// each run is read whole and ordered by the real values, then the id, as ``QueryExecutor`` does.
+/// each run is read whole and ordered by the real values, then the id, as a query orders them.
 ///
 /// A batch ends at the end of a run; the position after it is the last row's sort values and id.
 /// The next batch seeks to the start of that row's run and skips the rows up to it, so it reads
 /// again at most one run.
-struct SortedBatch {
-    let scan: ResumableScan
-    let index: IndexTable
-    let indexScan: QueryPlan.IndexScan
+struct SortedRuns {
+    let walk: ResumableWalk
+    let scan: QueryPlan.IndexScan
+    /// The index's bytes per key component.
+    let budget: Int
 
     private struct Row<Item> {
         var sortValues: [Value?]
@@ -21,61 +20,53 @@ struct SortedBatch {
         var item: Item
     }
 
-    private var query: Query { scan.plan.query }
-    private var storage: CollectionTable { scan.storage }
+    private var query: Query { walk.plan.query }
 
     func batch<Item>(
-        after position: ScanPosition?, count: Int,
-        in transaction: borrowing some ReadableTransaction & ~Copyable,
-        materialize: ResumableScan.Materialize<Item>
-    ) throws -> ResumableScan.Batch<Item> {
-        var window = IndexWindow(scan: indexScan, budget: index.componentBudget)
+        after position: ScanPosition?, count: Int, walk read: ResumableWalk.WalkWindow,
+        materialize: ResumableWalk.Materialize<Item>
+    ) throws -> ScanBatch<Item> {
+        var window = IndexWindow(scan: scan, budget: budget)
         var resume: (sortValues: [Value?], id: Value)?
         switch position {
         case nil: break
         case .row(let sortValues, let id)? where sortValues.count == query.sort.count:
             resume = (sortValues, id)
             window = window.resuming(at: equalityPrefix() + runKey(sortValues))
-        default: throw ResumableScan.misplaced()
+        default: throw ResumableWalk.misplaced()
         }
         var rows: [Row<Item>] = []
         var stopped = false
-        var lookups = 0
-        defer { storage.noteRecordLookups(lookups) }
-        try window.visitEntries(index.database, in: transaction) { key, value in
-            guard let idKey = StorageKeys.idKey(inIndexKey: key) else { return true }
-            let keepGoing = try storage.withRecord(
-                ofEntry: value, idKey: idKey, in: index, transaction: transaction, lookups: &lookups
-            ) { record -> Bool in
-                let body = RecordVersion.body(record)
-                guard try storage.recordMatches(scan.predicates, body, idKey: idKey) else { return true }
+        // `read` calls the closure only while it runs, and `materialize` only through it.
+        try withoutActuallyEscaping(materialize) { materialize in
+            try read(window, scan.index) { _, idKey, body, version in
+                guard try walk.matches(body, idKey: idKey) else { return true }
                 let sortValues = try query.sort.map { try field($0.field, in: body, idKey: idKey) }
-                let id = try field(storage.idField, in: body, idKey: idKey) ?? .null
+                let id = try field(walk.idField, in: body, idKey: idKey) ?? .null
                 if let resume, !inOrder(resume.sortValues, resume.id, sortValues, id) { return true }
                 let run = runKey(sortValues)
                 if rows.count >= count, run != rows.last?.run {
                     stopped = true
                     return false
                 }
-                let item = try scan.materialized(idKey, record, materialize)
+                let item = try walk.materialized(idKey, body, version, materialize)
                 rows.append(Row(sortValues: sortValues, id: id, run: run, item: item))
                 return true
             }
-            return keepGoing ?? true
         }
         sortRuns(&rows)
         let kept = rows.prefix(count)
         guard let last = kept.last, stopped || rows.count > count else {
-            return ResumableScan.Batch(items: kept.map { $0.item }, after: nil)
+            return ScanBatch(items: kept.map { $0.item }, after: nil)
         }
-        return ResumableScan.Batch(items: kept.map { $0.item }, after: .row(sortValues: last.sortValues, id: last.id))
+        return ScanBatch(items: kept.map { $0.item }, after: .row(sortValues: last.sortValues, id: last.id))
     }
 
     /// The index key bytes of the equality conditions the scan fixes.
     private func equalityPrefix() -> [UInt8] {
         var prefix: [UInt8] = []
-        for (field, value) in zip(indexScan.index.fields, indexScan.equalities) {
-            StorageKeys.appendComponent(value, descending: field.descending, budget: index.componentBudget, to: &prefix)
+        for (field, value) in zip(scan.index.fields, scan.equalities) {
+            StorageKeys.appendComponent(value, descending: field.descending, budget: budget, to: &prefix)
         }
         return prefix
     }
@@ -83,14 +74,14 @@ struct SortedBatch {
     /// The index key bytes of a row's sort values after the equality prefix, up to the first cut
     /// one: rows sharing them are one run, contiguous in the index.
     private func runKey(_ sortValues: [Value?]) -> [UInt8] {
-        let fixed = indexScan.index.fields.prefix(indexScan.equalities.count)
+        let fixed = scan.index.fields.prefix(scan.equalities.count)
         let positions = query.sort.indices.filter { position in
             !fixed.contains { $0.name == query.sort[position].field }
         }
         var key: [UInt8] = []
-        for (field, position) in zip(indexScan.index.fields.dropFirst(indexScan.equalities.count), positions) {
+        for (field, position) in zip(scan.index.fields.dropFirst(scan.equalities.count), positions) {
             let cut = StorageKeys.appendComponent(
-                sortValues[position], descending: field.descending, budget: index.componentBudget, to: &key)
+                sortValues[position], descending: field.descending, budget: budget, to: &key)
             if cut { break }
         }
         return key
@@ -121,6 +112,6 @@ struct SortedBatch {
     private func field(_ name: String, in body: UnsafeRawBufferPointer, idKey: UnsafeRawBufferPointer) throws
         -> Value?
     {
-        do { return try RecordCodec.value(atPath: name, in: body) } catch { throw storage.unreadable(idKey, error) }
+        do { return try RecordCodec.value(atPath: name, in: body) } catch { throw walk.unreadable(idKey, error) }
     }
 }

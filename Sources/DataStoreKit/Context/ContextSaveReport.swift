@@ -1,5 +1,0 @@
-import DataStoreEngine
-/// What a context's save reports to observers.
-struct ContextSaveReport: ReportsChanges {
-    var changes: [CollectionChanges]
-}
