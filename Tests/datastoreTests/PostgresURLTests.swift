@@ -42,6 +42,21 @@ struct PostgresURLTests {
         #expect(imported.status == 0, "\(imported)")
         let again = try await sandbox.run("export", Self.url, moved)
         #expect(again.lines == exported.lines)
+
+        // Pages on the server resume from their token, as on a directory.
+        var ids: [Int] = []
+        var after: [String] = []
+        for _ in 0..<9 {
+            let page = try await sandbox.run(["query", Self.url, moved, "--page", "10", "--sort", "id"] + after)
+            #expect(page.status == 0, "\(page)")
+            ids += try page.jsonLines().compactMap { $0["id"] as? Int }
+            let note = page.errors.split(separator: "\n").first { $0.hasPrefix("datastore: more results: --after ") }
+            after = note.map { ["--after", String($0.dropFirst("datastore: more results: --after ".count))] } ?? []
+            if after.isEmpty { break }
+        }
+        #expect(ids == Array(0..<25))
+        let streamed = try await sandbox.run("query", Self.url, moved, #"{"id >=": 20}"#, "--json")
+        #expect(try streamed.jsonLines().compactMap { $0["id"] as? Int } == [20, 21, 22, 23, 24], "\(streamed)")
     }
 
     @Test("index add, list and drop, stats, check (clean, then a damaged row) and changes on a URL")
