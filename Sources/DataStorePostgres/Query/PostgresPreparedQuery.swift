@@ -35,7 +35,7 @@ public struct PostgresPreparedQuery<Object>: Sendable {
         try collection.query(try template.bind(values))
     }
 
-    /// The query `values` make: what ``PostgresCollection/query(_:)`` runs for them.
+    /// The query `values` make: what `PostgresCollection.query(_:)` runs for them.
     ///
     /// - Throws: As `run(_:)` for the values.
     public func query(_ values: [String: Value] = [:]) throws -> Query {
