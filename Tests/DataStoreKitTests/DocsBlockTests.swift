@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 // Every ```swift block of README.md and docs/*.md is in a test file of a target that compiles it:
@@ -68,7 +69,7 @@ struct DocsBlockTests {
     }
 
     @Test("README.md's package fragment is a manifest SwiftPM loads, naming the package's products")
-    func manifestLoads() throws {
+    func manifestLoads() async throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory() + "datastorekit-manifest-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let package = folder.appendingPathComponent("MyServer")
@@ -92,20 +93,14 @@ struct DocsBlockTests {
             to: sources.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
 
         // `show-dependencies` compiles the manifest and resolves the products it names, without building.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "swift", "package", "--package-path", package.path, "--scratch-path",
-            folder.appendingPathComponent("scratch").path, "show-dependencies"
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "swift package show-dependencies failed:\n\(text)")
-        #expect(text.contains("datastorekit"), "\(text)")
+        let run = try await runProcess(
+            "/usr/bin/env",
+            [
+                "swift", "package", "--package-path", package.path, "--scratch-path",
+                folder.appendingPathComponent("scratch").path, "show-dependencies"
+            ])
+        #expect(run.status == 0, "swift package show-dependencies failed:\n\(run)")
+        #expect(run.output.contains("datastorekit"), "\(run)")
     }
 
     /// `text` with every run of white space made one space, and none just inside brackets, so that
