@@ -21,6 +21,13 @@ public protocol DocumentStore: AnyObject, Sendable {
     /// Adds an index to a stored collection and builds it from its documents.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound`, `.schemaMismatch`, `.uniqueViolation`.
     func addIndex(_ definition: IndexDefinition, to name: String, buildChunk: Int) async throws
+    /// ``addIndex(_:to:buildChunk:)``, telling `progress` how many entries the build has made as it
+    /// goes, where the backend can tell: an LMDB store's build commits as it goes, a server's is
+    /// one transaction, which shows nothing until it commits (`progress` is then not called).
+    func addIndex(
+        _ definition: IndexDefinition, to name: String, buildChunk: Int,
+        progress: @escaping @Sendable (_ entries: Int) -> Void
+    ) async throws
     /// Drops an index of a stored collection, with its data, and returns its definition.
     func dropIndex(named indexName: String, from name: String) async throws -> IndexDefinition
     /// The durable change feed after `commit` (from the oldest kept when `nil`).

@@ -1,5 +1,6 @@
 public import DataStoreCore
 public import DataStoreEngine
+import Synchronization
 
 /// The LMDB store under the contract every store keeps (``/DataStoreEngine/DocumentStore``).
 extension DataStore: DocumentStore {
@@ -20,6 +21,32 @@ extension DataStore: DocumentStore {
     }
 
     public func _newContext(policy: ConflictPolicy) -> any UnitOfWork { newContext(policy: policy) as Context }
+
+    /// ``addIndex(_:to:buildChunk:)``, telling `progress` the index's entries every 50 ms while it
+    /// builds (each chunk of a build commits, so the statistics see it grow).
+    public func addIndex(
+        _ definition: IndexDefinition, to name: String, buildChunk: Int,
+        progress: @escaping @Sendable (_ entries: Int) -> Void
+    ) async throws {
+        let finished = BuildFinished()
+        let building = Task {
+            defer { finished.flag.store(true, ordering: .releasing) }
+            try await addIndex(definition, to: name, buildChunk: buildChunk)
+        }
+        while !finished.flag.load(ordering: .acquiring) {
+            try? await Task.sleep(for: .milliseconds(50))
+            let collection = try? statistics().collections.first { $0.name == name }
+            if let index = collection?.indexes.first(where: { $0.definition.name == definition.name }) {
+                progress(index.entries)
+            }
+        }
+        try await building.value
+    }
+}
+
+/// Set once an index build has ended, for the loop that reports its progress.
+private final class BuildFinished: Sendable {
+    let flag = Atomic<Bool>(false)
 }
 
 extension StoreCollection: DocumentCollection {}

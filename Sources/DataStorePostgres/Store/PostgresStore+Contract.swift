@@ -45,6 +45,15 @@ extension PostgresStore: DocumentStore {
             })
     }
 
+    /// ``addIndex(_:to:buildChunk:)``: the build is one transaction on the server, which shows
+    /// nothing until it commits, so `progress` is not called.
+    public func addIndex(
+        _ definition: IndexDefinition, to name: String, buildChunk: Int,
+        progress: @escaping @Sendable (_ entries: Int) -> Void
+    ) async throws {
+        try await addIndex(definition, to: name, buildChunk: buildChunk)
+    }
+
     /// Commits are durable once the server acknowledges them: nothing to do.
     public func sync() throws {}
 

@@ -1,7 +1,7 @@
 import DataStoreCore
 import DataStoreKit
 import DataStorePostgres
-import Synchronization
+import Foundation
 
 /// `datastore index add DIR COLLECTION NAME`: declares and builds a secondary index.
 enum IndexAddCommand: Command {
@@ -110,40 +110,30 @@ enum IndexAddCommand: Command {
             covering: arguments.flag("covering") ? .document : nil)
     }
 
-    /// Adds `definition` to collection `name`, showing its entries grow where the store lets a
-    /// build be watched: an LMDB store's build commits as it goes, a server's is one transaction.
+    /// Adds `definition` to collection `name`, showing its entries grow where the store can tell.
     private static func build(
         _ definition: IndexDefinition, on name: String, in store: any DocumentStore, chunk: Int, console: Console
     ) async throws {
-        guard let local = store as? DataStore else {
-            console.note("building index \(definition.name) on \(name) on the server (one transaction)")
-            try await store.addIndex(definition, to: name, buildChunk: chunk)
-            return
-        }
-        let indexName = definition.name
         let documents = try await StoreAccess.collection(name, in: store).count(Query())
-        let finished = CompletionFlag()
-        let building = Task {
-            defer { finished.set() }
-            try await local.addIndex(definition, to: name, buildChunk: chunk)
+        let shown = SharedProgress(
+            Progress(stream: console.errors, label: "building index \(definition.name)", unit: "entries"))
+        try await store.addIndex(definition, to: name, buildChunk: chunk) { entries in
+            shown.update(entries, fraction: min(Double(entries) / Double(max(documents, 1)), 1))
         }
-        let progress = Progress(stream: console.errors, label: "building index \(indexName)", unit: "entries")
-        while !finished.isSet {
-            try await Task.sleep(for: .milliseconds(50))
-            let entries =
-                try StoreAccess.indexStatistics(of: name, in: local).first { $0.definition.name == indexName }?.entries
-                ?? 0
-            progress.update(completed: entries, fraction: min(Double(entries) / Double(max(documents, 1)), 1))
-        }
-        progress.finish()
-        try await building.value
+        shown.finish()
     }
 }
 
-/// A flag one task sets and another polls.
-final class CompletionFlag: Sendable {
-    private let value = Atomic<Bool>(false)
+/// A progress line the store's build reports to from its own task: reached only under a lock.
+private final class SharedProgress: @unchecked Sendable {
+    private let progress: Progress
+    private let lock = NSLock()
 
-    func set() { value.store(true, ordering: .releasing) }
-    var isSet: Bool { value.load(ordering: .acquiring) }
+    init(_ progress: Progress) { self.progress = progress }
+
+    func update(_ completed: Int, fraction: Double) {
+        lock.withLock { progress.update(completed: completed, fraction: fraction) }
+    }
+
+    func finish() { lock.withLock { progress.finish() } }
 }
