@@ -58,7 +58,10 @@ extension Restify {
     /// - Parameters:
     ///   - notFound: The id looked up, when a 404 means "no such object".
     ///   - duplicate: The id inserted, when a 409 means "id already stored".
-    func exchange(_ request: NetworkRequest, notFound: Value? = nil, duplicate: Value? = nil) async throws
+    ///   - refusedValue: Whether a 422 means "the change does not fit what is stored" (`.invalidValue`).
+    func exchange(
+        _ request: NetworkRequest, notFound: Value? = nil, duplicate: Value? = nil, refusedValue: Bool = false
+    ) async throws
         -> NetworkResponse
     {
         let response: NetworkResponse
@@ -84,6 +87,9 @@ extension Restify {
             throw DataStoreError(
                 .duplicateID, "an object with id \(duplicate) is already in \(base) (\(failure))",
                 underlying: failure)
+        }
+        if response.status == 422, refusedValue {
+            throw DataStoreError(.invalidValue, "\(base) refused the change (\(failure))", underlying: failure)
         }
         throw DataStoreError(.httpStatus, failure.description, underlying: failure)
     }

@@ -15,7 +15,7 @@ struct DocsBlockTests {
         ),
         "docs/changes.md": (2, ["Tests/DataStoreKitTests/DocsExampleTests.swift"]),
         "docs/migrations.md": (1, ["Tests/DataStoreKitTests/DocsExampleTests.swift"]),
-        "docs/queries.md": (11, ["Tests/DataStoreKitTests/QueriesDocExampleTests.swift"]),
+        "docs/queries.md": (12, ["Tests/DataStoreKitTests/QueriesDocExampleTests.swift"]),
         "docs/rest.md": (4, ["Tests/DataStoreRESTTests/RestDocsExampleTests.swift"]),
         "docs/postgres.md": (3, ["Tests/DataStorePostgresTests/PostgresDocsExampleTests.swift"])
     ]

@@ -79,6 +79,15 @@ enum QueriesDoc {
         return (updated, removed)
     }
 
+    /// "Writes: partial update and delete by query": an update by path, with operators.
+    static func operators(_ users: StoreCollection<Document>) async throws -> Document {
+        let user = try await users.update(
+            id: "u1",
+            FieldUpdate(
+                set: ["profile.city": "Milan"], increment: ["visits": 1], append: ["tags": ["new"]]))
+        return user
+    }
+
     /// "Swift values in parameters".
     static func anyParameters<Model: ModelProtocol>(
         _ model: Model, since: Date, ownerUUID: UUID, someInt: Int,
@@ -235,6 +244,17 @@ struct QueriesDocExampleTests {
         #expect(updated.message == "keep me")
         #expect(removed == 1)
         #expect(try await messages.all().map(\.id) == ["42", "i1", "t2"])
+    }
+
+    @Test("an update by path sets a nested field in place, increments and appends")
+    func pathUpdate() async throws {
+        let store = try DataStore.inMemory()
+        defer { store.close() }
+        let users = try await store.collection("users", mapping: .documents(idField: "id"))
+        _ = try await users.add(object: ["id": "u1", "profile": ["city": "Rome", "zip": "00100"], "visits": 4])
+        let user = try await QueriesDoc.operators(users)
+        #expect(user == ["id": "u1", "profile": ["city": "Milan", "zip": "00100"], "visits": 5, "tags": ["new"]])
+        #expect(try await users.get(id: "u1") == user)
     }
 
     @Test("Swift values in parameters: the callback form and a query on a date, a UUID and an Int")

@@ -33,7 +33,7 @@ struct WriteDifferentialTests {
                     }
                 }
                 let stored = try await collection.update(id: id, set: set, unset: unset)
-                truth[id] = FieldChanges(set: set, unset: unset).applied(to: truth[id]!)
+                truth[id] = try FieldUpdate(set: set, unset: unset).applied(to: truth[id]!, target: "docs")
                 #expect(stored == truth[id])
             }
             let query = try DifferentialTests.randomQuery(&rng)

@@ -59,7 +59,8 @@ public struct ChatUser: Codable, Sendable, Equatable {
 /// The store battery: what every store does alike, or refuses alike with a typed error.
 public enum StoreConformance {
     public static let scenarios: [StoreScenario] = [
-        declarations, unknownFields, concurrentUpdates, removeByQuery, storedDocuments, unitsOfWork, childUnits,
+        declarations, unknownFields, concurrentUpdates, pathUpdates, removeByQuery, storedDocuments, unitsOfWork,
+        childUnits,
         conflicts, foreignCollections, changeFeed, observation, badNames, tooLarge, pages, pageRefusals, streams,
         snapshots, preparedQueries, migrations, coveringIndexes, check
     ]
@@ -123,6 +124,34 @@ public enum StoreConformance {
         }
         let stored = try await counters.get(id: "hot")
         #expect((0..<16).allSatisfy { stored["f\($0)"] == .int(Int64($0)) }, "\(stored)")
+    }
+
+    static let pathUpdates = StoreScenario(
+        "updates by path: a nested field set in place, concurrent increments all land, a unit of work alike"
+    ) { sut in
+        let users = try await users(sut)
+        _ = try await users.add(object: ChatUser(id: "u1", name: "Ann", city: "Rome"))
+        let moved = try await users.update(id: "u1", set: ["profile.city": "Milan"], unset: [])
+        #expect(moved.profile.city == "Milan" && moved.profile.languages == ["en"])
+        let stored = try await users.document(id: "u1")
+        #expect(stored?["profile.city"] == nil, "no top-level field named with a dot: \(String(describing: stored))")
+        #expect(try await users.query(params: ["profile.city": "Milan"], options: nil).map(\.id) == ["u1"])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<16 {
+                group.addTask { _ = try await users.update(id: "u1", FieldUpdate(increment: ["last_seen": 1])) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await users.get(id: "u1").last_seen == 16)
+        let unit = sut.store.newContext(policy: .detect)
+        _ = try unit.update(id: "u1", FieldUpdate(append: ["profile.languages": ["it"]]), in: users)
+        #expect(try unit.get(id: "u1", from: users).profile.languages == ["en", "it"])
+        _ = try await unit.save()
+        #expect(try await users.get(id: "u1").profile.languages == ["en", "it"])
+        await #expect { _ = try await users.update(id: "u1", set: ["name.first": "A"], unset: []) } throws: {
+            ($0 as? DataStoreError)?.code == .invalidValue && "\($0)".contains("name.first")
+        }
+        #expect(try await users.get(id: "u1").name == "Ann")
     }
 
     static let removeByQuery = StoreScenario("remove(params:) removes every match in one change set") { sut in

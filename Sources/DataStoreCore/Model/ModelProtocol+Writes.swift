@@ -1,15 +1,22 @@
 /// The partial update's shorter forms, and the defaults of ``ModelProtocol/update(id:set:unset:)``
 /// and ``ModelProtocol/remove(params:)`` for models that have no atomic way to make them.
 extension ModelProtocol {
+    /// Stores the fields in `set` and removes those in `unset` on the object under `id`, keeping
+    /// the others (``update(id:_:)`` with a ``FieldUpdate`` of `set` and `unset`).
+    @discardableResult
+    public func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object {
+        try await update(id: id, FieldUpdate(set: set, unset: unset))
+    }
+
     /// Stores the fields in `set` on the object under `id`, keeping the others. See
-    /// ``update(id:set:unset:)``.
+    /// ``update(id:_:)``.
     @discardableResult
     public func update(id: Value, set: [String: Value]) async throws -> Object {
         try await update(id: id, set: set, unset: [])
     }
 
     /// Removes the fields in `unset` from the object under `id`, keeping the others. See
-    /// ``update(id:set:unset:)``.
+    /// ``update(id:_:)``.
     @discardableResult
     public func update(id: Value, unset: [String]) async throws -> Object {
         try await update(id: id, set: [:], unset: unset)
@@ -19,12 +26,11 @@ extension ModelProtocol {
     /// concurrent write between them is lost. Needs a ``MappedModel``.
     ///
     /// - Throws: ``DataStoreError`` `.unsupported` for a model without a mapping, and the errors of
-    ///   ``update(id:set:unset:)``.
-    public func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object {
-        let mapping = try mappingForDefault("update(id:set:unset:)")
-        let changes = FieldChanges(set: set, unset: unset)
-        try changes.validate(idField: mapping.idField, target: "\(id)")
-        let changed = changes.applied(to: try mapping.encode(try await get(id: id)))
+    ///   ``update(id:_:)``.
+    public func update(id: Value, _ update: FieldUpdate) async throws -> Object {
+        let mapping = try mappingForDefault("update(id:_:)")
+        try update.validate(idField: mapping.idField, target: "\(id)")
+        let changed = try update.applied(to: try mapping.encode(try await get(id: id)), target: "\(id)")
         let object: Object
         do { object = try mapping.decode(changed) } catch {
             throw DataStoreError(

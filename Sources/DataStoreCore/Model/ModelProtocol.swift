@@ -47,17 +47,20 @@ public protocol ModelProtocol<Object>: Sendable {
     /// - Throws: ``DataStoreError`` `.invalidQuery` naming the bad key.
     func count(params: [String: Value]?) async throws -> Int
 
-    /// Stores the fields in `set` and removes those in `unset` on the object stored under `id`,
-    /// leaving its other fields as they are, and returns the object as stored.
+    /// Applies `update` — fields set, removed, incremented, appended to or stripped of elements,
+    /// each named by its path (``FieldUpdate``) — to the object stored under `id`, leaving its
+    /// other fields as they are, and returns the object as stored.
     ///
-    /// The LMDB store applies it inside its writer's transaction (two concurrent updates of
-    /// different fields both land); `Restify` sends one `PATCH`. The default reads the object,
-    /// changes its document and puts it back (not atomic), for models with an ``ObjectMapping``
+    /// The stores apply it to the stored document atomically (two concurrent updates of different
+    /// fields both land); `Restify` sends one `PATCH`. The default reads the object, changes its
+    /// document and puts it back (not atomic), for models with an ``ObjectMapping``
     /// (``MappedModel``).
     /// - Throws: ``DataStoreError`` `.notFound` naming the id (an update never inserts);
-    ///   `.invalidValue` for a change to the id field, an empty field name, or a field both set and
-    ///   unset, and for a result that is no longer an `Object`; `.uniqueViolation`.
-    func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object
+    ///   `.invalidValue` naming the field for a change to the id field, an empty or malformed path,
+    ///   a field changed twice or inside another, a path through a value that is not an object,
+    ///   an increment of what is not a number or an append to what is not an array, and for a
+    ///   result that is no longer an `Object`; `.uniqueViolation`.
+    func update(id: Value, _ update: FieldUpdate) async throws -> Object
 
     /// Removes every object matching every condition in `params` and returns how many it removed
     /// (`nil` or `[:]` removes everything).

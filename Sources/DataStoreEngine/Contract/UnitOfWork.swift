@@ -25,10 +25,10 @@ public protocol UnitOfWork: AnyObject, Sendable {
     func put<Object>(id: Value, object: Object, in collection: any DocumentCollection<Object>) throws -> Object
     /// Stages removing the object stored under `id`; returns it.
     func remove<Object>(id: Value, from collection: any DocumentCollection<Object>) throws -> Object
-    /// Stages setting and removing fields of the object under `id`; returns the object as updated.
-    func update<Object>(
-        id: Value, set: [String: Value], unset: [String], in collection: any DocumentCollection<Object>
-    ) throws -> Object
+    /// Stages a partial update of the object under `id` (fields by path: ``/DataStoreCore/FieldUpdate``);
+    /// returns the object as updated.
+    func update<Object>(id: Value, _ update: FieldUpdate, in collection: any DocumentCollection<Object>) throws
+        -> Object
     /// Stages removing every object matching `params`; returns how many.
     func remove<Object>(params: [String: Value]?, from collection: any DocumentCollection<Object>) throws -> Int
 
@@ -49,6 +49,15 @@ public protocol UnitOfWork: AnyObject, Sendable {
 extension UnitOfWork {
     /// A child unit of work: it reads through this one, and its save stages into this one.
     public func newChild() -> any UnitOfWork { _newChild() }
+
+    /// Stages setting and removing fields of the object under `id` (``update(id:_:in:)`` with a
+    /// ``/DataStoreCore/FieldUpdate`` of them); returns the object as updated.
+    @discardableResult
+    public func update<Object>(
+        id: Value, set: [String: Value], unset: [String], in collection: any DocumentCollection<Object>
+    ) throws -> Object {
+        try update(id: id, FieldUpdate(set: set, unset: unset), in: collection)
+    }
 }
 
 /// The refusal of a collection that belongs to another store than the unit of work's.

@@ -3,27 +3,36 @@ import DataStoreEngine
 
 extension Context {
     /// Stages a partial update of the object under `id`: the fields in `set` stored, those in
-    /// `unset` removed, the others as this context sees them. Returns the object as it will be
-    /// stored.
+    /// `unset` removed, the others as this context sees them (``update(id:_:in:)`` with a
+    /// ``/DataStoreCore/FieldUpdate`` of them). Returns the object as it will be stored.
+    @discardableResult
+    public func update<Object>(
+        id: Value, set: [String: Value], unset: [String] = [], in collection: StoreCollection<Object>
+    ) throws -> Object {
+        try update(id: id, FieldUpdate(set: set, unset: unset), in: collection)
+    }
+
+    /// Stages a partial update of the object under `id` — fields set, removed, incremented,
+    /// appended to or stripped of elements, by path (``/DataStoreCore/FieldUpdate``) — the others
+    /// as this context sees them. Returns the object as it will be stored.
     ///
     /// The merged object is staged like a ``put(id:object:in:)-(_,_,StoreCollection<Object>)``: the context remembers the
     /// version it read, so with ``/DataStoreEngine/ConflictPolicy/detect`` a save fails with `.conflict` if the
     /// record changed underneath it (even in another field); with ``/DataStoreEngine/ConflictPolicy/lastWriterWins``
     /// the whole merged object is written.
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` when this context does not see the id;
-    ///   `.invalidValue` for a change to the id field, an empty name, a field both set and unset,
-    ///   or a result that no longer decodes as `Object` (nothing is staged).
+    ///   `.invalidValue` naming the field (see ``/DataStoreCore/FieldUpdate``), or for a result that no
+    ///   longer decodes as `Object` (nothing is staged).
     @discardableResult
-    public func update<Object>(
-        id: Value, set: [String: Value], unset: [String] = [], in collection: StoreCollection<Object>
-    ) throws -> Object {
+    public func update<Object>(id: Value, _ changes: FieldUpdate, in collection: StoreCollection<Object>) throws
+        -> Object
+    {
         let storage = collection.storage
-        let changes = FieldChanges(set: set, unset: unset)
         try changes.validate(idField: storage.idField, target: "\(storage.name)/\(id)")
         guard id != .null, let document = try viewDocument(id, in: storage) else {
             throw DataStoreError(.notFound, "no object with id \(id) in \(storage.name)")
         }
-        let merged = changes.applied(to: document)
+        let merged = try changes.applied(to: document, target: "\(storage.name)/\(id)")
         let object: Object
         do { object = try collection.mapping.decode(merged) } catch {
             throw DataStoreError(

@@ -58,9 +58,9 @@ public struct ContextCollection<Object>: MappedModel {
         try context.viewDocuments(matching: Query(params: params, options: nil), in: collection.storage).count
     }
 
-    /// Stages a partial update (``Context/update(id:set:unset:in:)-(_,_,_,StoreCollection<Object>)``).
-    public func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object {
-        try context.update(id: id, set: set, unset: unset, in: collection)
+    /// Stages a partial update (``Context/update(id:_:in:)-(_,_,StoreCollection<Object>)``).
+    public func update(id: Value, _ update: FieldUpdate) async throws -> Object {
+        try context.update(id: id, update, in: collection)
     }
 
     /// Stages removing every match in the context's view (``Context/remove(params:from:)-(_,StoreCollection<Object>)``).

@@ -2,21 +2,21 @@ public import DataStoreCore
 import DataStoreEngine
 
 extension StoreCollection: MappedModel {
-    /// Stores the fields in `set` and removes those in `unset` on the object under `id`, keeping
-    /// its other fields, and returns the object as stored.
+    /// Applies `changes` to the object under `id` — fields set, removed, incremented, appended to
+    /// or stripped of elements, each named by its path as queries read it (``/DataStoreCore/FieldUpdate``) —
+    /// keeping its other fields, and returns the object as stored.
     ///
     /// The change is applied inside the writer's transaction — the record read, merged and
     /// written with its index entries in one step — so concurrent updates of different fields all
-    /// land. Field names are top-level names, as in queries.
+    /// land.
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id (an update never inserts);
-    ///   `.invalidValue` for a change to the id field, an empty name, a field both set and unset,
-    ///   a value the record format cannot hold, or a result that no longer decodes as `Object`
-    ///   (nothing is written); `.uniqueViolation`.
+    ///   `.invalidValue` naming the field (see ``/DataStoreCore/FieldUpdate``), for a value the record format
+    ///   cannot hold, or a result that no longer decodes as `Object` (nothing is written);
+    ///   `.uniqueViolation`.
     @discardableResult
-    public func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object {
+    public func update(id: Value, _ changes: FieldUpdate) async throws -> Object {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
-        let changes = FieldChanges(set: set, unset: unset)
         try changes.validate(idField: storage.idField, target: "\(name)/\(id)")
         _ = try storage.idKey(id)
         let (storage, mapping, name) = (self.storage, self.mapping, self.name)

@@ -16,7 +16,7 @@ extension CollectionTable {
         let stored = try transaction.withValue(forKey: key, in: records) { try decodeDocument($0, id: "\(id)") }
         guard let stored else { throw DataStoreError(.notFound, "no object with id \(id) in \(name)") }
         if changes.isEmpty { return stored }
-        let merged = changes.applied(to: stored)
+        let merged = try changes.applied(to: stored, target: "\(name)/\(id)")
         try check(merged)
         try write(try prepare(merged, id: id), mode: .upsert, in: &transaction)
         return merged

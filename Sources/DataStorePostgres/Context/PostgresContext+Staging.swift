@@ -41,23 +41,33 @@ extension PostgresContext {
     }
 
     /// Stages a partial update of the object under `id`: the fields in `set` stored, those in
-    /// `unset` removed, the others as this context sees them. Returns the object as it will be
-    /// stored. With `ConflictPolicy.detect` a save fails with `.conflict` if the record
-    /// changed underneath (even in another field).
-    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` when this context does not see the id;
-    ///   `.invalidValue` for a change to the id field, an empty name, a field both set and unset,
-    ///   or a result that no longer decodes as `Object` (nothing is staged).
+    /// `unset` removed, the others as this context sees them (``update(id:_:in:)`` with a
+    /// ``/DataStoreCore/FieldUpdate`` of them).
     @discardableResult
     public func update<Object>(
         id: Value, set: [String: Value], unset: [String] = [], in collection: PostgresCollection<Object>
     ) throws -> Object {
+        try update(id: id, FieldUpdate(set: set, unset: unset), in: collection)
+    }
+
+    /// Stages a partial update of the object under `id` — fields set, removed, incremented,
+    /// appended to or stripped of elements, by path (``/DataStoreCore/FieldUpdate``) — the others
+    /// as this context sees them. Returns the object as it will be stored. With
+    /// `ConflictPolicy.detect` a save fails with `.conflict` if the record changed underneath
+    /// (even in another field).
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` when this context does not see the id;
+    ///   `.invalidValue` naming the field (see ``/DataStoreCore/FieldUpdate``), or for a result that no
+    ///   longer decodes as `Object` (nothing is staged).
+    @discardableResult
+    public func update<Object>(id: Value, _ changes: FieldUpdate, in collection: PostgresCollection<Object>) throws
+        -> Object
+    {
         let layout = collection.layout
-        let changes = FieldChanges(set: set, unset: unset)
         try changes.validate(idField: layout.idField, target: "\(layout.name)/\(id)")
         guard id != .null, let document = try viewDocument(id, in: layout) else {
             throw DataStoreError(.notFound, "no object with id \(id) in \(layout.name)")
         }
-        let merged = changes.applied(to: document)
+        let merged = try changes.applied(to: document, target: "\(layout.name)/\(id)")
         let object: Object
         do { object = try collection.mapping.decode(merged) } catch {
             throw DataStoreError(

@@ -60,9 +60,9 @@ public struct PostgresContextCollection<Object>: MappedModel {
         return try await context.store.readers.run { try context.viewDocuments(matching: query, in: layout).count }
     }
 
-    /// Stages a partial update (``PostgresContext/update(id:set:unset:in:)-(_,_,_,PostgresCollection<Object>)``).
-    public func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object {
-        try context.update(id: id, set: set, unset: unset, in: collection)
+    /// Stages a partial update (``PostgresContext/update(id:_:in:)-(_,_,PostgresCollection<Object>)``).
+    public func update(id: Value, _ update: FieldUpdate) async throws -> Object {
+        try context.update(id: id, update, in: collection)
     }
 
     /// Stages removing every match in the context's view (``PostgresContext/remove(params:from:)-(_,PostgresCollection<Object>)``).

@@ -15,21 +15,20 @@ extension PostgresCollection {
     /// it is read and merged again. So concurrent updates of different fields all land, as on LMDB.
     ///
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.notFound` naming the id (an update never inserts);
-    ///   `.invalidValue` for a change to the id field, an empty name, a field both set and unset,
-    ///   a value the record format cannot hold, or a result that no longer decodes as `Object`
-    ///   (nothing is written); `.uniqueViolation`; `.conflict` when other writes changed the object
-    ///   every time it was read (32 times).
+    ///   `.invalidValue` naming the field (see ``/DataStoreCore/FieldUpdate``), for a value the record format
+    ///   cannot hold, or a result that no longer decodes as `Object` (nothing is written);
+    ///   `.uniqueViolation`; `.conflict` when other writes changed the object every time it was
+    ///   read (32 times).
     @discardableResult
-    public func update(id: Value, set: [String: Value], unset: [String]) async throws -> Object {
+    public func update(id: Value, _ changes: FieldUpdate) async throws -> Object {
         if id == .null { throw DataStoreError(.notFound, "no object without an id in \(name)") }
-        let changes = FieldChanges(set: set, unset: unset)
         try changes.validate(idField: layout.idField, target: "\(name)/\(id)")
         let key = try layout.idKey(id)
         for attempt in 1...Self.writeAttempts {
             guard let (document, version) = try await storedDocument(key) else {
                 throw DataStoreError(.notFound, "no object with id \(id) in \(name)")
             }
-            let merged = changes.applied(to: document)
+            let merged = try changes.applied(to: document, target: "\(name)/\(id)")
             let object: Object
             do { object = try mapping.decode(merged) } catch {
                 throw DataStoreError(

@@ -128,10 +128,10 @@ extension PostgresContext: UnitOfWork {
         try remove(id: id, from: own(collection))
     }
 
-    public func update<Object>(
-        id: Value, set: [String: Value], unset: [String], in collection: any DocumentCollection<Object>
-    ) throws -> Object {
-        try update(id: id, set: set, unset: unset, in: own(collection))
+    public func update<Object>(id: Value, _ update: FieldUpdate, in collection: any DocumentCollection<Object>) throws
+        -> Object
+    {
+        try self.update(id: id, update, in: own(collection))
     }
 
     public func remove<Object>(params: [String: Value]?, from collection: any DocumentCollection<Object>) throws -> Int

@@ -10,7 +10,8 @@ on first use, with exactly the mapping of docs/rest.md:
     PUT    /{c}/{id}        replace or insert, JSON body               -> 200/201 {object}
     POST   /{c}             insert, JSON body; id generated if absent  -> 201 {object} | 409
     DELETE /{c}/{id}        remove                                     -> 200 {removed object} | 404
-    PATCH  /{c}/{id}        {"set": {...}, "unset": [...]}             -> 200 {updated object} | 404 | 400
+    PATCH  /{c}/{id}        {"set", "unset", "increment", "append", "remove"} by field path
+                                                                      -> 200 {updated object} | 404 | 400 | 422
     DELETE /{c}?params      remove every match                         -> 200 {"removed": n}
     POST   /{c}/_reset      empty one collection                       -> 204
     POST   /_reset          empty every collection                     -> 204
@@ -61,6 +62,77 @@ from urllib.parse import parse_qsl, unquote
 ID_KEY = "id"
 OPERATORS = {"=": "==", "==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "in": "in"}
 OPTIONS = {"_limit", "_offset", "_sort"}
+
+
+class Refused(Exception):
+    """A change that does not fit the stored document: 422."""
+
+
+def field_path(field):
+    """The names of a field path: dots separate them, a backslash escapes a dot or a backslash."""
+    names, current, escaping = [], "", False
+    for character in field:
+        if escaping:
+            if character not in ".\\":
+                raise BadRequest(f"field {field!r} has an escape other than \\. or \\\\")
+            current += character
+            escaping = False
+        elif character == "\\":
+            escaping = True
+        elif character == ".":
+            names.append(current)
+            current = ""
+        else:
+            current += character
+    if escaping or "" in names + [current]:
+        raise BadRequest(f"field {field!r} is not a field path")
+    return names + [current]
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def apply_change(document, path, kind, value, field):
+    """Applies one change of a PATCH at `path` in `document`, as FieldUpdate does."""
+    for name in path[:-1]:
+        inner = document.get(name)
+        if inner is None and name not in document:
+            if kind in ("unset", "remove"):
+                return
+            inner = document[name] = {}
+        elif not isinstance(inner, dict):
+            if kind == "unset":
+                return
+            raise Refused(f"the change of field {field} passes through {name}, which is not an object")
+        document = inner
+    name = path[-1]
+    if kind == "set":
+        document[name] = value
+    elif kind == "unset":
+        document.pop(name, None)
+    elif kind == "increment":
+        stored = document.get(name, 0)
+        if not is_number(value) or not is_number(stored):
+            raise Refused(f"field {field} cannot be incremented: it or the amount is not a number")
+        total = stored + value
+        if isinstance(total, int) and not -2**63 <= total < 2**63:
+            raise Refused(f"field {field} would pass the largest integer")
+        document[name] = total
+    elif kind == "append":
+        stored = document.get(name, [])
+        if not isinstance(stored, list) or not isinstance(value, list):
+            raise Refused(f"field {field} is not an array to append to")
+        document[name] = stored + value
+    elif kind == "remove":
+        if name not in document:
+            return
+        stored = document[name]
+        if not isinstance(stored, list) or not isinstance(value, list):
+            raise Refused(f"field {field} is not an array to remove elements from")
+        # Equal as the store's values are: of one type and one value (1 is not 1.0).
+        removed = {json.dumps(v, sort_keys=True) for v in value}
+        document[name] = [element for element in stored if json.dumps(element, sort_keys=True) not in removed]
 
 
 class BadRequest(Exception):
@@ -224,9 +296,9 @@ class Condition:
                 raise BadRequest(f"query key {key!r} needs a JSON array, not {raw!r}")
 
     def matches(self, document):
-        if self.field not in document:
+        value = value_at(document, field_path(self.field))
+        if value is MISSING:
             return False
-        value = document[self.field]
         if self.op == "==":
             return equals_raw(value, self.raw)
         if self.op == "!=":
@@ -263,6 +335,29 @@ def parse_count(name, text):
     if not re.fullmatch(r"[0-9]+", text):
         raise BadRequest(f"{name} must be a non-negative integer, not {text!r}")
     return int(text)
+
+
+def value_at(document, path):
+    """The value at a field path, as the store reads one: through objects, and through arrays of
+    objects gathering each element's value (arrays found are flattened one level); MISSING when
+    there is none."""
+    value = document.get(path[0], MISSING)
+    for name in path[1:]:
+        if isinstance(value, dict):
+            value = value.get(name, MISSING)
+        elif isinstance(value, list):
+            gathered = []
+            for element in value:
+                found = value_at(element, [name]) if isinstance(element, dict) else MISSING
+                if found is MISSING:
+                    continue
+                gathered += found if isinstance(found, list) else [found]
+            value = gathered if gathered else MISSING
+        else:
+            return MISSING
+        if value is MISSING:
+            return MISSING
+    return value
 
 
 class SortKey:
@@ -492,17 +587,33 @@ class Handler(BaseHTTPRequestHandler):
 
     def patch(self, collection, name, key):
         change = self.read_object()
-        assigned, removed = change.get("set", {}), change.get("unset", [])
-        if not isinstance(assigned, dict) or not isinstance(removed, list):
-            raise BadRequest('a PATCH body is {"set": {...}, "unset": [...]}')
-        if ID_KEY in assigned or ID_KEY in removed:
-            raise BadRequest(f"a PATCH may not change the id field {ID_KEY!r}")
+        parts = {"set": dict, "unset": list, "increment": dict, "append": dict, "remove": dict}
+        for part, kind in parts.items():
+            if not isinstance(change.get(part, kind()), kind):
+                raise BadRequest('a PATCH body is {"set": {...}, "unset": [...], "increment": {...}, '
+                                 '"append": {...}, "remove": {...}}')
+        changes = [(field, "set", value) for field, value in change.get("set", {}).items()]
+        changes += [(field, "unset", None) for field in change.get("unset", [])]
+        for part in ("increment", "append", "remove"):
+            changes += [(field, part, value) for field, value in change.get(part, {}).items()]
+        paths = [(field, field_path(field)) for field, _, _ in changes]
+        for field, path in paths:
+            if path[0] == ID_KEY:
+                raise BadRequest(f"a PATCH may not change the id field {ID_KEY!r}")
+        for i, (a, pa) in enumerate(paths):
+            for b, pb in paths[i + 1:]:
+                if pa[:len(pb)] == pb or pb[:len(pa)] == pa:
+                    raise BadRequest(f"a PATCH changes both {a} and {b}, one inside the other")
         if key not in collection.documents:
             return self.error(404, f"no object with id {key!r} in {name}")
-        document = collection.documents[key]
-        document.update(assigned)
-        for field in removed:
-            document.pop(field, None)
+        # Applied to a copy: a change that does not fit leaves the stored document as it was.
+        document = json.loads(json.dumps(collection.documents[key]))
+        try:
+            for (field, kind, value), (_, path) in sorted(zip(changes, paths), key=lambda item: item[0][0]):
+                apply_change(document, path, kind, value, field)
+        except Refused as problem:
+            return self.error(422, str(problem))
+        collection.documents[key] = document
         return self.answer(200, document)
 
     def drop_once(self, kind, token):
