@@ -93,7 +93,7 @@ func migrateExample(path: String) async throws -> (DataStore, Migrator) {
 
 @Suite("The examples of docs/changes.md and docs/migrations.md")
 struct DocsExampleTests {
-    @Test("the change feed consumer indexes every commit once and resumes after the last one", .timeLimit(.minutes(1)))
+    @Test("the change feed consumer indexes every commit once and resumes after the last one", .timeLimit(.minutes(5)))
     func changeFeed() async throws {
         let path = NSTemporaryDirectory() + "datastorekit-docs-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -115,7 +115,7 @@ struct DocsExampleTests {
         #expect(await resumed.indexed == ["Mail": ["c"]])
     }
 
-    @Test("the observation keeps the badge at the number of unread messages", .timeLimit(.minutes(1)))
+    @Test("the observation keeps the badge at the number of unread messages", .timeLimit(.minutes(5)))
     func observation() async throws {
         let store = try DataStore.inMemory()
         let mails = try await store.collection(Mail.self, idField: "id")

@@ -53,7 +53,7 @@ actor OutboxIndexer {
 
 @Suite("The examples of docs/postgres.md", .enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.skipReason))
 struct PostgresDocsExampleTests {
-    @Test("a context's add and update are saved as one commit", .timeLimit(.minutes(2)))
+    @Test("a context's add and update are saved as one commit", .timeLimit(.minutes(5)))
     func context() async throws {
         let store = try await PostgresTestServer.store()
         defer { store.close() }
@@ -74,7 +74,7 @@ struct PostgresDocsExampleTests {
         }
     }
 
-    @Test("the feed consumer gets each commit after its saved position once", .timeLimit(.minutes(2)))
+    @Test("the feed consumer gets each commit after its saved position once", .timeLimit(.minutes(5)))
     func feed() async throws {
         let store = try await PostgresTestServer.store()
         let name = PostgresTestServer.uniqueName("Message")
