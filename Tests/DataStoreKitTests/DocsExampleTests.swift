@@ -72,8 +72,8 @@ func showUnread(_ messages: StoreCollection<Mail>, on badge: Badge) async throws
 /// docs/migrations.md's migrator, run on the store at `path`.
 func migrateExample(path: String) async throws -> (DataStore, Migrator) {
     var migrator = Migrator()
-    migrator.registerMigration("v1: index created_ts") { migration in
-        migration.addIndex(IndexDefinition("created_ts"), to: "Message")
+    migrator.registerMigration("v1: messages, indexed by created_ts") { migration in
+        migration.createCollection("Message", idField: "id", indexes: [IndexDefinition("created_ts")])
     }
     migrator.registerMigration("v2: text becomes message, drop the old index") { migration in
         migration.renameField("text", to: "message", in: "Message")

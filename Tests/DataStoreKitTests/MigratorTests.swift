@@ -16,6 +16,25 @@ struct MigratorTests {
         return (temporary, notes)
     }
 
+    @Test("open(path:migrator:) sets up a new directory: its collections and indexes made by the migrations")
+    func opensANewStore() async throws {
+        let path = NSTemporaryDirectory() + "datastorekit-migrate-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var migrator = Migrator()
+        migrator.registerMigration("v1: notes") { migration in
+            migration.createCollection("Note", indexes: [IndexDefinition("created_ts")])
+        }
+        let store = try await DataStore.open(path: path, migrator: migrator)
+        let notes = try await store.collection(Note.self, idField: "id", indexes: [IndexDefinition("created_ts")])
+        #expect(notes.indexes.map(\.name) == ["created_ts"] && notes.undeclaredIndexes.isEmpty)
+        try await notes.add(contentsOf: [note("a", ts: 1), note("b", ts: 2)])
+        store.close()
+        let again = try await DataStore.open(path: path, migrator: migrator)
+        defer { again.close() }
+        #expect(try migrator.appliedMigrations(in: again) == ["v1: notes"])
+        #expect(try await again.documentCollection("Note").count(params: ["created_ts >": 1]) == 1)
+    }
+
     @Test("each migration runs once, in order, and is recorded in the store")
     func runsOnceInOrder() async throws {
         let (temporary, notes) = try await Self.seeded()

@@ -62,7 +62,7 @@ public enum StoreConformance {
         declarations, unknownFields, concurrentUpdates, pathUpdates, removeByQuery, storedDocuments, unitsOfWork,
         childUnits,
         conflicts, foreignCollections, changeFeed, observation, badNames, tooLarge, pages, pageRefusals, streams,
-        snapshots, preparedQueries, migrations, coveringIndexes, check
+        snapshots, preparedQueries, migrations, migrationsOnAnEmptyStore, coveringIndexes, check
     ]
 
     static let plain = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
@@ -476,6 +476,47 @@ public enum StoreConformance {
         await #expect { try await missing.migrate(sut.store) } throws: {
             ($0 as? DataStoreError)?.code == .migrationFailed
         }
+    }
+
+    static let migrationsOnAnEmptyStore = StoreScenario(
+        "a migrator sets up collections the store does not hold yet; a failed one leaves none behind"
+    ) { sut in
+        let name = sut.name("fresh")
+        var migrator = Migrator()
+        migrator.registerMigration("\(name) v1: create") { migration in
+            migration.createCollection(name, idField: "key", indexes: [IndexDefinition("n")])
+        }
+        migrator.registerMigration("\(name) v2: index m") { $0.addIndex(IndexDefinition("m"), to: name) }
+        #expect(try await migrator.migrate(sut.store).count == 2)
+        let fresh = try await sut.store.documentCollection(name)
+        #expect(fresh.mapping.idField == "key")
+        #expect(fresh.indexes.map(\.name) == ["n", "m"])
+        // Declared later as the migrations left it: nothing to build, nothing undeclared.
+        let declared = try await sut.store.collection(
+            name, mapping: .documents(idField: "key"), indexes: [IndexDefinition("n"), IndexDefinition("m")])
+        #expect(declared.undeclaredIndexes.isEmpty)
+        _ = try await declared.add(object: ["key": "k1", "n": 1, "m": 2])
+        #expect(try await declared.count(params: ["m": 2]) == 1)
+
+        var clash = Migrator()
+        clash.registerMigration("\(name) v3: other id field") { $0.createCollection(name, idField: "id") }
+        await #expect { try await clash.migrate(sut.store) } throws: {
+            ($0 as? DataStoreError)?.code == .migrationFailed
+        }
+        let doomed = sut.name("doomed")
+        var failing = Migrator()
+        failing.registerMigration("\(doomed) v1") { migration in
+            migration.createCollection(doomed)
+            migration.dropIndex(named: "absent", from: doomed)
+        }
+        await #expect { try await failing.migrate(sut.store) } throws: {
+            ($0 as? DataStoreError)?.code == .migrationFailed
+        }
+        #expect(try !sut.store.collectionNames().contains(doomed))
+        // A step on a collection nobody created names the step that would.
+        var missing = Migrator()
+        missing.registerMigration("\(name) v4") { $0.addIndex(IndexDefinition("x"), to: sut.name("nowhere")) }
+        await #expect { try await missing.migrate(sut.store) } throws: { "\($0)".contains("createCollection") }
     }
 
     static let coveringIndexes = StoreScenario("a covering index answers from its entries, or is refused by name") {

@@ -9,7 +9,8 @@ public import DataStoreCore
 /// }
 /// ```
 ///
-/// Steps name collections already in the store (a migration does not create one).
+/// Steps name collections the store holds, or that an earlier step of the migration creates
+/// (``createCollection(_:idField:indexes:)``), so that a migrator can set up an empty store.
 public struct Migration: Sendable {
     /// The migration's name, recorded in the store once it has run.
     public let name: String
@@ -22,16 +23,29 @@ public struct Migration: Sendable {
         case transform(collection: String, @Sendable (Document) throws -> Document?)
         case addIndex(collection: String, IndexDefinition)
         case dropIndex(collection: String, name: String)
+        /// The collection recorded, identified by its field, when the store does not hold it, and
+        /// each of its indexes added unless it has one so defined.
+        case createCollection(collection: String, idField: String, indexes: [IndexDefinition])
 
         /// The collection the step changes.
         package var collection: String {
             switch self {
-            case .transform(let collection, _), .addIndex(let collection, _), .dropIndex(let collection, _): collection
+            case .transform(let collection, _), .addIndex(let collection, _), .dropIndex(let collection, _),
+                .createCollection(let collection, _, _):
+                collection
             }
         }
     }
 
     init(name: String) { self.name = name }
+
+    /// Creates the collection `name`, identified by `idField`, with `indexes`, when the store does
+    /// not hold it. One it holds, identified by the same field, keeps what it has and gains those
+    /// of `indexes` it lacks. A collection stored with another id field, or an index of one of
+    /// these names defined otherwise, fails the migration with `.schemaMismatch`.
+    public mutating func createCollection(_ name: String, idField: String = "id", indexes: [IndexDefinition] = []) {
+        steps.append(.createCollection(collection: name, idField: idField, indexes: indexes))
+    }
 
     /// Replaces every document of `collection` by what `transform` returns for it (its id field
     /// must stay as it was), or removes it when `transform` returns `nil`. Index entries follow.

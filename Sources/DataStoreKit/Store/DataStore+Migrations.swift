@@ -26,9 +26,27 @@ extension DataStore {
     public func _apply(_ migration: Migration) async throws {
         try await schemaLock.withLock {
             var found: [String: CollectionTable] = [:]
-            for name in Set(migration.steps.map(\.collection)) { found[name] = try migratedStorage(name) }
+            var created: [CollectionTable] = []
+            do {
+                for step in migration.steps where found[step.collection] == nil {
+                    guard case .createCollection(let name, let idField, _) = step else {
+                        found[step.collection] = try migratedStorage(step.collection)
+                        continue
+                    }
+                    let (storage, isNew) = try createdStorage(name, idField: idField)
+                    found[name] = storage
+                    if isNew { created.append(storage) }
+                }
+            } catch {
+                try await forget(created)
+                throw error
+            }
             let storages = found
-            let prepared = try await prepareSteps(migration, storages: storages)
+            let prepared: PreparedSteps
+            do { prepared = try await prepareSteps(migration, storages: storages) } catch {
+                try await forget(created)
+                throw error
+            }
             let restorers = storages.values.map { storage in
                 indexRestorer(for: storage, reopening: prepared.dropped.filter { $0.storage === storage }.map(\.index))
             }
@@ -46,15 +64,44 @@ extension DataStore {
                 }
             } catch {
                 try await dropUnused(prepared.created)
+                try await forget(created)
                 throw error
             }
         }
     }
 
+    /// The storage of collection `name` for a migration's `createCollection` step, and whether
+    /// the store did not hold it (the migration's transaction then records it).
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.schemaMismatch` for a bad name, or a collection
+    ///   stored with another id field.
+    private func createdStorage(_ name: String, idField: String) throws -> (CollectionTable, isNew: Bool) {
+        try StoreNames.checkCollection(name)
+        try StoreNames.checkIDField(idField, collection: name)
+        let stored = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) }
+        if let stored, stored.idField != idField {
+            throw DataStoreError(
+                .schemaMismatch, "collection \(name) is stored with id field \(stored.idField), not \(idField)")
+        }
+        return (try registeredStorage(name, idField: idField), stored == nil)
+    }
+
+    /// Undoes the collections a failed migration registered: their records' databases dropped,
+    /// the process's registrations removed, so the store is as it was.
+    private func forget(_ created: [CollectionTable]) async throws {
+        guard !created.isEmpty else { return }
+        collections.withLock { registered in
+            for storage in created where registered[storage.name] === storage { registered[storage.name] = nil }
+        }
+        try await dropUnused(created.map(\.records))
+    }
+
     /// The storage of a collection the store holds.
     private func migratedStorage(_ name: String) throws -> CollectionTable {
         guard let schema = try environment.read({ try StoreSchema.read(name, in: $0, meta: meta) }) else {
-            throw DataStoreError(.notFound, "no collection \(name) in the store at \(path)")
+            throw DataStoreError(
+                .notFound,
+                "no collection \(name) in the store at \(path); a migration creates one with "
+                    + "createCollection(_:idField:indexes:) before its other steps")
         }
         return try registeredStorage(name, idField: schema.idField)
     }
@@ -79,22 +126,37 @@ extension DataStore {
                 case .transform(_, let transform):
                     prepared.steps.append { transaction in try storage.transformAll(transform, in: &transaction) }
                 case .addIndex(_, let definition):
-                    try definition.validate(collection: storage.name)
                     guard declared[storage.name]!.insert(definition.name).inserted else {
                         throw DataStoreError(
                             .schemaMismatch, "collection \(storage.name) already has an index \(definition.name)")
                     }
-                    let database = try openStoreDatabase(
-                        named: StoreSchema.indexDatabaseName(storage.name, definition.name), options: .create)
-                    prepared.created.append(database)
-                    let index = IndexTable(definition: definition, database: database, state: .building)
-                    prepared.steps.append { transaction in try storage.addIndex(index, in: &transaction) }
+                    try addIndexStep(definition, to: storage, into: &prepared)
                 case .dropIndex(_, let name):
                     guard declared[storage.name]!.remove(name) != nil,
                         let index = storage.indexes.first(where: { $0.name == name })
                     else { throw DataStoreError(.schemaMismatch, "collection \(storage.name) has no index \(name)") }
                     prepared.dropped.append((storage, index))
                     prepared.steps.append { transaction in try storage.dropIndex(index, in: &transaction) }
+                case .createCollection(_, _, let indexes):
+                    // The collection is recorded with the migration's other schema changes; of its
+                    // indexes, those it lacks are added.
+                    for definition in indexes {
+                        if let existing = storage.indexes.first(where: { $0.name == definition.name }) {
+                            guard existing.definition == definition else {
+                                throw DataStoreError(
+                                    .schemaMismatch,
+                                    "collection \(storage.name) already has an index \(definition.name) "
+                                        + "(\(existing.definition)), not \(definition)")
+                            }
+                            continue
+                        }
+                        guard declared[storage.name]!.insert(definition.name).inserted else {
+                            throw DataStoreError(
+                                .schemaMismatch, "collection \(storage.name) is given an index \(definition.name) twice"
+                            )
+                        }
+                        try addIndexStep(definition, to: storage, into: &prepared)
+                    }
                 }
             }
         } catch {
@@ -102,6 +164,20 @@ extension DataStore {
             throw error
         }
         return prepared
+    }
+
+    /// Opens the database of `definition`'s new index and adds the step that fills it.
+    private func addIndexStep(
+        _ definition: IndexDefinition, to storage: CollectionTable, into prepared: inout PreparedSteps
+    )
+        throws
+    {
+        try definition.validate(collection: storage.name)
+        let database = try openStoreDatabase(
+            named: StoreSchema.indexDatabaseName(storage.name, definition.name), options: .create)
+        prepared.created.append(database)
+        let index = IndexTable(definition: definition, database: database, state: .building)
+        prepared.steps.append { transaction in try storage.addIndex(index, in: &transaction) }
     }
 
     /// Drops databases a failed migration created for its indexes, so the store is as it was.

@@ -33,8 +33,14 @@ enum SchemaMigration {
         var changes = BatchChanges()
         var locked = Set<Int>()
         for step in migration.steps {
+            if case .createCollection(let name, let idField, _) = step {
+                try create(name, idField: idField, ddl: ddl, on: connection)
+            }
             guard let layout = try SchemaCatalog.load(step.collection, on: connection) else {
-                throw DataStoreError(.notFound, "no collection \(step.collection) in the store")
+                throw DataStoreError(
+                    .notFound,
+                    "no collection \(step.collection) in the store; a migration creates one with "
+                        + "createCollection(_:idField:indexes:) before its other steps")
             }
             if locked.insert(layout.tag).inserted {
                 try connection.execute(
@@ -47,11 +53,7 @@ enum SchemaMigration {
                     throw DataStoreError(
                         .schemaMismatch, "collection \(layout.name) already has an index \(definition.name)")
                 }
-                try IndexDefinition.validateDeclaration(
-                    of: layout.name, idField: layout.idField,
-                    indexes: layout.indexes.map(\.definition) + [definition])
-                _ = try SchemaCatalog.reconcile(
-                    layout, declared: [definition], mode: .adding, chunk: 1_000, ddl: ddl, on: connection)
+                try add([definition], to: layout, ddl: ddl, on: connection)
             case .dropIndex(_, let name):
                 guard layout.indexes.contains(where: { $0.definition.name == name }) else {
                     throw DataStoreError(.schemaMismatch, "collection \(layout.name) has no index \(name)")
@@ -60,10 +62,51 @@ enum SchemaMigration {
                     layout, declared: [], mode: .dropping(name), chunk: 1_000, ddl: ddl, on: connection)
             case .transform(_, let transform):
                 try rewrite(layout, transform, on: connection, clock: clock, maxBytes: maxBytes, into: &changes)
+            case .createCollection(_, _, let indexes):
+                var missing: [IndexDefinition] = []
+                for definition in indexes {
+                    guard let existing = layout.indexes.first(where: { $0.definition.name == definition.name }) else {
+                        missing.append(definition)
+                        continue
+                    }
+                    guard existing.definition == definition else {
+                        throw DataStoreError(
+                            .schemaMismatch,
+                            "collection \(layout.name) already has an index \(definition.name) "
+                                + "(\(existing.definition)), not \(definition)")
+                    }
+                }
+                if !missing.isEmpty { try add(missing, to: layout, ddl: ddl, on: connection) }
             }
         }
         try connection.execute("INSERT INTO _migrations (name) VALUES ($1)", [.text(migration.name)])
         return changes.collections
+    }
+
+    /// Builds `definitions` on `layout`, every other index kept.
+    private static func add(
+        _ definitions: [IndexDefinition], to layout: TableLayout, ddl: TableDDL, on connection: Connection
+    )
+        throws
+    {
+        try IndexDefinition.validateDeclaration(
+            of: layout.name, idField: layout.idField, indexes: layout.indexes.map(\.definition) + definitions)
+        _ = try SchemaCatalog.reconcile(
+            layout, declared: definitions, mode: .adding, chunk: 1_000, ddl: ddl, on: connection)
+    }
+
+    /// Records collection `name` and makes its table, unless it is stored, with the same id field.
+    private static func create(_ name: String, idField: String, ddl: TableDDL, on connection: Connection) throws {
+        try StoreNames.checkCollection(name)
+        try StoreNames.checkIDField(idField, collection: name)
+        if let stored = try SchemaCatalog.load(name, on: connection) {
+            guard stored.idField == idField else {
+                throw DataStoreError(
+                    .schemaMismatch, "collection \(name) is stored with id field \(stored.idField), not \(idField)")
+            }
+            return
+        }
+        _ = try SchemaCatalog.create(name, idField: idField, ddl: ddl, on: connection)
     }
 
     /// Replaces every row of `layout` by what `transform` returns for its document, or deletes it
