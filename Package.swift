@@ -20,7 +20,10 @@ let package = Package(
         .library(name: "DataStoreCore", targets: ["DataStoreCore"]),
         .library(name: "DataStoreKit", targets: ["DataStoreKit"]),
         .library(name: "DataStoreREST", targets: ["DataStoreREST"]),
-        .library(name: "DataStorePostgres", targets: ["DataStorePostgres"])
+        .library(name: "DataStoreEngine", targets: ["DataStoreEngine"]),
+        .library(name: "DataStorePostgres", targets: ["DataStorePostgres"]),
+        // The command-line tool, for `swift run datastore` or a dependent package's plugins.
+        .executable(name: "datastore", targets: ["datastore"])
     ],
     targets: [
         // The one door to C. Debian's liblmdb-dev provides the header and lmdb.pc.

@@ -101,7 +101,7 @@ enum Tool {
         var lines = [
             "usage: datastore COMMAND [arguments] [options]",
             "",
-            "Look inside a DataStoreKit store directory and work with it from a shell.",
+            "Look inside a DataStoreKit store (a directory, or a postgresql:// URL) and work with it from a shell.",
             "",
             "commands:"
         ]

@@ -1,5 +1,6 @@
 // The change log's record format, byte for byte as docs/changes.md gives it.
 import DataStoreCore
+import Foundation
 import DataStoreEngine
 import Testing
 @testable import DataStoreKit
@@ -67,6 +68,20 @@ struct ChangeRecordTests {
         first.append(second)
         #expect(first.changes == [changes("Note", inserted: ["a"], removed: ["x"]), changes("Tag", updated: ["t"])])
         #expect(NetChanges().changes.isEmpty)
+    }
+
+    @Test("a commit id is kept as JSON or text and read back whole; other text is no commit id")
+    func commitIDsRoundTrip() throws {
+        let commit = CommitID(rawValue: 812)
+        let json = try JSONEncoder().encode(["position": commit])
+        #expect(String(decoding: json, as: UTF8.self) == #"{"position":812}"#)
+        #expect(try JSONDecoder().decode([String: CommitID].self, from: json)["position"] == commit)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([CommitID].self, from: Data("[-1]".utf8)) }
+        #expect(CommitID(commit.description) == commit)
+        #expect(CommitID("812") == commit)
+        for text in ["", "commit", "commit -1", "-3", "8.5", "commit  812", " 812", "0x10", "812 "] {
+            #expect(CommitID(text) == nil, "\(text)")
+        }
     }
 
     @Test("a truncated, extended or newer-format record is a named error, never a crash")

@@ -1,4 +1,5 @@
 @testable import datastore
+import Foundation
 import Testing
 
 @Suite("usage and help")
@@ -28,6 +29,18 @@ struct UsageTests {
         #expect(nothing.status == 2)
         #expect(nothing.output.isEmpty)
         #expect(nothing.errors == help.output)
+    }
+
+    @Test("docs/cli.md shows the tool's own overview and version, word for word")
+    func theDocsShowTheHelp() async throws {
+        let sandbox = try ToolSandbox()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let docs = try String(contentsOf: root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let help = try await sandbox.run("--help")
+        #expect(docs.contains("```\n" + help.output + "```\n"), "docs/cli.md's overview is not the tool's --help")
+        let version = try await sandbox.run("--version")
+        #expect(docs.contains("`" + version.output.trimmingCharacters(in: .newlines) + "`"))
     }
 
     @Test func usageErrorsExitWithTwo() async throws {
