@@ -3,7 +3,7 @@ import DataStoreEngine
 
 extension Context {
     /// Stages a partial update of the object under `id`: the fields in `set` stored, those in
-    /// `unset` removed, the others as this context sees them (``update(id:_:in:)`` with a
+    /// `unset` removed, the others as this context sees them (``update(id:_:in:)-(_,_,StoreCollection<Object>)`` with a
     /// ``/DataStoreCore/FieldUpdate`` of them). Returns the object as it will be stored.
     @discardableResult
     public func update<Object>(

@@ -41,7 +41,7 @@ extension PostgresContext {
     }
 
     /// Stages a partial update of the object under `id`: the fields in `set` stored, those in
-    /// `unset` removed, the others as this context sees them (``update(id:_:in:)`` with a
+    /// `unset` removed, the others as this context sees them (``update(id:_:in:)-(_,_,PostgresCollection<Object>)`` with a
     /// ``/DataStoreCore/FieldUpdate`` of them).
     @discardableResult
     public func update<Object>(
