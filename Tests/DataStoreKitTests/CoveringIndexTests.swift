@@ -9,13 +9,15 @@ import Testing
 
 @Suite("Covering indexes")
 struct CoveringIndexTests {
+    /// The collection `name` with its two indexes covering or not; a declaration that redefines
+    /// what is stored (`.drop`: the whole list), rebuilding them.
     static func notes(_ store: DataStore, covering: Bool, name: String = "Note") async throws -> StoreCollection<Note> {
         try await store.collection(
             Note.self, name: name, idField: "id",
             indexes: [
                 IndexDefinition("created_ts", covering: covering ? .document : nil),
                 IndexDefinition("pair", fields: ["from_user_key", "to_user_key"], covering: covering ? .document : nil)
-            ])
+            ], undeclaredIndexes: .drop)
     }
 
     static func fill(_ notes: StoreCollection<Note>, count: Int) async throws {

@@ -145,12 +145,17 @@ struct IndexTests {
             store.close()
         }
         let store = try DataStore.open(path: path)
+        let redeclared = [
+            IndexDefinition("created_ts", fields: [.descending("created_ts")]), IndexDefinition("from_user_key")
+        ]
+        // Redefining an index drops its entries: refused unless the declaration is the whole list.
+        let refused = await #expect(throws: DataStoreError.self) {
+            _ = try await store.collection(Note.self, idField: "id", indexes: redeclared)
+        }
+        #expect(refused?.code == .schemaMismatch && refused?.message.contains("created_ts(created_ts desc)") == true)
+        #expect(try await store.documentCollection("Note").indexes.map(\.description) == ["created_ts(created_ts)"])
         let notes = try await store.collection(
-            Note.self, idField: "id",
-            indexes: [
-                IndexDefinition("created_ts", fields: [.descending("created_ts")]),
-                IndexDefinition("from_user_key")
-            ])
+            Note.self, idField: "id", indexes: redeclared, undeclaredIndexes: .drop)
         #expect(notes.indexes.map(\.description) == ["created_ts(created_ts desc)", "from_user_key(from_user_key)"])
         try expectConsistent(store)
         #expect(try await notes.query(params: ["from_user_key": "u0"], options: nil).count == 7)

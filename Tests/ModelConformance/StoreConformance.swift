@@ -59,7 +59,8 @@ public struct ChatUser: Codable, Sendable, Equatable {
 /// The store battery: what every store does alike, or refuses alike with a typed error.
 public enum StoreConformance {
     public static let scenarios: [StoreScenario] = [
-        declarations, unknownFields, concurrentUpdates, pathUpdates, removeByQuery, storedDocuments, unitsOfWork,
+        declarations, redefinitions, unknownFields, concurrentUpdates, pathUpdates, removeByQuery, storedDocuments,
+        unitsOfWork,
         childUnits,
         conflicts, foreignCollections, changeFeed, observation, badNames, tooLarge, pages, pageRefusals, streams,
         snapshots, preparedQueries, migrations, migrationsOnAnEmptyStore, coveringIndexes, check
@@ -94,6 +95,28 @@ public enum StoreConformance {
             ChatUser.self, name: sut.name("users"), idField: "id",
             indexes: [IndexDefinition("city", fields: ["profile.city"])])
         #expect(fewer.undeclaredIndexes.map(\.name) == ["languages"])
+    }
+
+    static let redefinitions = StoreScenario(
+        "an index declared again with other options is refused naming both, unless the declaration is the whole list"
+    ) { sut in
+        let name = sut.name("redefined")
+        let items = try await sut.store.collection(
+            name, mapping: plain, indexes: [IndexDefinition("email", unique: true)])
+        _ = try await items.add(contentsOf: [["id": "a", "email": "x"], ["id": "b", "email": "y"]])
+        await #expect {
+            _ = try await sut.store.collection(name, mapping: plain, indexes: [IndexDefinition("email")])
+        } throws: {
+            guard let error = $0 as? DataStoreError else { return false }
+            return error.code == .schemaMismatch && error.message.contains("email(email, unique)")
+                && error.message.contains("undeclaredIndexes: .drop")
+        }
+        #expect(try await sut.store.documentCollection(name).indexes == [IndexDefinition("email", unique: true)])
+        let rebuilt = try await sut.store.collection(
+            name, mapping: plain, indexes: [IndexDefinition("email")], undeclaredIndexes: .drop)
+        #expect(rebuilt.indexes == [IndexDefinition("email")])
+        _ = try await rebuilt.add(object: ["id": "c", "email": "x"])
+        #expect(try await rebuilt.count(params: ["email": "x"]) == 2)
     }
 
     static let unknownFields = StoreScenario("update keeps and stores fields the Codable type does not name") { sut in

@@ -102,6 +102,7 @@ extension DataStore {
         // Plan from what is stored now, which another process may have changed.
         refreshSchemasForRead()
         let plan = IndexReconciliation(current: storage.indexes, declared: declared, mode: mode)
+        try plan.checkRedefinitions(of: name)
         let recorded = try environment.read { try StoreSchema.read(name, in: $0, meta: meta) } != nil
         if recorded && plan.changesNothing && storage.indexes.allSatisfy({ $0.state == .ready }) { return storage }
         if environment.configuration.flags.contains(.readOnly) {

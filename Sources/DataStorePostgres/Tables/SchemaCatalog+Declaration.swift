@@ -63,6 +63,7 @@ extension SchemaCatalog {
         on connection: Connection
     ) throws -> [StoredIndex] {
         let plan = IndexReconciliation(current: layout.indexes, declared: declared, mode: mode)
+        try plan.checkRedefinitions(of: layout.name)
         var indexes = layout.indexes.filter { index in !plan.drop.contains { $0.column == index.column } }
         for dropped in plan.drop { try drop(dropped, of: layout, on: connection) }
         for (index, declared) in plan.declaredChanges {
