@@ -110,6 +110,21 @@ extension ModelConformance {
                 try await model.query(params: ["id in": "m1"], options: nil)
             }
         },
+        Scenario("a MongoDB-style condition is invalidQuery suggesting this language's form") { (model) async throws in
+            try await addAll(thread, to: model)
+            let nested = await expectError(.invalidQuery, "an operator inside the value") {
+                try await model.query(params: ["created_ts": ["$gt": 1]], options: nil)
+            }
+            #expect(nested?.message.contains("\"created_ts >\"") == true, "\(String(describing: nested))")
+            await expectError(.invalidQuery, "an operator as a key") {
+                try await model.query(params: ["$or": [["from_user_key": "1"]]], options: nil)
+            }
+            await expectError(.invalidQuery, "counting with an operator inside the value") {
+                try await model.count(params: ["from_user_key": ["$in": ["1", "2"]]])
+            }
+            // An object without operator keys is an equality with that object, as before.
+            #expect(try await model.query(params: ["meta": ["a": 1]], options: nil).isEmpty)
+        },
         Scenario("an unknown or ill-typed option is invalidOption") { (model) async throws in
             await expectError(.invalidOption, "query with the option 'limt'") {
                 try await model.query(params: nil, options: ["limt": 2])

@@ -31,6 +31,13 @@ extension Condition {
     init(key: String, value: Value) throws(DataStoreError) {
         let (field, op) = try Condition.parse(key: key)
         try FieldPath.check(field, context: "query key \(Query.quoted(key))")
+        if field.utf8.first == UInt8(ascii: "$"), Self.mongoOperators[field] != nil || field == "$or" || field == "$and"
+        {
+            throw DataStoreError(
+                .invalidQuery,
+                "query key \(Query.quoted(key)) is a MongoDB operator, which this query language does not have: "
+                    + "every key is a condition (\"field\" or \"field OP\"), and all of them must hold")
+        }
         switch op {
         case .in, .notIn:
             guard case .array = value else {
@@ -61,10 +68,24 @@ extension Condition {
                         + "a number, string, bytes or bool")
             }
         case .equal, .notEqual:
-            break
+            if case .object(let document) = value,
+                let mongo = document.fields.keys.sorted().first(where: { $0.hasPrefix("$") })
+            {
+                let written = Self.mongoOperators[mongo].map { "\"\(field) \($0)\"" } ?? "\"field OP\""
+                throw DataStoreError(
+                    .invalidQuery,
+                    "query key \(Query.quoted(key)) compares with an object whose key \(Query.quoted(mongo)) reads like a "
+                        + "MongoDB operator; write the operator in the key: \(written): value")
+            }
         }
         self.init(field: field, op: op, value: value)
     }
+
+    /// MongoDB's comparison operators, and how this query language writes each in a key.
+    static let mongoOperators: [String: String] = [
+        "$eq": "==", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<=", "$in": "in", "$nin": "!in",
+        "$exists": "exists", "$regex": "^= (a prefix)", "$not": "!=", "$nor": "(no such form)"
+    ]
 
     /// Splits a parameter key into its field and operator.
     ///
