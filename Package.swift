@@ -119,7 +119,7 @@ let package = Package(
         // Runs against the server the PG* variables name (make test starts a throwaway one).
         .testTarget(
             name: "DataStorePostgresTests",
-            dependencies: ["DataStorePostgres", "DataStoreEngine", "DataStoreKit", "ModelConformance"],
+            dependencies: ["DataStorePostgres", "DataStoreEngine", "DataStoreKit", "ModelConformance", "PthreadLocks"],
             swiftSettings: strict)
     ],
     swiftLanguageModes: [.v6]
