@@ -49,6 +49,22 @@ public protocol DocumentStore: AnyObject, Sendable {
     /// Stops writing once what is queued has committed, and closes the store.
     func close()
 
+    /// Runs `body` inside the writer's transaction and returns what it returns once that has
+    /// committed: a read-modify-write with no conflict possible (docs/contention.md).
+    ///
+    /// `body` reads the latest committed state plus its own writes through its
+    /// ``DocumentTransaction``, and its writes across collections commit together or not at all. The
+    /// writer batches it with other saves, each isolated: one that throws is rolled back alone,
+    /// and its error is thrown here. `body` must not suspend (it is synchronous) and must not keep
+    /// the transaction. The store may run it more than once before it commits (after another
+    /// change set of its batch failed, or after a PostgreSQL serialization failure or deadlock),
+    /// so it must do nothing but read and write through the transaction: anything else it
+    /// computes belongs in its result.
+    /// - Throws: What `body` throws, or the first error of a write in it (nothing written);
+    ///   ``/DataStoreCore/DataStoreError`` `.outcomeUnknown` when the commit's fate could not be
+    ///   learned; `.closed`, `.storage`, `.network`, `.timedOut` as for any save.
+    func write<R: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> R) async throws -> R
+
     /// The names of the migrations the store has recorded as run (``Migrator``), in name order.
     func appliedMigrations() throws -> [String]
     /// Runs `migration`'s steps and records its name, in one transaction (call

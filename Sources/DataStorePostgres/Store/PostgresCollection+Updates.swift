@@ -29,13 +29,7 @@ extension PostgresCollection {
                 throw DataStoreError(.notFound, "no object with id \(id) in \(name)")
             }
             let merged = try changes.applied(to: document, target: "\(name)/\(id)")
-            let object: Object
-            do { object = try mapping.decode(merged) } catch {
-                throw DataStoreError(
-                    .invalidValue,
-                    "the update of \(name)/\(id) leaves a document that is no longer a \(Object.self): \(error)",
-                    underlying: error)
-            }
+            let object = try decodeUpdated(merged, id: id)
             if changes.isEmpty { return object }
             let row = try PreparedRow(merged, id: id, layout: layout, maxBytes: store.maxDocumentBytes)
             do {
@@ -47,6 +41,16 @@ extension PostgresCollection {
         }
         throw DataStoreError(
             .conflict, "\(name)/\(id) changed under \(Self.writeAttempts) attempts to update it; try again")
+    }
+
+    /// The object an update leaves, refused when the document no longer decodes as `Object`.
+    func decodeUpdated(_ document: Document, id: Value) throws -> Object {
+        do { return try mapping.decode(document) } catch {
+            throw DataStoreError(
+                .invalidValue,
+                "the update of \(name)/\(id) leaves a document that is no longer a \(Object.self): \(error)",
+                underlying: error)
+        }
     }
 
     /// Removes every object matching every condition in `params` in one change set — all of them

@@ -1,5 +1,6 @@
 public import DataStoreCore
 public import DataStoreEngine
+import Synchronization
 
 /// The PostgreSQL store under the contract every store keeps (``/DataStoreEngine/DocumentStore``).
 extension PostgresStore: DocumentStore {
@@ -153,3 +154,29 @@ extension PostgresContext: UnitOfWork {
 }
 
 extension PostgresSnapshot: DocumentSnapshot {}
+
+extension PostgresStore {
+    /// Runs `body` inside the writer's transaction, under a savepoint of its own in a batch with
+    /// other saves, and returns what it returns once that has committed
+    /// (``/DataStoreEngine/DocumentStore/write(_:)``). Each `get` in it locks its row until the
+    /// commit; a deadlock or serialization failure runs `body` again.
+    public func write<R: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> R) async throws
+        -> R
+    {
+        let result = ResultBox<R>()
+        _ = try await writer.transaction { [unowned self] session in
+            result.value.withLock { $0 = nil }
+            let value = try PostgresTransaction.run(body, store: self, session: session)
+            result.value.withLock { $0 = value }
+        }
+        guard let value = result.value.withLock({ $0 }) else {
+            throw DataStoreError(.storage, "a write transaction committed without its result")
+        }
+        return value
+    }
+}
+
+/// What the last run of a `write { }` closure returned.
+private final class ResultBox<R: Sendable>: Sendable {
+    let value = Mutex<R?>(nil)
+}

@@ -38,6 +38,7 @@ package final class TableLayout: Sendable {
         table = "dsk_c\(tag)"
         recordByID = SQLText("SELECT record FROM \(table) WHERE id = $1")
         recordsByIDs = SQLText("SELECT id, record, version FROM \(table) WHERE id = ANY($1::bytea[])")
+        recordForUpdate = SQLText("SELECT record FROM \(table) WHERE id = $1 FOR UPDATE")
     }
 
     /// The table's name.
@@ -46,6 +47,8 @@ package final class TableLayout: Sendable {
     let recordByID: SQLText
     /// The statement that reads the rows of several ids.
     let recordsByIDs: SQLText
+    /// The statement that reads one record by id and locks its row until the transaction ends.
+    let recordForUpdate: SQLText
     /// The side table of a multi-value index.
     func sideTable(_ index: StoredIndex) -> String { "\(table)_m\(index.column)" }
 

@@ -21,6 +21,8 @@ final class BatchCommitter: @unchecked Sendable {
     /// Whether the server can tell a transaction's status (``CommitClock/status``), so that a
     /// commit whose answer was lost is learned rather than reported unknown.
     private let canLearnOutcomes: Bool
+    /// The collections whose schema lock the batch being committed holds.
+    private var lockedCollections = Set<ObjectIdentifier>()
 
     init(
         connection: Connection, limits: PostgresWriter.Limits, clock: CommitClock, feed: FeedSettings?,
@@ -40,6 +42,8 @@ final class BatchCommitter: @unchecked Sendable {
     private struct Entry {
         var statements: [RowStatements]
         var complete: Completion
+        /// A `write { }` closure's, run under its savepoint after the batch's change sets.
+        var body: (@Sendable (WriterSession) throws -> Void)?
         var failure: (any Error)?
         var outcomes: [RowOutcome] = []
         var attempts = 0
@@ -113,6 +117,10 @@ final class BatchCommitter: @unchecked Sendable {
     func commit(_ jobs: [WriterJob]) -> Int {
         var entries: [Entry] = []
         for job in jobs {
+            if case .transaction(let body, _, let complete) = job {
+                entries.append(Entry(statements: [], complete: complete, body: body))
+                continue
+            }
             guard case .changeSet(let operations, _, let complete) = job else { continue }
             do {
                 let statements = try operations.map { operation throws(DataStoreError) in
@@ -206,7 +214,8 @@ final class BatchCommitter: @unchecked Sendable {
         while next < entries.count {
             var statements: [(sql: String, parameters: [SQLParameter])] = []
             var owners: [(entry: Int, operation: Int?)] = []
-            for position in next..<entries.count where entries[position].failure == nil {
+            for position in next..<entries.count where entries[position].failure == nil && entries[position].body == nil
+            {
                 statements.append(("SAVEPOINT s\(position)", []))
                 owners.append((position, nil))
                 for (operation, row) in entries[position].statements.enumerated() {
@@ -222,6 +231,9 @@ final class BatchCommitter: @unchecked Sendable {
             try connection.execute("ROLLBACK TO SAVEPOINT s\(failed)")
             next = failed
             if entries[failed].failure != nil { next += 1 }
+        }
+        for position in entries.indices where entries[position].body != nil && entries[position].failure == nil {
+            try runTransaction(&entries[position], at: position)
         }
         let statements = finalStatements(entries)
         var answered: [PipelineOutcome]?
@@ -240,6 +252,63 @@ final class BatchCommitter: @unchecked Sendable {
         }
         outbox?.committed(result[...])
         return transaction
+    }
+
+    /// Runs a `write { }` closure under its savepoint; a failure of its own rolls it back alone,
+    /// one the server asks to retry runs it again, and a lost connection fails the batch (thrown).
+    private func runTransaction(_ entry: inout Entry, at position: Int) throws {
+        guard let body = entry.body else { return }
+        while true {
+            try connection.execute("SAVEPOINT s\(position)")
+            let session = WriterSession(connection: connection, clock: clock) { [unowned self] layout in
+                try lockCollection(layout)
+            }
+            do {
+                try body(session)
+                entry.statements = session.writes
+                entry.outcomes = session.outcomes
+                return
+            } catch {
+                let serverError = error as? PostgresError
+                if serverError?.isUnavailable == true { throw error }
+                try connection.execute("ROLLBACK TO SAVEPOINT s\(position)")
+                if serverError?.isRetryable == true && entry.attempts + 1 < limits.maxAttempts {
+                    entry.attempts += 1
+                    Thread.sleep(forTimeInterval: backoff(entry.attempts))
+                    continue
+                }
+                entry.failure = Self.storeError(error, "running a write transaction")
+                return
+            }
+        }
+    }
+
+    /// Takes the schema lock of a collection a `write { }` closure touches that the batch has not
+    /// locked, and brings its layout up to the index list stored now (as ``beginUnderSchemaLock(_:)``
+    /// does for the change sets' collections).
+    private func lockCollection(_ layout: TableLayout) throws {
+        guard lockedCollections.insert(ObjectIdentifier(layout)).inserted else { return }
+        var statements: [(sql: String, parameters: [SQLParameter])] = [
+            (
+                "SELECT indexes = $2 FROM _meta WHERE collection = $1",
+                [.text(layout.name), .bytes(layout.encodedIndexes)]
+            )
+        ]
+        if hasSchemaLock {
+            statements.insert(
+                (
+                    "SELECT \(limits.schemaLockFunction)($1::int4, $2::int4)",
+                    [.int(SchemaCatalog.collectionLockSpace), .int(Int64(layout.tag))]
+                ), at: 0)
+        }
+        guard case .done(let result) = try connection.pipeline(statements).last else {
+            throw PostgresError(.connectionFailure, "the schema lock of \(layout.name) was not answered")
+        }
+        if result.rowCount == 1, result.bool(0, 0) == false,
+            let encoded = try SchemaCatalog.storedIndexes(of: layout.name, on: connection)
+        {
+            _ = layout.adopt(stored: encoded)
+        }
     }
 
     /// The connection failed after the commit of `transaction` was sent: whether it committed is
@@ -301,6 +370,7 @@ final class BatchCommitter: @unchecked Sendable {
             for row in entry.statements { layouts[ObjectIdentifier(row.operation.layout)] = row.operation.layout }
         }
         let touched = Array(layouts.values)
+        lockedCollections = Set(layouts.keys)
         // The written collections' locks, shared, in a statement of their own: each later statement
         // reads `_meta` as committed once they are held (a statement's snapshot is taken before it
         // waits for a lock).

@@ -65,9 +65,23 @@ final class PostgresWriter: Sendable {
     ///   could not say, or the save's bound passed while it was being committed; `.timedOut` when
     ///   the bound passed while it was queued (it is withdrawn: nothing written); `.closed` after close.
     func submit(_ operations: [RowOperation]) async throws -> (outcomes: [RowOutcome], commit: Int64) {
+        try await submit { ticket, answer in .changeSet(operations, ticket: ticket, answer) }
+    }
+
+    /// Queues `body` to run in a batch's transaction under a savepoint of its own; returns the
+    /// commit identity once the batch has committed. `body` may run more than once (after a
+    /// serialization failure or deadlock). Throws as ``submit(_:)``, or what `body` threw.
+    func transaction(_ body: @escaping @Sendable (WriterSession) throws -> Void) async throws -> Int64 {
+        try await submit { ticket, answer in .transaction(body, ticket: ticket, answer) }.commit
+    }
+
+    /// Queues the job `make` builds with its ticket and its answer, and waits for the answer.
+    private func submit(
+        _ make: @escaping @Sendable (UInt64, @escaping SaveAnswer.Give) -> WriterJob
+    ) async throws -> (outcomes: [RowOutcome], commit: Int64) {
         try await withCheckedThrowingContinuation { continuation in
             let answer = SaveAnswer(continuation)
-            guard let ticket = enqueue(operations, answer) else { return }
+            guard let ticket = enqueue(make, answer) else { return }
             guard let saveTimeout else { return }
             answer.onAnswer { [deadlines] in deadlines.cancel(ticket) }
             deadlines.add(ticket, at: .now + saveTimeout) { [queue] in
@@ -123,13 +137,13 @@ final class PostgresWriter: Sendable {
         deadlines.close()
     }
 
-    /// Queues a change set answered through `answer`; returns its ticket, or `nil` (having
+    /// Queues a change set or a transaction answered through `answer`; returns its ticket, or `nil` (having
     /// answered) once the writer is closed.
-    private func enqueue(_ operations: [RowOperation], _ answer: SaveAnswer) -> UInt64? {
+    private func enqueue(_ make: (UInt64, @escaping SaveAnswer.Give) -> WriterJob, _ answer: SaveAnswer) -> UInt64? {
         let ticket = queue.state.withLock { state -> UInt64? in
             guard !state.closed else { return nil }
             state.nextTicket += 1
-            state.pending.append(.changeSet(operations, ticket: state.nextTicket) { answer.give($0) })
+            state.pending.append(make(state.nextTicket) { answer.give($0) })
             return state.nextTicket
         }
         guard let ticket else {
@@ -160,7 +174,7 @@ final class PostgresWriter: Sendable {
             while true {
                 let (jobs, finished) = queue.state.withLock { state -> ([WriterJob], Bool) in
                     let taken = WriterState.takeBatch(&state.pending, limit: limit)
-                    if case .changeSet? = taken.first { state.taken += taken.count }
+                    if taken.first?.runsAlone == false { state.taken += taken.count }
                     return (taken, taken.isEmpty && state.closed)
                 }
                 if finished { return }
@@ -188,6 +202,7 @@ final class PostgresWriter: Sendable {
 private final class SaveAnswer: Sendable {
     typealias Outcome = Result<(outcomes: [RowOutcome], commit: Int64), any Error>
     typealias Waiter = CheckedContinuation<(outcomes: [RowOutcome], commit: Int64), any Error>
+    typealias Give = @Sendable (Outcome) -> Void
 
     /// The caller while it waits, and what to do once it has its answer.
     private struct State {

@@ -9,12 +9,12 @@ struct WriterState: Sendable {
     /// The ticket of the next change set queued.
     var nextTicket: UInt64 = 0
 
-    /// The next batch: change sets up to `limit`, or one exclusive job alone.
+    /// The next batch: change sets and transactions up to `limit`, or one exclusive job alone.
     static func takeBatch(_ pending: inout [WriterJob], limit: Int) -> [WriterJob] {
         guard let first = pending.first else { return [] }
         if first.runsAlone { return [pending.removeFirst()] }
         var count = 0
-        while count < min(limit, pending.count), case .changeSet = pending[count] { count += 1 }
+        while count < min(limit, pending.count), !pending[count].runsAlone { count += 1 }
         defer { pending.removeFirst(count) }
         return Array(pending[..<count])
     }
@@ -22,9 +22,7 @@ struct WriterState: Sendable {
     /// Removes the change set queued under `ticket`; `false` when it is no longer queued (being
     /// committed, or answered).
     mutating func withdraw(_ ticket: UInt64) -> Bool {
-        let position = pending.firstIndex {
-            if case .changeSet(_, let queued, _) = $0 { queued == ticket } else { false }
-        }
+        let position = pending.firstIndex { $0.ticket == ticket }
         guard let position else { return false }
         pending.remove(at: position)
         return true
