@@ -17,7 +17,7 @@ articles_DataStoreKit="queries:Queries concurrency:Concurrency reliability:Relia
 articles_DataStoreREST="rest:REST"
 articles_DataStorePostgres="postgres:Postgres"
 articles_DataStoreCore=""
-articles_DataStoreEngine=""
+articles_DataStoreEngine="contention:Contention"
 articles_LMDB=""
 
 convert() { # module, then the archives it links into

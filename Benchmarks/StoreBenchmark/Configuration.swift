@@ -3,7 +3,8 @@ import Foundation
 
 struct Configuration: Sendable {
     static let workloads = [
-        "get", "range", "covering", "pair", "scan", "build", "updates", "commit", "events", "observers", "compact"
+        "get", "range", "covering", "pair", "scan", "build", "updates", "commit", "events", "observers", "compact",
+        "contention"
     ]
 
     var size = 100_000

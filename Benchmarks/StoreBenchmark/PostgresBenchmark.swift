@@ -64,6 +64,10 @@ final class PostgresBenchmark {
             if configuration.runs("pair") { try await pairs() }
             if configuration.runs("updates") { try await updates() }
             if configuration.runs("events") { try await eventCommits(conninfo: conninfo) }
+            if configuration.runs("contention") {
+                section.contention = try await Contention.rows(
+                    backend: "PostgreSQL", store: store.store, prefix: "contention")
+            }
             try await verify()
         } catch {
             cleanUp()

@@ -10,6 +10,8 @@ struct PostgresSection: Encodable, Sendable {
     var rows: [PostgresRow] = []
     /// Group commit into a fresh event log on the server.
     var eventCommits: [CommitRow] = []
+    /// Units of work on one hot record against as many on records of their own.
+    var contention: [ContentionRow] = []
     var checks: [String] = []
     /// Plans: the store's planner and the server's EXPLAIN.
     var plans: [String: String] = [:]

@@ -83,6 +83,8 @@ struct Report: Encodable, Sendable {
     var eventCommits: [CommitRow] = []
     /// DataStoreKit on PostgreSQL against hand-written libpq code, or why it did not run.
     var postgres = PostgresSection(status: "not run")
+    /// Units of work on one hot record against as many on records of their own (LMDB's).
+    var contention: [ContentionRow] = []
     /// Bytes on disk per backend after the loads (SQLite after a WAL checkpoint) and at the end.
     var fileBytes: [String: Int] = [:]
     /// Plans chosen for the queries (DataStoreKit's explain, SQLite's EXPLAIN QUERY PLAN).
@@ -130,6 +132,8 @@ struct Report: Encodable, Sendable {
         print("")
         printPostgres()
         print("")
+        printContention()
+        print("")
         print("disk-sync probe (4 KiB write + fsync):")
         for probe in probes {
             print(
@@ -154,6 +158,19 @@ struct Report: Encodable, Sendable {
         for note in notes { print("  \(note)") }
         print("")
         print("checksum \(String(checksum, radix: 16))   total \(fixed(seconds, 1)) s")
+    }
+
+    /// The contention rows of both backends, and each hot rate against its independent one.
+    func printContention() {
+        let rows = contention + postgres.contention
+        guard !rows.isEmpty else { return }
+        print(
+            "contention: units of work \"read the sender, count the message on it, add the message\", all at once; "
+                + "hot: every unit the same sender; write = write { }, perform = contexts retried on .conflict")
+        for row in rows { print("  " + Contention.describe(row)) }
+        for backend in ["LMDB", "PostgreSQL"] {
+            for line in Contention.ratios(rows, backend: backend) { print("  " + line) }
+        }
     }
 
     func pad(_ text: String, _ width: Int) -> String {

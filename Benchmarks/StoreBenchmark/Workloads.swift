@@ -107,6 +107,11 @@ final class BenchmarkRun {
         if configuration.runs("commit") { try await groupCommit() }
         if configuration.runs("events") { try await eventCommits() }
         if configuration.runs("observers") { try await observerCommits() }
+        if configuration.runs("contention") {
+            let directory = configuration.directory + "/contention"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            report.contention += try await Contention.lmdbRows(directory: directory)
+        }
         report.probes.append(try SyncProbe.run("after the write workloads", in: configuration.directory))
         try verify()
         try recordSizes(suffix: "at the end")

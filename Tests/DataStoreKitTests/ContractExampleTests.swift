@@ -23,6 +23,16 @@ func totalLength(_ messages: some DocumentCollection<Message>) throws -> Int {
     }
 }
 
+/// The contract's `perform` example (Sources/DataStoreEngine/Contract/DocumentStore+Perform.swift).
+func post(_ text: String, from user: String, in store: some DocumentStore) async throws {
+    let users = try await store.documentCollection("users")
+    let messages = try await store.documentCollection("messages")
+    try await store.perform { unit in
+        _ = try unit.update(id: .string(user), set: ["last_seen": 1437108600], unset: [], in: users)
+        _ = try unit.add(["from": .string(user), "text": .string(text)], to: messages)
+    }
+}
+
 @Suite("The contract's examples")
 struct ContractExampleTests {
     @Test("the examples run on an LMDB store")

@@ -15,6 +15,7 @@ struct DocsBlockTests {
         ),
         "docs/changes.md": (2, ["Tests/DataStoreKitTests/DocsExampleTests.swift"]),
         "docs/migrations.md": (1, ["Tests/DataStoreKitTests/DocsExampleTests.swift"]),
+        "docs/contention.md": (3, ["Tests/DataStoreKitTests/ContentionDocExampleTests.swift"]),
         "docs/queries.md": (12, ["Tests/DataStoreKitTests/QueriesDocExampleTests.swift"]),
         "docs/rest.md": (4, ["Tests/DataStoreRESTTests/RestDocsExampleTests.swift"]),
         "docs/postgres.md": (3, ["Tests/DataStorePostgresTests/PostgresDocsExampleTests.swift"])
