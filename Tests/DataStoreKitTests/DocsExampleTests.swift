@@ -69,6 +69,19 @@ func showUnread(_ messages: StoreCollection<Mail>, on badge: Badge) async throws
     }
 }
 
+/// docs/changes.md, "Consumers whose position the store keeps": copies what the feed lists so far.
+func copyNewMessages(in store: some DocumentStore) async throws {
+    let messages = try await store.documentCollection("messages")
+    let archive = try await store.documentCollection("archive")
+    for try await event in try store.changes(for: "archiver").recordedSoFar {
+        let inserted = event.changes.filter { $0.collection == "messages" }.flatMap(\.inserted)
+        try await store.write { tx in
+            for id in inserted { try tx.put(id: id, object: try tx.get(id: id, from: messages), in: archive) }
+            try tx.saveFeedPosition(event.commit, of: "archiver")
+        }
+    }
+}
+
 /// docs/migrations.md's migrator, run on the store at `path`.
 func migrateExample(path: String) async throws -> (DataStore, Migrator) {
     var migrator = Migrator()
@@ -159,6 +172,26 @@ struct DocsExampleTests {
             ])
         #expect(messages.indexes.map(\.name) == ["created_ts"])
         #expect(try await migrator.migrate(store).isEmpty)
+    }
+
+    @Test("the archiver copies each message once, resuming after the position it saved with its copies")
+    func namedConsumer() async throws {
+        let store = try DataStore.inMemory()
+        defer { store.close() }
+        let plain = ObjectMapping<Document>(idField: "id", encode: { $0 }, decode: { $0 })
+        let messages = try await store.collection("messages", mapping: plain)
+        let archive = try await store.collection("archive", mapping: plain)
+        _ = try await messages.add(contentsOf: [["id": "m1", "text": "a"], ["id": "m2", "text": "b"]])
+        try await copyNewMessages(in: store)
+        _ = try await messages.add(object: ["id": "m3", "text": "c"])
+        try await copyNewMessages(in: store)
+        try await copyNewMessages(in: store)
+        #expect(try await archive.query(params: nil, options: nil).map { $0["text"] } == ["a", "b", "c"])
+        let position = try #require(try store.feedPosition(of: "archiver"))
+        // Nothing after the position but the archiver's own last commit(s): no message is listed again.
+        for try await event in try store.changes(after: position).recordedSoFar {
+            #expect(!event.changes.contains { $0.collection == "messages" })
+        }
     }
 
     /// The newest commit in the feed of the store `collection` is in.

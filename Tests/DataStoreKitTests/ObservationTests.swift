@@ -32,6 +32,29 @@ struct ObservationTests {
     }
 
     @Test(
+        "a refresh whose results are the last ones, byte for byte, yields nothing; the next change yields",
+        .timeLimit(.minutes(5)))
+    func unchangedResultsAreNotYielded() async throws {
+        let temporary = try TemporaryStore()
+        defer { temporary.remove() }
+        let store = temporary.store
+        let notes = try await store.collection(Note.self, idField: "id")
+        _ = try await notes.add(object: note("a", type: "mail"))
+        // With a limit the results' ids are not every match: every commit runs the query again.
+        var iterator = try notes.observe(params: ["type": "mail"], options: ["limit": 1]).makeAsyncIterator()
+        #expect(try await iterator.next()?.map(\.id) == ["a"])
+        let next = Task { [iterator] in
+            var iterator = iterator
+            return try await iterator.next()?.map(\.message)
+        }
+        _ = try await notes.add(object: note("c", type: "chat"))
+        _ = try await notes.put(id: "a", object: note("a", type: "mail"))
+        while store.observations.unchangedRefreshes < 1 { try await Task.sleep(nanoseconds: 1_000_000) }
+        _ = try await notes.put(id: "a", object: note("a", type: "mail", message: "edited"))
+        #expect(try await next.value == ["edited"])
+    }
+
+    @Test(
         "without a limit, a commit whose documents were not results and do not match refreshes nothing",
         .timeLimit(.minutes(5)))
     func skipsNonMatchingCommits() async throws {

@@ -7,7 +7,7 @@ import Testing
 /// names of the scenario's own (the server is shared with every other test).
 @Suite("Store battery: PostgreSQL", .enabled(if: PostgresTestServer.isConfigured, PostgresTestServer.skipReason))
 struct PostgresStoreBatteryTests {
-    @Test(arguments: StoreConformance.scenarios)
+    @Test(.timeLimit(.minutes(5)), arguments: StoreConformance.scenarios)
     func conforms(_ scenario: StoreScenario) async throws {
         let store = try await PostgresTestServer.store(options: PostgresStore.Options(readers: 2))
         defer { store.close() }

@@ -8,7 +8,7 @@ import Testing
 extension StoreConformance {
     static let transactions: [StoreScenario] = [
         transactionReadsItsWrites, hotRecordTransactions, transactionFailures, transactionIsolation,
-        transactionWritesInTheFeed
+        transactionWritesInTheFeed, feedConsumers
     ]
 
     static let transactionReadsItsWrites = StoreScenario(

@@ -33,6 +33,15 @@ public protocol DocumentStore: AnyObject, Sendable {
     /// The durable change feed after `commit` (from the oldest kept when `nil`).
     /// - Throws: ``/DataStoreCore/DataStoreError`` `.changesTrimmed`, `.unsupported` with the feed off.
     func changes(after commit: CommitID?) throws -> ChangeFeed
+    /// The position the feed consumer `consumer` saved (``saveFeedPosition(_:of:)``, or
+    /// ``DocumentTransaction/saveFeedPosition(_:of:)``), or `nil` when it saved none.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.invalidValue` for a name that is empty, over
+    ///   200 bytes or holds NUL.
+    func feedPosition(of consumer: String) throws -> CommitID?
+    /// Saves `commit` as the position of the feed consumer `consumer`, in the store, in a commit of
+    /// its own. A consumer that writes to this store saves it in the same ``write(_:)`` as its
+    /// writes instead, so that both land or neither (docs/changes.md).
+    func saveFeedPosition(_ commit: CommitID, of consumer: String) async throws
     /// Verifies every collection's records and index entries.
     func check() throws -> [IntegrityProblem]
     /// What the store holds, and the facts of its backend (`datastore stats`).

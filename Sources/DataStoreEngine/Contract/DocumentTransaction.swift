@@ -41,6 +41,10 @@ public protocol DocumentTransaction: AnyObject {
     /// Removes every object matching `params`; returns how many.
     @discardableResult
     func remove<Object>(params: [String: Value]?, from collection: any DocumentCollection<Object>) throws -> Int
+    /// Saves `commit` as the position of the feed consumer `consumer`, with this transaction's
+    /// writes: a consumer that applies each commit's changes and saves the position it reached in
+    /// one transaction applies each commit exactly once, whenever it stops.
+    func saveFeedPosition(_ commit: CommitID, of consumer: String) throws
 }
 
 extension DocumentTransaction {

@@ -16,6 +16,7 @@ package final class ObservationCenter: Sendable {
     private let state = Mutex(State())
     private let processed = Atomic<Int>(0)
     private let skipped = Atomic<Int>(0)
+    private let unchanged = Atomic<Int>(0)
 
     package init(log: any ChangeSource) { self.log = log }
 
@@ -32,6 +33,11 @@ package final class ObservationCenter: Sendable {
     var skippedRefreshes: Int { skipped.load(ordering: .relaxed) }
 
     func noteSkippedRefresh() { skipped.add(1, ordering: .relaxed) }
+
+    /// Refreshes whose results were the last ones, byte for byte, and were not yielded (for tests).
+    package var unchangedRefreshes: Int { unchanged.load(ordering: .relaxed) }
+
+    func noteUnchangedRefresh() { unchanged.add(1, ordering: .relaxed) }
 
     /// The task reading the log for observers, while any is registered.
     var tailTask: Task<Void, Never>? { state.withLock { $0.tail } }

@@ -23,20 +23,20 @@ extension StoreCollection {
 extension StoreCollection: ObservedCollection {
     package var observations: ObservationCenter { store.observations }
 
-    /// The query's results, with their ids when the results are every match (no limit or
-    /// offset), so that a later commit can be checked against them.
-    package func observedResults(of query: Query) throws(DataStoreError) -> (objects: [Object], ids: Set<Value>?) {
+    /// The query's results and their record bytes, with their ids when the results are every
+    /// match (no limit or offset), so that a later commit can be checked against them.
+    package func observedResults(of query: Query) throws(DataStoreError) -> ObservedResults<Object> {
         do {
-            guard query.limit == nil, query.offset <= 0 else { return (try self.query(query), nil) }
             let plan = plan(for: query)
             let idField = mapping.idField
             let rows = try store.environment.read { transaction in
                 try QueryExecutor(storage: storage, plan: plan).run(in: transaction) { body, _ in
-                    (try decode(body, id: nil), try RecordCodec.field(idField, in: body))
+                    (try decode(body, id: nil), Array(body), try RecordCodec.field(idField, in: body))
                 }
             }
-            let ids = rows.compactMap(\.1)
-            return (rows.map(\.0), ids.count == rows.count ? Set(ids) : nil)
+            let ids = rows.compactMap(\.2)
+            let everyMatch = query.limit == nil && query.offset <= 0 && ids.count == rows.count
+            return ObservedResults(objects: rows.map(\.0), records: rows.map(\.1), ids: everyMatch ? Set(ids) : nil)
         } catch let error as DataStoreError {
             throw error
         } catch {

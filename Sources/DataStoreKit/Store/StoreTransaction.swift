@@ -100,6 +100,14 @@ final class StoreTransaction: DocumentTransaction {
         }
     }
 
+    func saveFeedPosition(_ commit: CommitID, of consumer: String) throws {
+        try FeedConsumerName.check(consumer)
+        try state.write {
+            try transaction.pointee.put(
+                DataStore.encodedPosition(commit), forKey: DataStore.feedPositionKey(consumer), in: store.meta)
+        }
+    }
+
     /// `collection` as this store's own.
     private func own<Object>(_ collection: any DocumentCollection<Object>) throws(DataStoreError)
         -> StoreCollection<Object>

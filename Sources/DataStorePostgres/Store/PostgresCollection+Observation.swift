@@ -14,19 +14,22 @@ extension PostgresCollection {
 extension PostgresCollection: ObservedCollection {
     package var observations: ObservationCenter { store.observations }
 
-    /// The query's results on a pooled connection, with their ids when the results are every
-    /// match (no limit or offset), so that a later commit can be checked against them.
-    package func observedResults(of query: Query) async throws(DataStoreError) -> (
-        objects: [Object], ids: Set<Value>?
-    ) {
+    /// The query's results on a pooled connection and their record bytes, with their ids when the
+    /// results are every match (no limit or offset), so that a later commit can be checked
+    /// against them.
+    package func observedResults(of query: Query) async throws(DataStoreError) -> ObservedResults<Object> {
         do {
-            guard query.limit == nil, query.offset <= 0 else { return (try await self.query(query), nil) }
             let idField = layout.idField
-            let rows = try await awaitRun(
-                query, otherwise: { runner in try self.run(runner) { body, _ in try self.identified(body, idField) } }
-            ) { body, _ in try identified(body, idField) }
+            let rows = try await store.refreshingIndexes(of: layout) {
+                try await awaitRun(
+                    query,
+                    otherwise: { runner in try self.run(runner) { body, _ in try self.identified(body, idField) } }
+                ) { body, _ in try identified(body, idField) }
+            }
             let ids = rows.compactMap(\.id)
-            return (rows.map(\.object), ids.count == rows.count ? Set(ids) : nil)
+            let everyMatch = query.limit == nil && query.offset <= 0 && ids.count == rows.count
+            return ObservedResults(
+                objects: rows.map(\.object), records: rows.map(\.record), ids: everyMatch ? Set(ids) : nil)
         } catch let error as DataStoreError {
             throw error
         } catch {
@@ -46,8 +49,10 @@ extension PostgresCollection: ObservedCollection {
         return matching > 0
     }
 
-    /// The object in `body` and the id its record holds.
-    private func identified(_ body: UnsafeRawBufferPointer, _ idField: String) throws -> (object: Object, id: Value?) {
-        (try decode(body, id: nil), try RecordCodec.field(idField, in: body))
+    /// The object in `body`, its bytes, and the id its record holds.
+    private func identified(_ body: UnsafeRawBufferPointer, _ idField: String) throws -> (
+        object: Object, record: [UInt8], id: Value?
+    ) {
+        (try decode(body, id: nil), Array(body), try RecordCodec.field(idField, in: body))
     }
 }

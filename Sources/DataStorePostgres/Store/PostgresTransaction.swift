@@ -126,6 +126,11 @@ final class PostgresTransaction: DocumentTransaction {
         }
     }
 
+    func saveFeedPosition(_ commit: CommitID, of consumer: String) throws {
+        try FeedConsumerName.check(consumer)
+        try state.write { try FeedPositionTable.save(commit, of: consumer, on: session.connection) }
+    }
+
     /// The record stored under `id`, its row locked until the batch commits, or `nil`.
     private func lockedRecord<Object>(_ id: Value, in collection: PostgresCollection<Object>) throws -> [UInt8]? {
         if id == .null { return nil }
