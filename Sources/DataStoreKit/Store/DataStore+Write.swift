@@ -9,7 +9,7 @@ extension DataStore {
         -> R
     {
         let (result, _) = try await writer.submit(estimatedBytes: 1_024, mayCommitOnCaller: true) {
-            [unowned self] transaction in
+            [self] transaction in
             try StoreTransaction.run(body, store: self, in: &transaction)
         }
         return result

@@ -164,7 +164,7 @@ extension PostgresStore {
         -> R
     {
         let result = ResultBox<R>()
-        _ = try await writer.transaction { [unowned self] session in
+        _ = try await writer.transaction { [self] session in
             result.value.withLock { $0 = nil }
             let value = try PostgresTransaction.run(body, store: self, session: session)
             result.value.withLock { $0 = value }
