@@ -36,7 +36,7 @@ struct TestServer: Sendable {
         process.standardInput = input
         process.standardOutput = output
         do {
-            try process.run()
+            try launch(process)
         } catch {
             return .failure(TestServerError("cannot run python3 \(script.path): \(error)"))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,7 @@ final class ChildProcess: @unchecked Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.standardError
-        try process.run()
+        try launch(process)
         let reader = pipe.fileHandleForReading
         let output = self.output
         let finished = finishedReading

@@ -1,6 +1,7 @@
 import DataStoreCrashHelper
 import DataStoreKit
 import Foundation
+import TestSupport
 
 /// One run of the crash helper's `inspect` mode over a list of store directories, and what it
 /// printed about each image it finished.
@@ -36,7 +37,7 @@ struct InspectRun {
         process.arguments = ["inspect", list, "--durability", durability == .relaxed ? "relaxed" : "durable"]
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        try process.run()
+        try launch(process)
         let deadline = Date().addingTimeInterval(600)
         while process.isRunning && Date() < deadline { usleep(2_000) }
         if process.isRunning { process.terminate() }

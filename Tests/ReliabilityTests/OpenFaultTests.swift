@@ -3,6 +3,7 @@
 import DataStoreCore
 import DataStoreKit
 import Foundation
+import TestSupport
 import LMDB
 import Testing
 
@@ -211,7 +212,7 @@ struct SmallDisk {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
+        guard (try? launch(process)) != nil else { return -1 }
         process.waitUntilExit()
         return process.terminationStatus
     }

@@ -1,5 +1,6 @@
 import DataStoreKit
 import Foundation
+import TestSupport
 
 /// Runs the crash helper's `powerloss` workload under the recorder and reads its log.
 enum PowerLossRecording {
@@ -26,7 +27,7 @@ enum PowerLossRecording {
         }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(directory)/stdout"))
         process.standardError = FileHandle.standardError
-        try process.run()
+        try launch(process)
         while process.isRunning { try await Task.sleep(nanoseconds: 20_000_000) }
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let printed = (try? String(contentsOfFile: "\(directory)/stdout", encoding: .utf8)) ?? ""
@@ -54,7 +55,7 @@ enum PowerLossRecording {
         compiler.arguments = [
             "cc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-o", output, source, "-ldl", "-lpthread"
         ]
-        try compiler.run()
+        try launch(compiler)
         compiler.waitUntilExit()
         guard compiler.terminationStatus == 0 else { throw LogError("cc could not build the recorder from \(source)") }
         return output

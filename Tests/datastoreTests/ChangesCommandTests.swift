@@ -1,6 +1,7 @@
 import DataStoreCore
 import DataStoreKit
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 
@@ -46,7 +47,7 @@ struct ChangesCommandTests {
         process.arguments = ["changes", path, "--follow", "--collection", "Message"]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try launch(process)
         defer { if process.isRunning { process.terminate() } }
         let lines = LineCollector(pipe.fileHandleForReading)
         #expect(try await lines.first { $0.contains("\"inserted\":[0]") } != nil, "the seeded commit")

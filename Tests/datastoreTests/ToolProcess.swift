@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What one run of the built `datastore` tool did.
@@ -76,7 +77,7 @@ final class ToolSandbox {
         process.standardError = try FileHandle(forWritingTo: errorsURL)
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+            do { try launch(process) } catch { continuation.resume(throwing: error) }
         }
         return ToolRun(
             status: status,
