@@ -258,7 +258,10 @@ final class BatchCommitter: @unchecked Sendable {
     /// one the server asks to retry runs it again, and a lost connection fails the batch (thrown).
     private func runTransaction(_ entry: inout Entry, at position: Int) throws {
         guard let body = entry.body else { return }
+        // Rolling back to the savepoint releases the locks taken after it.
+        let locked = lockedCollections
         while true {
+            lockedCollections = locked
             try connection.execute("SAVEPOINT s\(position)")
             let session = WriterSession(connection: connection, clock: clock) { [unowned self] layout in
                 try lockCollection(layout)
@@ -272,6 +275,7 @@ final class BatchCommitter: @unchecked Sendable {
                 let serverError = error as? PostgresError
                 if serverError?.isUnavailable == true { throw error }
                 try connection.execute("ROLLBACK TO SAVEPOINT s\(position)")
+                lockedCollections = locked
                 if serverError?.isRetryable == true && entry.attempts + 1 < limits.maxAttempts {
                     entry.attempts += 1
                     Thread.sleep(forTimeInterval: backoff(entry.attempts))
@@ -287,7 +291,7 @@ final class BatchCommitter: @unchecked Sendable {
     /// locked, and brings its layout up to the index list stored now (as ``beginUnderSchemaLock(_:)``
     /// does for the change sets' collections).
     private func lockCollection(_ layout: TableLayout) throws {
-        guard lockedCollections.insert(ObjectIdentifier(layout)).inserted else { return }
+        guard !lockedCollections.contains(ObjectIdentifier(layout)) else { return }
         var statements: [(sql: String, parameters: [SQLParameter])] = [
             (
                 "SELECT indexes = $2 FROM _meta WHERE collection = $1",
@@ -309,6 +313,7 @@ final class BatchCommitter: @unchecked Sendable {
         {
             _ = layout.adopt(stored: encoded)
         }
+        lockedCollections.insert(ObjectIdentifier(layout))
     }
 
     /// The connection failed after the commit of `transaction` was sent: whether it committed is
