@@ -67,7 +67,7 @@ extension DocumentTransaction {
 
 /// What a ``DocumentTransaction`` of either store keeps between calls: whether it still lives, and
 /// the write failure that doomed it.
-package struct TransactionState {
+package final class TransactionState {
     private var ended = false
     private var failure: (any Error)?
 
@@ -84,7 +84,7 @@ package struct TransactionState {
     }
 
     /// Runs a write: its error dooms the transaction (the write may have left part of itself).
-    package mutating func write<R>(_ body: () throws -> R) throws -> R {
+    package func write<R>(_ body: () throws -> R) throws -> R {
         try checkUsable()
         do { return try body() } catch {
             failure = error
@@ -92,9 +92,14 @@ package struct TransactionState {
         }
     }
 
-    /// Ends the transaction, throwing the failure that doomed it, if any.
-    package mutating func end() throws {
-        ended = true
+    /// Runs the closure of `write { }` with `scope`, then ends the transaction: throws what
+    /// `body` threw, or the write failure that doomed the transaction even if `body` caught it.
+    package func run<R>(_ body: (any DocumentTransaction) throws -> R, with scope: any DocumentTransaction) throws
+        -> R
+    {
+        defer { ended = true }
+        let result = try body(scope)
         if let failure { throw failure }
+        return result
     }
 }

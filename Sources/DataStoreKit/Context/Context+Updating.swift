@@ -33,13 +33,7 @@ extension Context {
             throw DataStoreError(.notFound, "no object with id \(id) in \(storage.name)")
         }
         let merged = try changes.applied(to: document, target: "\(storage.name)/\(id)")
-        let object: Object
-        do { object = try collection.mapping.decode(merged) } catch {
-            throw DataStoreError(
-                .invalidValue,
-                "the update of \(storage.name)/\(id) leaves a document that is no longer a \(Object.self): \(error)",
-                underlying: error)
-        }
+        let object = try collection.mapping.decodeUpdated(merged, id: id, in: storage.name)
         if changes.isEmpty { return object }
         try stage(
             .upsert(try storage.prepare(merged, id: id)), for: Key(collection: storage.name, id: id), table: storage)

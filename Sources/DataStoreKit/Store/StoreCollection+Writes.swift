@@ -24,26 +24,10 @@ extension StoreCollection: MappedModel {
             transaction in
             try storage.update(
                 id: id, changes: changes,
-                check: { document in _ = try Self.decodeUpdated(document, id: id, mapping: mapping, name: name) },
+                check: { document in _ = try mapping.decodeUpdated(document, id: id, in: name) },
                 in: &transaction)
         }
         return try mapping.decode(stored)
-    }
-
-    /// The object an update leaves, refused when the document no longer decodes as `Object`.
-    func decodeUpdated(_ document: Document, id: Value) throws -> Object {
-        try Self.decodeUpdated(document, id: id, mapping: mapping, name: name)
-    }
-
-    private static func decodeUpdated(_ document: Document, id: Value, mapping: ObjectMapping<Object>, name: String)
-        throws -> Object
-    {
-        do { return try mapping.decode(document) } catch {
-            throw DataStoreError(
-                .invalidValue,
-                "the update of \(name)/\(id) leaves a document that is no longer a \(Object.self): \(error)",
-                underlying: error)
-        }
     }
 
     /// Removes every object matching every condition in `params` in one change set — all of them

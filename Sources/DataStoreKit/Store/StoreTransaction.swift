@@ -7,7 +7,7 @@ import LMDB
 final class StoreTransaction: DocumentTransaction {
     private let store: DataStore
     private let transaction: UnsafeMutablePointer<WriteTransaction>
-    private var state = TransactionState()
+    private let state = TransactionState()
 
     init(store: DataStore, transaction: UnsafeMutablePointer<WriteTransaction>) {
         self.store = store
@@ -21,13 +21,7 @@ final class StoreTransaction: DocumentTransaction {
     ) throws -> R {
         try withUnsafeMutablePointer(to: &transaction) { pointer in
             let scope = StoreTransaction(store: store, transaction: pointer)
-            let result: R
-            do { result = try body(scope) } catch {
-                try? scope.state.end()
-                throw error
-            }
-            try scope.state.end()
-            return result
+            return try scope.state.run(body, with: scope)
         }
     }
 
@@ -86,9 +80,13 @@ final class StoreTransaction: DocumentTransaction {
             let own = try own(collection)
             if id == .null { throw DataStoreError(.notFound, "no object without an id in \(own.name)") }
             try update.validate(idField: own.storage.idField, target: "\(own.name)/\(id)")
+            // Decoded once: the check that refuses a document `Object` cannot read keeps the object.
+            var updated: Object?
             let stored = try own.storage.update(
-                id: id, changes: update, check: { _ = try own.decodeUpdated($0, id: id) }, in: &transaction.pointee)
-            return try own.decodeUpdated(stored, id: id)
+                id: id, changes: update,
+                check: { updated = try own.mapping.decodeUpdated($0, id: id, in: own.name) },
+                in: &transaction.pointee)
+            return try updated ?? own.mapping.decodeUpdated(stored, id: id, in: own.name)
         }
     }
 

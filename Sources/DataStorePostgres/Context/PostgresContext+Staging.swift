@@ -68,13 +68,7 @@ extension PostgresContext {
             throw DataStoreError(.notFound, "no object with id \(id) in \(layout.name)")
         }
         let merged = try changes.applied(to: document, target: "\(layout.name)/\(id)")
-        let object: Object
-        do { object = try collection.mapping.decode(merged) } catch {
-            throw DataStoreError(
-                .invalidValue,
-                "the update of \(layout.name)/\(id) leaves a document that is no longer a \(Object.self): \(error)",
-                underlying: error)
-        }
+        let object = try collection.mapping.decodeUpdated(merged, id: id, in: layout.name)
         if changes.isEmpty { return object }
         try stage(
             .upsert(try PreparedRow(merged, id: id, layout: layout, maxBytes: store.maxDocumentBytes)),

@@ -29,7 +29,7 @@ extension PostgresCollection {
                 throw DataStoreError(.notFound, "no object with id \(id) in \(name)")
             }
             let merged = try changes.applied(to: document, target: "\(name)/\(id)")
-            let object = try decodeUpdated(merged, id: id)
+            let object = try mapping.decodeUpdated(merged, id: id, in: name)
             if changes.isEmpty { return object }
             let row = try PreparedRow(merged, id: id, layout: layout, maxBytes: store.maxDocumentBytes)
             do {
@@ -41,16 +41,6 @@ extension PostgresCollection {
         }
         throw DataStoreError(
             .conflict, "\(name)/\(id) changed under \(Self.writeAttempts) attempts to update it; try again")
-    }
-
-    /// The object an update leaves, refused when the document no longer decodes as `Object`.
-    func decodeUpdated(_ document: Document, id: Value) throws -> Object {
-        do { return try mapping.decode(document) } catch {
-            throw DataStoreError(
-                .invalidValue,
-                "the update of \(name)/\(id) leaves a document that is no longer a \(Object.self): \(error)",
-                underlying: error)
-        }
     }
 
     /// Removes every object matching every condition in `params` in one change set — all of them
@@ -106,13 +96,11 @@ extension PostgresCollection {
 
     /// The ids, record keys and versions of the objects matching `query`, from one snapshot.
     private func matches(_ query: Query) async throws -> [(id: Value, key: [UInt8], version: Int64)] {
-        let (layout, idField) = (self.layout, self.layout.idField)
+        let layout = self.layout
         let runner = try PostgresQueryRunner(layout: layout, plan: layout.plan(query), versions: true)
         return try await store.readers.run {
             try self.run(runner) { body, version in
-                guard let id = try RecordCodec.field(idField, in: body) else {
-                    throw DataStoreError(.codec, "a record of \(layout.name) holds no id in \(idField)")
-                }
+                let id = try layout.storedID(in: body)
                 return (id, try layout.idKey(id), version)
             }
         }

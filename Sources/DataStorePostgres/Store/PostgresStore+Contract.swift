@@ -165,7 +165,6 @@ extension PostgresStore {
     {
         let result = ResultBox<R>()
         _ = try await writer.transaction { [self] session in
-            result.value.withLock { $0 = nil }
             let value = try PostgresTransaction.run(body, store: self, session: session)
             result.value.withLock { $0 = value }
         }

@@ -8,7 +8,7 @@ import DataStoreEngine
 final class PostgresTransaction: DocumentTransaction {
     private let store: PostgresStore
     private let session: WriterSession
-    private var state = TransactionState()
+    private let state = TransactionState()
 
     private init(store: PostgresStore, session: WriterSession) {
         self.store = store
@@ -21,13 +21,7 @@ final class PostgresTransaction: DocumentTransaction {
         throws -> R
     {
         let scope = PostgresTransaction(store: store, session: session)
-        let result: R
-        do { result = try body(scope) } catch {
-            try? scope.state.end()
-            throw error
-        }
-        try scope.state.end()
-        return result
+        return try scope.state.run(body, with: scope)
     }
 
     func get<Object>(id: Value, from collection: any DocumentCollection<Object>) throws -> Object {
@@ -97,7 +91,7 @@ final class PostgresTransaction: DocumentTransaction {
                 throw DataStoreError(.codec, "the record \(id) in \(own.name) cannot be decoded", underlying: error)
             }
             let merged = try update.applied(to: stored, target: "\(own.name)/\(id)")
-            let object = try own.decodeUpdated(merged, id: id)
+            let object = try own.mapping.decodeUpdated(merged, id: id, in: own.name)
             if update.isEmpty { return object }
             let row = try PreparedRow(merged, id: id, layout: layout, maxBytes: store.maxDocumentBytes)
             try session.run(.upsert(row, layout, version: nil))
@@ -112,14 +106,8 @@ final class PostgresTransaction: DocumentTransaction {
             let query = try Query(params: params, options: nil)
             let runner = try PostgresQueryRunner(
                 layout: layout, plan: layout.plan(Query(conditions: query.conditions)), versions: false)
-            let idField = layout.idField
             let ids: [Value] = try session.read(layout) { connection in
-                try runner.run(on: connection) { body, _ -> Value in
-                    guard let id = try RecordCodec.field(idField, in: body) else {
-                        throw DataStoreError(.codec, "a record of \(layout.name) holds no id in \(idField)")
-                    }
-                    return id
-                } ?? []
+                try runner.run(on: connection) { body, _ in try layout.storedID(in: body) } ?? []
             }
             for id in ids { try session.run(.remove(id: id, key: try layout.idKey(id), layout, version: nil)) }
             return ids.count

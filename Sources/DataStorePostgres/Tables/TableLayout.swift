@@ -132,4 +132,13 @@ package final class TableLayout: Sendable {
     func idKey(_ id: Value) throws(DataStoreError) -> [UInt8] {
         try StorageKeys.idKey(id, collection: name)
     }
+
+    /// The id a stored record holds in the id field.
+    /// - Throws: ``/DataStoreCore/DataStoreError`` `.codec` for a record without one, or unreadable.
+    func storedID(in body: UnsafeRawBufferPointer) throws -> Value {
+        guard let id = try RecordCodec.field(idField, in: body) else {
+            throw DataStoreError(.codec, "a record of \(name) holds no id in \(idField)")
+        }
+        return id
+    }
 }
